@@ -1,0 +1,179 @@
+# xtx - lock-free AF_XDP transmit path. One top-level Makefile.
+#
+#   make              deps, then libxtx.a/.so, tools, BPF objects (build/release)
+#   make test         every test: unit + stress (release, ASan+UBSan, TSan) and network tests
+#   make bench-mpsc   the MPSC stage benchmark against its peers (docs/BENCHMARKS.md)
+#   make bench-sched  the scheduler benchmark against rte_sched
+#   make install PREFIX=/usr/local [DESTDIR=...]
+#   make deps         install missing Debian packages (tools/deps.sh)
+#
+# VARIANT=release|asan|tsan selects the build flavour; each has its own tree under build/.
+
+VARIANT ?= release
+OUT     := build/$(VARIANT)
+PREFIX  ?= /usr/local
+LIBDIR  ?= $(PREFIX)/lib
+INCDIR  ?= $(PREFIX)/include
+CC      := gcc
+CLANG   ?= clang
+VERSION := 0.1.0
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+WARN   := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CFLAGS := -std=gnu11 -g -fPIC -pthread -D_GNU_SOURCE -Iinclude -Iuserspace $(WARN)
+LDLIBS := -pthread
+
+ifeq ($(VARIANT),release)
+CFLAGS += -O2
+else ifeq ($(VARIANT),asan)
+CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+else ifeq ($(VARIANT),tsan)
+CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=thread
+LDFLAGS += -fsanitize=thread
+else
+$(error VARIANT must be release, asan or tsan, not '$(VARIANT)')
+endif
+
+# Feature probes -> HAVE_* defines (peers for the benchmarks only).
+HAVE_DPDK := $(shell pkg-config --exists libdpdk 2>/dev/null && echo 1)
+HAVE_CK   := $(shell test -f /usr/include/ck_ring.h && echo 1)
+HAVE_XDP  := $(shell pkg-config --exists libxdp libbpf 2>/dev/null && echo 1)
+BENCH_CFLAGS :=
+BENCH_LIBS   :=
+ifeq ($(HAVE_DPDK),1)
+BENCH_CFLAGS += -DHAVE_DPDK $(shell pkg-config --cflags libdpdk | sed 's/-include [^ ]*//g')
+BENCH_LIBS   += $(shell pkg-config --libs libdpdk)
+endif
+ifeq ($(HAVE_CK),1)
+BENCH_CFLAGS += -DHAVE_CK
+BENCH_LIBS   += -lck
+endif
+ifeq ($(HAVE_XDP),1)
+XDP_LIBS := $(shell pkg-config --libs libxdp libbpf)
+endif
+
+LIB_SRCS  := $(sort $(wildcard userspace/*.c))
+LIB_OBJS  := $(LIB_SRCS:%.c=$(OUT)/obj/%.o)
+LIB_A     := $(OUT)/lib/libxtx.a
+LIB_SO    := $(OUT)/lib/libxtx.so
+LIB_MAP   := userspace/libxtx.map
+LIB_LIBS  := -lnuma $(XDP_LIBS)
+
+TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c tests/stress/stress_*.c))
+TEST_BINS := $(TEST_SRCS:tests/%.c=$(OUT)/tests/%)
+TEST_LIB  := $(sort $(wildcard tests/lib/*.c))
+TEST_LOBJ := $(TEST_LIB:%.c=$(OUT)/obj/%.o)
+# Test builds compile the test-only fault points into the inline fast paths.
+TEST_CFLAGS := -DXTX_FAULT_INJECT -Itests/lib
+
+BENCH_SRCS := $(sort $(wildcard tools/bench/bench_*.c))
+BENCH_BINS := $(BENCH_SRCS:tools/bench/%.c=$(OUT)/bin/%)
+
+# Each tools/<name>/ folder with a main.c is one program named <name>.
+TOOL_DIRS := $(patsubst %/main.c,%,$(wildcard tools/*/main.c))
+TOOL_BINS := $(TOOL_DIRS:tools/%=$(OUT)/bin/%)
+
+BPF_SRCS := $(sort $(wildcard xdp/*.bpf.c))
+BPF_OBJS := $(BPF_SRCS:xdp/%.bpf.c=build/bpf/%.bpf.o)
+BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Ixdp -Iinclude
+
+.PHONY: all deps lib tools bpf tests test test-build bench bench-mpsc bench-sched \
+        install clean demo
+.DEFAULT_GOAL := all
+.SECONDARY:
+
+all: deps
+	$(Q)$(MAKE) --no-print-directory lib tools bpf
+
+deps:
+	$(Q)tools/deps.sh
+
+lib: $(LIB_A) $(LIB_SO)
+tools: $(TOOL_BINS) $(BENCH_BINS)
+bpf: $(BPF_OBJS)
+tests: $(TEST_BINS)
+
+$(OUT)/obj/%.o: %.c $(wildcard include/xtx/*.h userspace/*.h tests/lib/*.h)
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUT)/obj/tests/%.o: tests/%.c $(wildcard include/xtx/*.h tests/lib/*.h)
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) -c $< -o $@
+
+$(LIB_A): $(LIB_OBJS)
+	@mkdir -p $(@D)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(LIB_SO): $(LIB_OBJS) $(LIB_MAP)
+	@mkdir -p $(@D)
+	@echo "  LD      $@"
+	$(Q)$(CC) -shared -Wl,--version-script=$(LIB_MAP) -Wl,-soname,libxtx.so.0 \
+		$(LDFLAGS) -o $@ $(LIB_OBJS) $(LIB_LIBS) $(LDLIBS)
+
+$(OUT)/tests/%: tests/%.c $(LIB_A) $(TEST_LOBJ) $(wildcard include/xtx/*.h tests/lib/*.h)
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_LOBJ) $(LIB_A) \
+		$(LIB_LIBS) $(LDLIBS) -lm
+
+$(OUT)/bin/bench_%: tools/bench/bench_%.c $(LIB_A) $(wildcard include/xtx/*.h tools/bench/*.h)
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(CFLAGS) $(BENCH_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) \
+		$(LIB_LIBS) $(BENCH_LIBS) $(LDLIBS) -lm
+
+.SECONDEXPANSION:
+$(OUT)/bin/%: $$(wildcard tools/%/*.c tools/%/*.h) $(LIB_A) $(wildcard include/xtx/*.h)
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c,$^) $(LIB_A) $(LIB_LIBS) $(LDLIBS) -lm
+
+build/bpf/%.bpf.o: xdp/%.bpf.c $(wildcard xdp/*.h)
+	@mkdir -p $(@D)
+	@echo "  BPF     $@"
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# --- tests -------------------------------------------------------------------
+# One line per test, then "N passed, N failed, N skipped"; non-zero exit on failure.
+test-build: deps
+	$(Q)$(MAKE) --no-print-directory VARIANT=release lib tools bpf tests
+	$(Q)$(MAKE) --no-print-directory VARIANT=asan lib tests
+	$(Q)$(MAKE) --no-print-directory VARIANT=tsan lib tests
+
+test: test-build
+	$(Q)tests/run-tests.sh
+
+# --- benchmarks --------------------------------------------------------------
+bench-mpsc: all
+	$(Q)$(OUT)/bin/bench_mpsc --runs 5 --json build/bench-mpsc.json
+	$(Q)tools/bench/report.sh
+
+bench-sched: all
+	$(Q)$(OUT)/bin/bench_sched --runs 5 --json build/bench-sched.json
+	$(Q)tools/bench/report.sh
+
+bench: bench-mpsc bench-sched
+
+# --- install -----------------------------------------------------------------
+install: all
+	install -d $(DESTDIR)$(INCDIR)/xtx $(DESTDIR)$(LIBDIR)/pkgconfig
+	install -m 644 include/xtx/*.h $(DESTDIR)$(INCDIR)/xtx/
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libxtx.so.$(VERSION)
+	ln -sf libxtx.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libxtx.so.0
+	ln -sf libxtx.so.0 $(DESTDIR)$(LIBDIR)/libxtx.so
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCDIR@|$(INCDIR)|; s|@VERSION@|$(VERSION)|' \
+		userspace/libxtx.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/libxtx.pc
+
+clean:
+	rm -rf build

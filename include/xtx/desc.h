@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* xtx/desc.h - the packet descriptor that moves through the stage and the scheduler.
+ *
+ * 16 bytes: four descriptors per cache line. It names a frame in the engine's UMEM; the
+ * bytes themselves never move between producer, stage, scheduler and TX ring.
+ */
+#ifndef XTX_DESC_H
+#define XTX_DESC_H
+
+#include <stdint.h>
+
+struct xtx_desc {
+	uint64_t addr;	/* UMEM offset of the frame's first byte */
+	uint32_t hash;	/* flow hash: packets with equal hash are one flow, kept in order */
+	uint16_t len;	/* frame length in bytes, without FCS */
+	uint16_t cls;	/* class index (xtx_sched__class_index()); invalid -> default class */
+};
+
+_Static_assert(sizeof(struct xtx_desc) == 16, "xtx_desc must stay 16 bytes");
+
+#endif /* XTX_DESC_H */

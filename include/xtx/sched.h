@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* xtx/sched.h - HTB class tree with per-flow fair queueing and pacing.
+ *
+ * One scheduler instance belongs to one dequeuer thread (one NIC TX queue). Only that thread
+ * calls it, so it has no lock and no atomic. Time is injected: every call that needs the
+ * clock takes `now_ns` (CLOCK_MONOTONIC nanoseconds in the engine, virtual time in tests).
+ *
+ * Two objects:
+ *   struct xtx_sched_config  the class tree as the user wrote it (C API or text file,
+ *                            see docs/config.md); validated before use.
+ *   struct xtx_sched         the running scheduler built from a validated config.
+ *
+ * Units: rates in bytes per second (tc's "10gbit" is 1.25e9 B/s), sizes in bytes,
+ * times in nanoseconds. Class handles are tc's major:minor, XTX_HANDLE(1, 0x10) for "1:10".
+ */
+#ifndef XTX_SCHED_H
+#define XTX_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <xtx/desc.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define XTX_HANDLE(maj, min)	((((uint32_t)(maj)) << 16) | ((uint32_t)(min) & 0xffffu))
+#define XTX_HANDLE_MAJ(h)	((uint32_t)(h) >> 16)
+#define XTX_HANDLE_MIN(h)	((uint32_t)(h) & 0xffffu)
+#define XTX_HANDLE_ROOT		0xffffffffu	/* parent of a root class (tc's TC_H_ROOT) */
+
+#define XTX_PRIO_MAX		7		/* prio 0 (highest) .. 7 */
+#define XTX_CLASS_MAX		65535		/* class indexes fit the descriptor's u16 */
+#define XTX_ETH_OVERHEAD	24	/* preamble+SFD 8, inter-frame gap 12, FCS 4 */
+
+/* One class as configured. Zero means "default" for every optional field; the defaults
+ * are tc's and sch_htb's / sch_fq's, filled in by xtx_sched_config__add_class():
+ *   ceil     = rate
+ *   burst    = rate / 1000 + 1600  (tc: rate/HZ + mtu, HZ 1000, mtu 1600)
+ *   cburst   = ceil / 1000 + 1600
+ *   quantum  = rate / r2q, clamped to [1000, 200000] as sch_htb does (only when unset)
+ *   limit    = 10000 packets per leaf (sch_fq's limit)
+ *   flows    = 1024 flow slots when fq is on (sch_fq's buckets), 1 otherwise
+ *   flow_limit = 100 packets per flow (sch_fq)
+ *   fq_quantum = 2 * 1514 bytes (sch_fq: 2 * psched_mtu)
+ */
+struct xtx_class_opts {
+	size_t sz;		/* sizeof(struct xtx_class_opts), for growth */
+	uint32_t handle;	/* XTX_HANDLE(maj, min); minor 0 only for a root class */
+	uint32_t parent;	/* parent's handle, or XTX_HANDLE_ROOT */
+	uint64_t rate;		/* guaranteed rate, bytes/s; required, > 0 */
+	uint64_t ceil;		/* maximum rate with borrowing, bytes/s; >= rate */
+	uint32_t burst;		/* bytes that may be sent at once above rate */
+	uint32_t cburst;	/* bytes that may be sent at once above ceil */
+	uint32_t quantum;	/* DRR quantum among classes of equal prio, bytes */
+	uint8_t prio;		/* 0 (highest) .. XTX_PRIO_MAX */
+	uint8_t fq;		/* leaf only: 1 = per-flow fair queueing, 0 = one FIFO */
+	uint32_t limit;		/* leaf only: packets queued in the leaf, all flows */
+	uint32_t flows;		/* leaf only, fq: flow table size (slots, power of 2) */
+	uint32_t flow_limit;	/* leaf only, fq: packets queued per flow */
+	uint32_t fq_quantum;	/* leaf only, fq: bytes per flow per DRR round */
+	uint64_t maxrate;	/* leaf only, fq: per-flow pacing rate, bytes/s; 0 = off */
+	uint32_t line;		/* config file line that defined it (0 from the C API) */
+};
+
+struct xtx_sched_config;
+
+/* Create an empty configuration. NULL with errno ENOMEM on failure. */
+struct xtx_sched_config *xtx_sched_config__new(void);
+void xtx_sched_config__free(struct xtx_sched_config *cfg);
+
+/* Add a class; fills the defaults listed above. Errors: -EINVAL (sz too small, rate 0,
+ * prio > 7, ceil < rate), -EEXIST (handle already present), -E2BIG (more than
+ * XTX_CLASS_MAX classes), -ENOMEM. Tree-wide checks are left to validate(). */
+int xtx_sched_config__add_class(struct xtx_sched_config *cfg, const struct xtx_class_opts *o);
+/* The class that gets descriptors without a valid class index. Must name a leaf.
+ * Default: the first leaf in config order. */
+int xtx_sched_config__set_default(struct xtx_sched_config *cfg, uint32_t handle);
+/* Extra bytes counted per packet on the wire (default XTX_ETH_OVERHEAD; may be 0). */
+int xtx_sched_config__set_overhead(struct xtx_sched_config *cfg, uint32_t bytes);
+/* Divisor for default quanta (default 10, sch_htb's r2q). -EINVAL if 0. */
+int xtx_sched_config__set_r2q(struct xtx_sched_config *cfg, uint32_t r2q);
+
+/* Check the whole tree: parents exist, no cycle, one or more roots, a child's rate and
+ * ceil not above its parent's ceil, leaf-only options only on leaves, default is a leaf,
+ * flows a power of two. Returns 0, or -EINVAL with a message in err naming the file and
+ * line when the class came from a file ("classes.conf:4: class 1:10: ..."). */
+int xtx_sched_config__validate(const struct xtx_sched_config *cfg, char *err, size_t errlen);
+
+/* Parse the text format (docs/config.md). Returns NULL with errno EINVAL and a message
+ * "NAME:LINE:COL: found 'X', expected Y" in err on a syntax error, or the validate()
+ * message on an impossible tree; ENOENT/EACCES/... for an unreadable file. */
+struct xtx_sched_config *xtx_sched_config__parse_file(const char *path, char *err, size_t errlen);
+struct xtx_sched_config *xtx_sched_config__parse_string(const char *text, const char *name,
+						       char *err, size_t errlen);
+
+/* Read back the configuration, in config order. */
+unsigned xtx_sched_config__class_count(const struct xtx_sched_config *cfg);
+const struct xtx_class_opts *xtx_sched_config__class(const struct xtx_sched_config *cfg,
+						       unsigned idx);
+uint32_t xtx_sched_config__default(const struct xtx_sched_config *cfg); /* 0 = unset */
+uint32_t xtx_sched_config__overhead(const struct xtx_sched_config *cfg);
+uint32_t xtx_sched_config__r2q(const struct xtx_sched_config *cfg);
+/* Class index (config order) of a handle, or -ENOENT. This is the index a descriptor
+ * carries in xtx_desc.cls. */
+int xtx_sched_config__class_index(const struct xtx_sched_config *cfg, uint32_t handle);
+
+/* --- the running scheduler --------------------------------------------------- */
+
+enum xtx_drop_reason {
+	XTX_DROP_LEAF_LIMIT,	/* leaf already holds `limit` packets */
+	XTX_DROP_FLOW_LIMIT,	/* flow already holds `flow_limit` packets */
+	XTX_DROP_NO_CLASS,	/* class index names no leaf and there is no default */
+	XTX_DROP_NO_BUFS,	/* scheduler's packet pool is exhausted */
+	XTX_DROP_HORIZON,	/* txtime further ahead than the horizon (sch_fq's horizon_drop) */
+	XTX_DROP_PURGED,	/* given back by xtx_sched__purge() */
+	XTX_DROP__MAX
+};
+
+struct xtx_class_stats {
+	uint64_t enq_pkts, enq_bytes;	/* accepted */
+	uint64_t sent_pkts, sent_bytes;	/* returned by dequeue */
+	uint64_t drops[XTX_DROP__MAX];	/* refused or purged, by reason */
+	uint64_t borrows;		/* packets sent on a parent's tokens */
+	uint64_t throttled;		/* times the class went over its ceil / rate */
+	uint32_t qlen;			/* packets queued now (leaf) */
+	uint32_t flows;			/* flows with packets or credit now (fq leaf) */
+	int64_t tokens, ctokens;	/* now, in nanoseconds of transmission time */
+};
+
+struct xtx_sched_opts {
+	size_t sz;		/* sizeof(struct xtx_sched_opts) */
+	uint32_t pkt_pool;	/* packets held at once over all leaves; 0 = sum of limits,
+				 * capped at 1 << 20 */
+	uint64_t horizon_ns;	/* txtime further ahead is dropped; 0 = 10 s (sch_fq) */
+};
+
+struct xtx_sched;
+
+/* Build a scheduler from a configuration (validated here again). now_ns starts the
+ * token buckets full. NULL with errno EINVAL (bad config; message in err if given),
+ * ENOMEM. All memory is allocated here; enqueue/dequeue never allocate. */
+struct xtx_sched *xtx_sched__create(const struct xtx_sched_config *cfg,
+				    const struct xtx_sched_opts *opts, uint64_t now_ns,
+				    char *err, size_t errlen);
+void xtx_sched__destroy(struct xtx_sched *s);
+
+/* Offer n descriptors. txtime is NULL, or n earliest departure times in ns (0 = none).
+ * Refused descriptors are copied to drops[] (room for n) and counted in *ndrops and in
+ * the class's drop counters. Returns the number accepted; accepted + *ndrops == n. */
+unsigned xtx_sched__enqueue_burst(struct xtx_sched *s, const struct xtx_desc *d,
+				  const uint64_t *txtime, unsigned n, uint64_t now_ns,
+				  struct xtx_desc *drops, unsigned *ndrops);
+
+/* Take up to n descriptors that may leave at now_ns, in the order they should leave.
+ * *next_ns is set to: now_ns if more are eligible right away, the earliest time more
+ * can become eligible if everything queued is held back, or UINT64_MAX if empty. */
+unsigned xtx_sched__dequeue_burst(struct xtx_sched *s, struct xtx_desc *out, unsigned n,
+				  uint64_t now_ns, uint64_t *next_ns);
+
+/* Remove up to n queued descriptors (shutdown with drop): counted as XTX_DROP_PURGED.
+ * Returns the number written; 0 when empty. */
+unsigned xtx_sched__purge(struct xtx_sched *s, struct xtx_desc *out, unsigned n);
+
+/* Packets queued in the whole scheduler. */
+uint32_t xtx_sched__qlen(const struct xtx_sched *s);
+/* Class index of a handle (same as the config's), or -ENOENT. */
+int xtx_sched__class_index(const struct xtx_sched *s, uint32_t handle);
+unsigned xtx_sched__class_count(const struct xtx_sched *s);
+/* Copy a class's counters. -ENOENT for a bad index. */
+int xtx_sched__class_stats(const struct xtx_sched *s, unsigned idx, struct xtx_class_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* XTX_SCHED_H */

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* check.h - tiny assertion helpers for table-driven tests (DPDK TEST_ASSERT_* style).
+ *
+ * Each CHECK prints file:line, the expression, and expected vs actual on failure, counts
+ * the failure and goes on. A test's main() ends with `return check_summary("name");`,
+ * which prints one line and returns 0 if nothing failed, 1 otherwise.
+ */
+#ifndef XTX_TEST_CHECK_H
+#define XTX_TEST_CHECK_H
+
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static _Atomic unsigned long check_n_ok, check_n_fail;
+
+static inline int check_report(int ok, const char *file, int line, const char *expr,
+			       const char *detail)
+{
+	if (ok) {
+		/* Relaxed: test counters. */
+		atomic_fetch_add_explicit(&check_n_ok, 1, memory_order_relaxed);
+		return 1;
+	}
+	atomic_fetch_add_explicit(&check_n_fail, 1, memory_order_relaxed);
+	fprintf(stderr, "%s:%d: check failed: %s%s%s\n", file, line, expr,
+		detail ? ": " : "", detail ? detail : "");
+	return 0;
+}
+
+#define CHECK(cond) check_report(!!(cond), __FILE__, __LINE__, #cond, NULL)
+
+#define CHECK_EQ_U64(exp, act) ({						\
+	uint64_t e_ = (uint64_t)(exp), a_ = (uint64_t)(act);			\
+	char d_[96];								\
+	snprintf(d_, sizeof(d_), "expected %" PRIu64 ", got %" PRIu64, e_, a_);	\
+	check_report(e_ == a_, __FILE__, __LINE__, #act " == " #exp, d_);	\
+})
+
+#define CHECK_EQ_I64(exp, act) ({						\
+	int64_t e_ = (int64_t)(exp), a_ = (int64_t)(act);			\
+	char d_[96];								\
+	snprintf(d_, sizeof(d_), "expected %" PRId64 ", got %" PRId64, e_, a_);	\
+	check_report(e_ == a_, __FILE__, __LINE__, #act " == " #exp, d_);	\
+})
+
+/* |act - exp| <= tol * |exp| */
+#define CHECK_NEAR(exp, act, tol) ({						\
+	double e_ = (double)(exp), a_ = (double)(act), t_ = (double)(tol);	\
+	double r_ = e_ != 0 ? (a_ - e_) / e_ : a_;				\
+	char d_[128];								\
+	snprintf(d_, sizeof(d_), "expected %.6g within %.3g%%, got %.6g (%+.3f%%)",	\
+		 e_, t_ * 100, a_, r_ * 100);					\
+	check_report(r_ <= t_ && r_ >= -t_, __FILE__, __LINE__, #act " ~ " #exp, d_); \
+})
+
+#define CHECK_STR_CONTAINS(hay, needle) ({					\
+	const char *h_ = (hay), *n_ = (needle);					\
+	char d_[512];								\
+	snprintf(d_, sizeof(d_), "expected to contain \"%s\", got \"%s\"", n_,	\
+		 h_ ? h_ : "(null)");						\
+	check_report(h_ && strstr(h_, n_) != NULL, __FILE__, __LINE__, #hay, d_); \
+})
+
+static inline int check_summary(const char *name)
+{
+	unsigned long ok = atomic_load(&check_n_ok), bad = atomic_load(&check_n_fail);
+
+	printf("%s: %lu checks, %lu failed\n", name, ok + bad, bad);
+	return bad ? 1 : 0;
+}
+
+#endif /* XTX_TEST_CHECK_H */

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# tests/run-tests.sh - run every built test and print one line per test, then
+# "N passed, N failed, N skipped". Exit status is non-zero if any test failed.
+#
+# Test binaries: build/{release,asan,tsan}/tests/{unit,stress}/*   (exit 0 pass, 77 skip)
+# Network tests: tests/net/*.sh, run as root on veth pairs they create (exit 77 = skip)
+# Environment:   XTX_TEST_FILTER=REGEX runs only the tests whose name matches.
+#                XTX_TEST_TIMEOUT=S per-test limit (default 300).
+set -u
+cd "$(dirname "$0")/.."
+
+pass=0 fail=0 skip=0
+failed=()
+timeout_s=${XTX_TEST_TIMEOUT:-300}
+filter=${XTX_TEST_FILTER:-}
+logdir=build/test-logs
+rm -rf "$logdir"; mkdir -p "$logdir"
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+
+run_one() { # name, command...
+  local name=$1; shift
+  if [ -n "$filter" ] && ! [[ $name =~ $filter ]]; then return; fi
+  local log="$logdir/${name//\//_}.log" t0 t1 rc
+  t0=$(date +%s.%N)
+  timeout --kill-after=10 "$timeout_s" "$@" >"$log" 2>&1
+  rc=$?
+  t1=$(date +%s.%N)
+  local dt; dt=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1fs", b-a}')
+  case $rc in
+    0)  pass=$((pass+1)); printf 'ok    %-44s %s\n' "$name" "$dt" ;;
+    77) skip=$((skip+1)); printf 'skip  %-44s %s\n' "$name" "$(tail -1 "$log")" ;;
+    *)  fail=$((fail+1)); failed+=("$name")
+        [ $rc = 124 ] && echo "timed out after ${timeout_s}s" >>"$log"
+        printf 'FAIL  %-44s %s (exit %d, log %s)\n' "$name" "$dt" "$rc" "$log"
+        tail -15 "$log" | sed 's/^/      | /' ;;
+  esac
+}
+
+for variant in release asan tsan; do
+  for t in build/$variant/tests/unit/* build/$variant/tests/stress/*; do
+    [ -x "$t" ] || continue
+    name="${t#build/$variant/tests/}"
+    if [ $variant = tsan ]; then
+      # TSan needs a fixed address layout on kernels with high mmap entropy.
+      run_one "$name [$variant]" setarch "$(uname -m)" -R "$t"
+    else
+      run_one "$name [$variant]" "$t"
+    fi
+  done
+done
+
+for t in tests/net/*.sh; do
+  [ -f "$t" ] || continue
+  run_one "net/$(basename "$t" .sh)" bash "$t"
+done
+
+if [ $fail -gt 0 ]; then
+  echo "failed: ${failed[*]}"
+fi
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
