@@ -47,7 +47,7 @@ HAVE_XDP  := $(shell pkg-config --exists libxdp libbpf 2>/dev/null && echo 1)
 BENCH_CFLAGS :=
 BENCH_LIBS   :=
 ifeq ($(HAVE_DPDK),1)
-BENCH_CFLAGS += -DHAVE_DPDK $(shell pkg-config --cflags libdpdk | sed 's/-include [^ ]*//g')
+BENCH_CFLAGS += -DHAVE_DPDK $(shell pkg-config --cflags libdpdk | sed 's/-I/-isystem /g')
 BENCH_LIBS   += $(shell pkg-config --libs libdpdk)
 endif
 ifeq ($(HAVE_CK),1)
@@ -155,14 +155,23 @@ test: test-build
 
 # --- benchmarks --------------------------------------------------------------
 bench-mpsc: all
-	$(Q)$(OUT)/bin/bench_mpsc --runs 5 --json build/bench-mpsc.json
-	$(Q)tools/bench/report.sh
+	$(Q)tools/bench/report.sh mpsc "MPSC stage: items per second against its peers" \
+		$(OUT)/bin/bench_mpsc --runs 5
 
 bench-sched: all
-	$(Q)$(OUT)/bin/bench_sched --runs 5 --json build/bench-sched.json
-	$(Q)tools/bench/report.sh
+	$(Q)tools/bench/report.sh sched "Scheduler: ns per packet (enqueue + dequeue)" \
+		$(OUT)/bin/bench_sched --runs 5
 
 bench: bench-mpsc bench-sched
+
+# --- demo ---------------------------------------------------------------------
+# Until the AF_XDP engine exists (issue 4) the demo shows the stage against the
+# qdisc-lock model and the other peers, in a short run.
+demo: all
+	@echo "xtx demo: the AF_XDP sender and the veth testbed are not built yet (issue 4)."
+	@echo "Showing the lock-free stage beside a mutex-protected ring (the qdisc-lock model),"
+	@echo "DPDK rte_ring, ck_ring and the kernel's llist model: 1 and 8 producers, 1 run each."
+	$(Q)$(OUT)/bin/bench_mpsc --runs 1 --duration 0.3 --producers 1,8 --bursts 32
 
 # --- install -----------------------------------------------------------------
 install: all

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -45,6 +46,7 @@ struct xtx_mpsc {
 	uint32_t quota;
 	uint32_t idle_visits;
 	int busy_poll;
+	int sym;		/* no membarrier: symmetric seq_cst Dekker (see mpsc.h, P3) */
 
 	/* Written by ringing producers (idle -> busy transitions only). */
 	struct _xtx_aligned {
@@ -66,7 +68,10 @@ struct xtx_mpsc {
 		uint32_t cursor;
 		_Atomic uint32_t nactive_pub;	/* copy of nactive for stats readers */
 		_Atomic uint64_t sleeps;	/* consumer-written, read by stats */
+		_Atomic uint64_t barriers;	/* membarrier calls; consumer-written */
+		uint32_t npending;		/* lanes armed, awaiting retire_end() */
 		uint64_t active[XTX_MPSC_MAX_LANES / 64];
+		uint16_t pending[XTX_MPSC_MAX_LANES];
 	} c;
 };
 
@@ -114,7 +119,7 @@ static void ring(struct xtx_mpsc *s, uint32_t idx)
 void __xtx_mpsc_prod_ring(struct xtx_mpsc_prod *p)
 {
 	/* Relaxed: the exchange only decides who re-arms the lane (this producer or the
-	 * retiring consumer, see lane_retire()); exactly one of them reads the 1. No data is
+	 * retiring consumer, see retire_end()); exactly one of them reads the 1. No data is
 	 * published through it: slots are published by (P2). */
 	if (atomic_exchange_explicit(&p->h.armed, 0, memory_order_relaxed))
 		ring(p->p.stage, p->p.index);
@@ -226,21 +231,55 @@ static unsigned lane_take(struct xtx_mpsc_prod *l, struct xtx_desc *out, unsigne
 	return max;
 }
 
-/* Stop watching an empty lane and arm it, unless items slipped in meanwhile. */
-static void lane_retire(struct xtx_mpsc *s, struct xtx_mpsc_prod *l)
+static int sys_membarrier(int cmd)
 {
-	uint32_t head = atomic_load_explicit(&l->c.head, memory_order_relaxed); /* own */
+	return (int)syscall(SYS_membarrier, cmd, 0, 0);
+}
 
+/* Stop watching an empty lane and arm it; retire_end() checks it once more. */
+static void retire_begin(struct xtx_mpsc *s, struct xtx_mpsc_prod *l)
+{
 	unwatch(s, l->p.index);
-	/* (C3) seq_cst store then seq_cst load, pairs with (P2)/(P3): either we see the
-	 * producer's new tail, or the producer sees armed == 1 and rings. */
-	atomic_store_explicit(&l->h.armed, 1, memory_order_seq_cst);
-	if (atomic_load_explicit(&l->p.tail, memory_order_seq_cst) != head) {
+	/* (C3), first half. seq_cst in the symmetric fallback; otherwise relaxed, ordered
+	 * before the tail loads in retire_end() by the membarrier() there. */
+	atomic_store_explicit(&l->h.armed, 1, s->sym ? memory_order_seq_cst :
+						     memory_order_relaxed);
+	s->c.pending[s->c.npending++] = l->p.index;
+}
+
+/* Finish the retirements begun since the last call: one barrier for all of them, then
+ * each lane that got items meanwhile is watched again (unless its producer won the arm
+ * and is ringing). */
+static void retire_end(struct xtx_mpsc *s)
+{
+	uint64_t v;
+
+	if (!s->c.npending)
+		return;
+	if (!s->sym) {
+		/* (C3): a full barrier on every CPU running one of our threads, between our
+		 * armed stores above and the tail loads below. Pairs with (P3). */
+		sys_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+		v = atomic_load_explicit(&s->c.barriers, memory_order_relaxed);
+		/* Relaxed: a counter with one writer, read racily by stats. */
+		atomic_store_explicit(&s->c.barriers, v + 1, memory_order_relaxed);
+	}
+	for (uint32_t k = 0; k < s->c.npending; k++) {
+		struct xtx_mpsc_prod *l = &s->lanes[s->c.pending[k]];
+		/* Relaxed: c.head is ours. */
+		uint32_t head = atomic_load_explicit(&l->c.head, memory_order_relaxed);
+
+		/* (C3), second half: seq_cst in the fallback; relaxed after the membarrier
+		 * (lane contents are read later through (C1)). */
+		if (atomic_load_explicit(&l->p.tail, s->sym ? memory_order_seq_cst :
+							     memory_order_relaxed) == head)
+			continue;
 		/* Relaxed: arbitration on one location, see __xtx_mpsc_prod_ring(). If the
 		 * producer took the 1, its ring brings the lane back. */
 		if (atomic_exchange_explicit(&l->h.armed, 0, memory_order_relaxed))
 			watch(s, l->p.index);
 	}
+	s->c.npending = 0;
 }
 
 /* The consumer found lane l empty. force: retire now (before sleeping). */
@@ -267,7 +306,7 @@ static void lane_idle(struct xtx_mpsc *s, struct xtx_mpsc_prod *l, int force)
 		return;
 	}
 	if (force || ++l->c.idle_visits >= s->idle_visits)
-		lane_retire(s, l);
+		retire_begin(s, l);
 }
 
 unsigned xtx_mpsc__dequeue_burst(struct xtx_mpsc *s, struct xtx_desc *out, unsigned n)
@@ -297,6 +336,7 @@ unsigned xtx_mpsc__dequeue_burst(struct xtx_mpsc *s, struct xtx_desc *out, unsig
 		if (++empty_streak > s->c.nactive)
 			break;
 	}
+	retire_end(s);
 	return got;
 }
 
@@ -331,14 +371,18 @@ int xtx_mpsc__wait(struct xtx_mpsc *s, uint64_t timeout_ns)
 	uint64_t v;
 	long r;
 
-	/* Retire every watched lane; one that refills on the way stays watched. */
-	for (int i; s->c.nactive && (i = next_watched(s, 0)) >= 0;) {
-		uint32_t before = s->c.nactive;
+	/* Retire every watched lane (one barrier for all). A CLOSING lane that still holds
+	 * items stays watched, as does one that refilled meanwhile: then there is work.
+	 * Walk a snapshot: lane_idle() changes the watched set. */
+	uint64_t snap[XTX_MPSC_MAX_LANES / 64];
 
-		lane_idle(s, &s->lanes[i], 1);
-		if (s->c.nactive >= before)
-			return 0;	/* items arrived: there is work */
-	}
+	memcpy(snap, s->c.active, sizeof(uint64_t) * s->nwords);
+	for (uint32_t w = 0; w < s->nwords; w++)
+		for (uint64_t bits = snap[w]; bits; bits &= bits - 1)
+			lane_idle(s, &s->lanes[w * 64 + (uint32_t)__builtin_ctzll(bits)], 1);
+	retire_end(s);
+	if (s->c.nactive)
+		return 0;
 	/* Relaxed: the futex compares the value in the kernel; a wake after this read makes
 	 * the compare fail (EAGAIN) or wakes us. */
 	seq = atomic_load_explicit(&s->sl.wake_seq, memory_order_relaxed);
@@ -449,6 +493,9 @@ struct xtx_mpsc *xtx_mpsc__create(const struct xtx_mpsc_opts *opts)
 	s->quota = o.quota;
 	s->idle_visits = o.idle_visits;
 	s->busy_poll = o.busy_poll;
+	/* Registering is idempotent per process; if the kernel lacks it (before 4.14, or
+	 * seccomp), fall back to the symmetric handshake. */
+	s->sym = sys_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) != 0;
 	s->lanes_len = sizeof(*s->lanes) * o.lanes + sizeof(*s->bells) * s->nwords;
 	s->slots_len = sizeof(struct xtx_desc) * (size_t)o.lanes * o.lane_size;
 	s->lanes = xtx_mem__alloc(s->lanes_len, o.numa_node);
@@ -462,7 +509,8 @@ struct xtx_mpsc *xtx_mpsc__create(const struct xtx_mpsc_opts *opts)
 		struct xtx_mpsc_prod *l = &s->lanes[i];
 
 		l->p.mask = o.lane_size - 1;
-		l->p.index = i;
+		l->p.index = (uint16_t)i;
+		l->p.sym = (uint16_t)s->sym;
 		l->p.slots = s->slots + (size_t)i * o.lane_size;
 		l->p.stage = s;
 		/* Relaxed: nothing else runs before create returns. */
@@ -508,5 +556,6 @@ void xtx_mpsc__stats(const struct xtx_mpsc *s, struct xtx_mpsc_stats *st)
 	st->rings = atomic_load_explicit(&s->bell.rings, memory_order_relaxed);
 	st->wakeups = atomic_load_explicit(&s->sl.wakeups, memory_order_relaxed);
 	st->sleeps = atomic_load_explicit(&s->c.sleeps, memory_order_relaxed);
+	st->barriers = atomic_load_explicit(&s->c.barriers, memory_order_relaxed);
 	st->lanes_busy = atomic_load_explicit(&s->c.nactive_pub, memory_order_relaxed);
 }

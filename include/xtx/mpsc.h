@@ -37,10 +37,16 @@
  *        slots the consumer has copied out are free before the producer overwrites them.
  *   (P2) producer seq_cst store of p.tail  pairs with (C1) consumer acquire-load of p.tail:
  *        slot contents are visible before the index that publishes them.
- *   (P3) producer seq_cst load of h.armed  with (C3) consumer seq_cst store of h.armed then
- *        seq_cst load of p.tail (Dekker, single total order): if the consumer retires the
- *        lane while the producer publishes, one of them sees the other's store, so the lane
- *        is either kept by the consumer or rung by the producer; never left silent.
+ *   (P3) producer's load of h.armed after its store of p.tail, with (C3) the consumer's
+ *        store of h.armed = 1 then load of p.tail (a Dekker pair): if the consumer retires
+ *        the lane while the producer publishes, one of them sees the other's store, so the
+ *        lane is either kept by the consumer or rung by the producer; never left silent.
+ *        The pair is asymmetric: the producer (every enqueue) has only a compiler barrier
+ *        between its two accesses; the consumer (rare: a lane went idle) calls
+ *        membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) between its two, which runs a full
+ *        barrier on every CPU running a thread of this process (a descheduled producer got
+ *        one at its context switch), as liburcu's urcu-memb does. Where the kernel lacks
+ *        membarrier both sides fall back to seq_cst accesses (p.sym = 1).
  *   (P4) ringer's seq_cst fetch_or of the doorbell then seq_cst load of `sleeping`, with
  *        (C4) consumer's seq_cst store of `sleeping` then seq_cst load of the doorbell
  *        summary (Dekker): a consumer that goes to sleep either sees the bell or is woken.
@@ -84,6 +90,7 @@ struct xtx_mpsc_stats {
 	uint64_t rings;		/* doorbell rings (idle -> busy transitions) */
 	uint64_t sleeps;	/* times the consumer slept in xtx_mpsc__wait() */
 	uint64_t wakeups;	/* futex wakes issued by producers or kick */
+	uint64_t barriers;	/* membarrier() calls by the consumer (lanes retired) */
 	uint32_t lanes_owned;	/* lanes registered now */
 	uint32_t lanes_busy;	/* lanes the consumer is watching now */
 };
@@ -161,18 +168,27 @@ static inline unsigned xtx_mpsc__enqueue_burst(struct xtx_mpsc_prod *p,
 
 	_XTX_FAULT_MPSC_ENQUEUE(p);
 
-	/* (P2) seq_cst store: a release for the slot contents, pairs with (C1); and the
-	 * first half of the Dekker pair with (P3) below / (C3) in the consumer. */
-	atomic_store_explicit(&p->p.tail, tail + n, memory_order_seq_cst);
-
 	uint64_t e = atomic_load_explicit(&p->p.enq_items, memory_order_relaxed);
 	/* Relaxed: a counter with one writer, read racily by stats. */
 	atomic_store_explicit(&p->p.enq_items, e + n, memory_order_relaxed);
 
-	/* (P3) seq_cst load, pairs with (C3): ordered after the tail store above. The line
-	 * is only read here and stays shared in this core's cache while the lane is busy. */
-	if (atomic_load_explicit(&p->h.armed, memory_order_seq_cst))
-		__xtx_mpsc_prod_ring(p);
+	if (__builtin_expect(!p->p.sym, 1)) {
+		/* (P2) release, pairs with (C1): slot contents before the index. */
+		atomic_store_explicit(&p->p.tail, tail + n, memory_order_release);
+		/* (P3) compiler barrier only: the consumer's membarrier() supplies the CPU
+		 * barrier between our tail store and this load when it matters (C3). */
+		atomic_signal_fence(memory_order_seq_cst);
+		/* Relaxed: ordered by (P3)/(C3) above. The line is only read here and stays
+		 * shared in this core's cache while the lane is busy. */
+		if (atomic_load_explicit(&p->h.armed, memory_order_relaxed))
+			__xtx_mpsc_prod_ring(p);
+	} else {
+		/* (P2) seq_cst store (release for the slots, pairs with (C1)) and (P3) seq_cst
+		 * load: the symmetric Dekker pair with (C3) when there is no membarrier. */
+		atomic_store_explicit(&p->p.tail, tail + n, memory_order_seq_cst);
+		if (atomic_load_explicit(&p->h.armed, memory_order_seq_cst))
+			__xtx_mpsc_prod_ring(p);
+	}
 	return n;
 }
 

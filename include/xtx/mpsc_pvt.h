@@ -36,7 +36,8 @@ struct xtx_mpsc_prod {
 		_Atomic uint32_t tail;		/* next slot to fill (free-running) */
 		uint32_t cached_head;		/* producer's last view of c.head */
 		uint32_t mask;			/* capacity - 1 (read-only after create) */
-		uint32_t index;			/* lane number (read-only) */
+		uint16_t index;			/* lane number (read-only) */
+		uint16_t sym;			/* 1: no membarrier, use seq_cst (read-only) */
 		struct xtx_desc *slots;		/* capacity entries (read-only) */
 		struct xtx_mpsc *stage;		/* owner (read-only) */
 		_Atomic uint64_t enq_items;	/* items accepted; producer-written only */
