@@ -3,6 +3,7 @@
 # "N passed, N failed, N skipped". Exit status is non-zero if any test failed.
 #
 # Test binaries: build/{release,asan,tsan}/tests/{unit,stress}/*   (exit 0 pass, 77 skip)
+# Build tests:   tests/build/*.sh (install, pkg-config, exports)
 # Network tests: tests/net/*.sh, run as root on veth pairs they create (exit 77 = skip)
 # Environment:   XTX_TEST_FILTER=REGEX runs only the tests whose name matches.
 #                XTX_TEST_TIMEOUT=S per-test limit (default 300).
@@ -50,6 +51,11 @@ for variant in release asan tsan; do
       run_one "$name [$variant]" "$t"
     fi
   done
+done
+
+for t in tests/build/*.sh; do
+  [ -f "$t" ] || continue
+  run_one "build/$(basename "$t" .sh)" bash "$t"
 done
 
 for t in tests/net/*.sh; do

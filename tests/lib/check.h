@@ -58,10 +58,11 @@ static inline int check_report(int ok, const char *file, int line, const char *e
 
 #define CHECK_STR_CONTAINS(hay, needle) ({					\
 	const char *h_ = (hay), *n_ = (needle);					\
-	char d_[512];								\
-	snprintf(d_, sizeof(d_), "expected to contain \"%s\", got \"%s\"", n_,	\
-		 h_ ? h_ : "(null)");						\
-	check_report(h_ && strstr(h_, n_) != NULL, __FILE__, __LINE__, #hay, d_); \
+	int ok_ = h_ && strstr(h_, n_) != NULL;					\
+	if (!ok_)								\
+		fprintf(stderr, "  expected to contain \"%s\"\n  got \"%s\"\n", n_,	\
+			h_ ? h_ : "(null)");					\
+	check_report(ok_, __FILE__, __LINE__, #hay " contains " #needle, NULL);	\
 })
 
 static inline int check_summary(const char *name)
