@@ -25,7 +25,7 @@ Q := @
 endif
 
 WARN   := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-CFLAGS := -std=gnu11 -g -fPIC -pthread -D_GNU_SOURCE -Iinclude -Iuserspace $(WARN)
+CFLAGS := -std=gnu11 -g -fPIC -pthread -D_GNU_SOURCE -Iinclude -Iuserspace -Ibuild/bpf $(WARN)
 LDLIBS := -pthread
 
 ifeq ($(VARIANT),release)
@@ -81,7 +81,8 @@ TOOL_BINS := $(TOOL_DIRS:tools/%=$(OUT)/bin/%)
 
 BPF_SRCS := $(sort $(wildcard xdp/*.bpf.c))
 BPF_OBJS := $(BPF_SRCS:xdp/%.bpf.c=build/bpf/%.bpf.o)
-BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Ixdp -Iinclude
+BPF_SKELS := $(BPF_SRCS:xdp/%.bpf.c=build/bpf/%.skel.h)
+BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Ixdp -Iinclude -I/usr/include/$(shell gcc -dumpmachine)
 
 .PHONY: all deps lib tools bpf tests test test-build bench bench-mpsc bench-sched \
         install clean demo
@@ -96,7 +97,7 @@ deps:
 
 lib: $(LIB_A) $(LIB_SO)
 tools: $(TOOL_BINS) $(BENCH_BINS)
-bpf: $(BPF_OBJS)
+bpf: $(BPF_OBJS) $(BPF_SKELS)
 tests: $(TEST_BINS)
 
 $(OUT)/obj/%.o: %.c $(wildcard include/xtx/*.h userspace/*.h tests/lib/*.h)
@@ -120,7 +121,8 @@ $(LIB_SO): $(LIB_OBJS) $(LIB_MAP)
 	$(Q)$(CC) -shared -Wl,--version-script=$(LIB_MAP) -Wl,-soname,libxtx.so.0 \
 		$(LDFLAGS) -o $@ $(LIB_OBJS) $(LIB_LIBS) $(LDLIBS)
 
-$(OUT)/tests/%: tests/%.c $(LIB_A) $(TEST_LOBJ) $(wildcard include/xtx/*.h tests/lib/*.h)
+$(OUT)/tests/%: tests/%.c $(LIB_A) $(TEST_LOBJ) $(wildcard include/xtx/*.h tests/lib/*.h) \
+		$(BPF_SKELS)
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_LOBJ) $(LIB_A) \
@@ -133,15 +135,21 @@ $(OUT)/bin/bench_%: tools/bench/bench_%.c $(LIB_A) $(wildcard include/xtx/*.h to
 		$(LIB_LIBS) $(BENCH_LIBS) $(LDLIBS) -lm
 
 .SECONDEXPANSION:
-$(OUT)/bin/%: $$(wildcard tools/%/*.c tools/%/*.h) $(LIB_A) $(wildcard include/xtx/*.h)
+$(OUT)/bin/%: $$(wildcard tools/%/*.c tools/%/*.h) $(LIB_A) $(wildcard include/xtx/*.h) \
+		$(BPF_SKELS)
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c,$^) $(LIB_A) $(LIB_LIBS) $(LDLIBS) -lm
 
-build/bpf/%.bpf.o: xdp/%.bpf.c $(wildcard xdp/*.h)
+build/bpf/%.bpf.o: xdp/%.bpf.c $(wildcard xdp/*.h include/xtx/payload.h)
 	@mkdir -p $(@D)
 	@echo "  BPF     $@"
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# Skeletons embed the BPF object in the program that loads it (bpftool gen skeleton).
+build/bpf/%.skel.h: build/bpf/%.bpf.o
+	@echo "  SKEL    $@"
+	$(Q)bpftool gen skeleton $< name $(subst -,_,$*) > $@.tmp && mv $@.tmp $@
 
 # --- tests -------------------------------------------------------------------
 # One line per test, then "N passed, N failed, N skipped"; non-zero exit on failure.

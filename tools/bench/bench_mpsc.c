@@ -46,6 +46,8 @@ CK_RING_PROTOTYPE(desc, xtx_desc)
 #define LANE_SIZE	1024
 #define DEQ_BURST	32
 
+static unsigned idle_visits;	/* --idle-visits: xtx option; 0 = library default */
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -344,7 +346,8 @@ static int q_init(struct q *q, enum kind k, unsigned nprod)
 	switch (k) {
 	case K_XTX: {
 		struct xtx_mpsc_opts o = { .sz = sizeof(o), .lanes = nprod,
-					   .lane_size = LANE_SIZE, .numa_node = -1 };
+					   .lane_size = LANE_SIZE, .numa_node = -1,
+					   .idle_visits = idle_visits };
 		q->xtx = xtx_mpsc__create(&o);
 		if (!q->xtx)
 			return -errno;
@@ -522,6 +525,7 @@ static void usage(FILE *f)
 "  --json FILE         also write one JSON object per line:\n"
 "                      {\"impl\",\"producers\",\"burst\",\"mitems_per_s\",\"spread\",\"runs\"}\n"
 "                      (mitems_per_s is the median, spread is max - min, Mitems/s)\n"
+"  --idle-visits N     xtx: empty visits before a lane is retired (default: library's)\n"
 "  --md FILE           also write the table as Markdown (for docs/BENCHMARKS.md)\n"
 "  --no-pin            do not pin the consumer to CPU 0 and producers to CPUs 1..\n"
 "  -h, --help          this text\n");
@@ -533,7 +537,8 @@ int main(int argc, char **argv)
 		{ "runs", required_argument, 0, 'r' }, { "duration", required_argument, 0, 'd' },
 		{ "producers", required_argument, 0, 'p' }, { "bursts", required_argument, 0, 'b' },
 		{ "impl", required_argument, 0, 'i' }, { "json", required_argument, 0, 'j' },
-		{ "no-pin", no_argument, 0, 'n' }, { "md", required_argument, 0, 'm' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 }
+		{ "no-pin", no_argument, 0, 'n' }, { "md", required_argument, 0, 'm' },
+		{ "idle-visits", required_argument, 0, 'v' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 }
 	};
 	unsigned runs = 5, prods[16] = { 1, 2, 4, 8, 16 }, np = 5, bursts[8] = { 1, 32 }, nb = 2;
 	double secs = 0.2;
@@ -550,6 +555,7 @@ int main(int argc, char **argv)
 		case 'j': json = optarg; break;
 		case 'n': pin = 0; break;
 		case 'm': md = optarg; break;
+		case 'v': idle_visits = (unsigned)atoi(optarg); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
