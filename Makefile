@@ -65,7 +65,7 @@ LIB_SO    := $(OUT)/lib/libxtx.so
 LIB_MAP   := userspace/libxtx.map
 LIB_LIBS  := -lnuma $(XDP_LIBS)
 
-TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c tests/stress/stress_*.c))
+TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c tests/stress/stress_*.c tests/net/test_*.c))
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(OUT)/tests/%)
 TEST_LIB  := $(sort $(wildcard tests/lib/*.c))
 TEST_LOBJ := $(TEST_LIB:%.c=$(OUT)/obj/%.o)

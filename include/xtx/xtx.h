@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* xtx/xtx.h - the engine: AF_XDP transmit with a lock-free stage and an HTB/FQ scheduler
+ * per TX queue.
+ *
+ * Life cycle:
+ *   e = xtx_engine__open(&opts, err, sizeof(err));    one per interface
+ *   p = xtx_producer__open(e);                         one per sending thread
+ *   loop:
+ *     n = xtx_producer__get_frames(p, addrs, 64);      frames from p's cache
+ *     write packets at xtx_engine__frame(e, addr)      (helpers: xtx/pkt.h)
+ *     k = xtx_producer__send_burst(p, descs, n);       k < n: the rest are still yours
+ *   xtx_producer__close(p);                            gives cached frames back
+ *   xtx_engine__close(e);                              drains (or drops), frees all
+ *
+ * Threads: one dequeuer thread per TX queue, started by open(). Producer calls are made by
+ * the producer's own thread only; counters may be read from any thread at any time.
+ * Every frame is at every moment in exactly one place: free pool, a producer's cache, the
+ * application (got, not yet sent), a stage, a scheduler, or the TX ring awaiting
+ * completion. xtx_engine__frames() counts each place.
+ */
+#ifndef XTX_XTX_H
+#define XTX_XTX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <xtx/desc.h>
+#include <xtx/sched.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Descriptor address bits: UMEM offsets use the low 48 bits; bit 63 says that the 8 bytes
+ * before the frame (in its headroom) hold an earliest departure time (CLOCK_MONOTONIC ns).
+ * Use xtx_producer__set_txtime() rather than setting it by hand. */
+#define XTX_DESC_ADDR_MASK	((1ull << 48) - 1)
+#define XTX_DESC_F_TXTIME	(1ull << 63)
+
+enum xtx_xdp_mode {
+	XTX_MODE_AUTO = 0,	/* zero-copy if the driver offers it, else copy */
+	XTX_MODE_COPY,		/* force copy mode (XDP_COPY) */
+	XTX_MODE_ZEROCOPY,	/* require zero-copy (XDP_ZEROCOPY); open fails without it */
+};
+
+enum xtx_huge {
+	XTX_HUGE_AUTO = 0,	/* huge pages if available, else normal pages (reported) */
+	XTX_HUGE_NEVER,
+	XTX_HUGE_ALWAYS,	/* open fails without huge pages */
+};
+
+struct xtx_engine_opts {
+	size_t sz;			/* sizeof(struct xtx_engine_opts) */
+	const char *ifname;		/* required */
+	uint32_t queues;		/* TX queues used, from first_queue; default 1 */
+	uint32_t first_queue;		/* default 0 */
+	uint32_t frame_size;		/* 2048 or 4096; default 2048 */
+	uint32_t frame_count;		/* frames in the UMEM; default 8192 per queue */
+	uint32_t tx_ring_size;		/* per socket, power of two; default 2048 */
+	uint32_t comp_ring_size;	/* per socket, power of two; default 2048 */
+	enum xtx_xdp_mode mode;
+	enum xtx_huge huge;
+	int busy_poll;			/* dequeuers spin instead of sleeping */
+	const char *cpus;		/* dequeuer CPUs, "2,3" or "2-5"; NULL: the NIC's node */
+	uint32_t max_producers;		/* producers open at once; default 64 */
+	uint32_t lane_size;		/* stage lane size per producer; default 1024 */
+	const struct xtx_sched_config *classes;	/* NULL: one class, no limit */
+	uint64_t drain_timeout_ns;	/* close() waits this long for queued frames; 1 s */
+	int drop_on_close;		/* close() drops queued frames at once (counted) */
+	int quiet;			/* no messages on stderr about fallbacks */
+};
+
+struct xtx_engine;
+struct xtx_producer;
+
+/* Open the engine: UMEM, one AF_XDP socket and dequeuer thread per queue. No XDP program is
+ * loaded (TX only). Returns NULL with errno set and a message in err:
+ *   ENODEV  no such interface;  EINVAL  bad option or class config;
+ *   EPERM   missing capability (the message names it: CAP_NET_RAW, CAP_NET_ADMIN, ...);
+ *   EBUSY   the queue already has an AF_XDP socket (another xtx or AF_XDP program);
+ *   EOPNOTSUPP  zero-copy required but not offered;  ENOMEM  UMEM too large. */
+struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *err,
+				    size_t errlen);
+
+/* Stop and free everything: drains queued frames (up to drain_timeout_ns) unless
+ * drop_on_close, then counts what is left as dropped. Producers must be closed first.
+ * Returns 0, or -ETIMEDOUT if the drain timed out (frames were dropped and counted). */
+int xtx_engine__close(struct xtx_engine *e);
+
+const char *xtx_engine__mode(const struct xtx_engine *e);	/* "copy" / "zero-copy" */
+unsigned xtx_engine__queues(const struct xtx_engine *e);
+uint32_t xtx_engine__frame_size(const struct xtx_engine *e);
+/* Bytes a packet may occupy in a frame (frame size minus headroom). */
+uint32_t xtx_engine__frame_room(const struct xtx_engine *e);
+/* Class index for a handle (the index descriptors carry in cls), or -ENOENT. */
+int xtx_engine__class_index(const struct xtx_engine *e, uint32_t handle);
+unsigned xtx_engine__class_count(const struct xtx_engine *e);
+
+/* Pointer to a frame's data. addr as returned by get_frames (flags are ignored). */
+void *xtx_engine__frame(const struct xtx_engine *e, uint64_t addr);
+
+/* --- producers --------------------------------------------------------------------- */
+
+/* Register the calling thread as a producer (a lane on every queue's stage and a frame
+ * cache). NULL with errno EBUSY (max_producers reached), ENOMEM. */
+struct xtx_producer *xtx_producer__open(struct xtx_engine *e);
+/* Give back cached and got-but-unsent frames... only the cached ones: frames the caller
+ * still holds must be sent or returned with xtx_producer__put_frames() first. */
+void xtx_producer__close(struct xtx_producer *p);
+
+/* Take up to n free frames (UMEM addresses) for writing packets. Returns how many (0 when
+ * every frame is in flight: back-pressure, try again later). */
+unsigned xtx_producer__get_frames(struct xtx_producer *p, uint64_t *addrs, unsigned n);
+/* Return frames got but not sent. */
+void xtx_producer__put_frames(struct xtx_producer *p, const uint64_t *addrs, unsigned n);
+
+/* Store an earliest departure time in the frame's headroom and flag the descriptor. */
+void xtx_producer__set_txtime(struct xtx_producer *p, struct xtx_desc *d, uint64_t t_ns);
+
+/* Send a burst: each descriptor names a frame from get_frames, its length, class index
+ * and flow hash. Descriptors go to the queue chosen by their flow hash (stable, so a
+ * flow stays in order). Returns how many were taken, in order from d[0]; when a queue's
+ * stage is full the rest are not taken and are still the caller's (back-pressure).
+ * A descriptor whose address is not a frame this producer got, or whose length does not
+ * fit the frame, is refused: it is counted (bad_desc) and the burst stops there. */
+unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc *d,
+				  unsigned n);
+
+/* --- counters ---------------------------------------------------------------------- */
+
+struct xtx_queue_stats {
+	uint64_t stage_pkts;		/* taken from the stage by the dequeuer */
+	uint64_t sent_pkts, sent_bytes;	/* written to the TX ring */
+	uint64_t completed;		/* returned by the completion ring */
+	uint64_t drops[XTX_DROP__MAX];	/* refused or purged by the scheduler */
+	uint64_t tx_ring_full;		/* times the TX ring had no room for what was eligible */
+	uint64_t kicks;			/* sendto() wake-ups of the kernel (need_wakeup set) */
+	uint64_t kick_errors;		/* sendto() errors other than EAGAIN/EBUSY/ENOBUFS */
+	uint64_t sleeps;		/* dequeuer sleeps (idle) */
+	uint64_t loops;			/* dequeuer iterations */
+};
+
+struct xtx_producer_stats {
+	uint64_t got;			/* frames taken with get_frames */
+	uint64_t sent;			/* descriptors accepted by send_burst */
+	uint64_t short_sends;		/* send_burst calls cut short by a full stage */
+	uint64_t bad_desc;		/* descriptors refused as invalid */
+	uint64_t no_frames;		/* get_frames calls that found no frame */
+};
+
+/* Where the frames are. At quiescence (no thread inside a call) the places add up to
+ * total; while running each count is exact for itself but they are read one by one. */
+struct xtx_frame_count {
+	uint64_t total;
+	uint64_t pool;			/* free, in the shared pool */
+	uint64_t cached;		/* free, in producers' caches */
+	uint64_t app;			/* got by the application, not sent or returned */
+	uint64_t stage;			/* in the stages */
+	uint64_t sched;			/* in the schedulers */
+	uint64_t tx;			/* in the TX rings, awaiting completion */
+	uint64_t dequeuer;		/* held by a dequeuer between steps (a batch) */
+};
+
+int xtx_engine__queue_stats(const struct xtx_engine *e, unsigned q, struct xtx_queue_stats *st);
+/* Sum over all queues' schedulers; as published by the dequeuers (at most ~10 ms old). */
+int xtx_engine__class_stats(const struct xtx_engine *e, unsigned cls, struct xtx_class_stats *st);
+void xtx_producer__stats(const struct xtx_producer *p, struct xtx_producer_stats *st);
+/* Counters of producers already closed are kept in the engine's totals. */
+void xtx_engine__producer_totals(const struct xtx_engine *e, struct xtx_producer_stats *st);
+void xtx_engine__frames(const struct xtx_engine *e, struct xtx_frame_count *fc);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* XTX_XTX_H */

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* dequeuer.c - the one thread per TX queue that owns the queue's scheduler.
+ *
+ * One step, every batch bounded by XTX_DEQ_BATCH (an unbounded drain into a scheduler is
+ * what collapsed CAKE in the 2025 llist change):
+ *   1. take up to a batch from the stage (round robin over producers' lanes);
+ *   2. enqueue it into the scheduler (refused frames are recycled; the scheduler counts
+ *      them per class and reason);
+ *   3. reap completions: frames back to the free pool, a batch at a time;
+ *   4. dequeue what may leave now, as much as the TX ring has room for, write the
+ *      descriptors in one reserve/submit;
+ *   5. kick the kernel with sendto() only if it set need_wakeup on the TX ring.
+ * When a step moved nothing, the thread sleeps on the stage's futex until a producer rings
+ * or the scheduler's next departure time (busy_poll: spins instead). While frames await
+ * completion it naps 20 us at a time, so a stuck link cannot make it spin.
+ *
+ * Shutdown (engine->stop): keep going until stage, scheduler and TX ring are empty; at the
+ * drain deadline (or at once with drop) stop sending and purge what is queued, counting it.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+
+#include "engine_int.h"
+
+static void flush_recycle(struct xtx_queue *q)
+{
+	if (!q->nrecycle)
+		return;
+	/* Cannot fail: the pool has a container for every frame in partial batches. */
+	xtx_pool__put(&q->e->pool, q->recycle, q->nrecycle);
+	q->nrecycle = 0;
+	/* Relaxed: a gauge for xtx_engine__frames(), mirrors nrecycle. */
+	atomic_store_explicit(&q->ctr.held, 0, memory_order_relaxed);
+}
+
+static void recycle(struct xtx_queue *q, uint64_t addr)
+{
+	q->recycle[q->nrecycle++] = addr & XTX_DESC_ADDR_MASK;
+	if (q->nrecycle == XTX_BATCH)
+		flush_recycle(q);
+	else
+		/* Relaxed: a gauge for xtx_engine__frames(). */
+		atomic_store_explicit(&q->ctr.held, q->nrecycle, memory_order_relaxed);
+}
+
+static void reap(struct xtx_queue *q)
+{
+	uint32_t idx = 0, n = xsk_ring_cons__peek(&q->comp, XTX_DEQ_BATCH, &idx);
+
+	for (uint32_t i = 0; i < n; i++)
+		recycle(q, *xsk_ring_cons__comp_addr(&q->comp, idx + i));
+	if (n) {
+		xsk_ring_cons__release(&q->comp, n);
+		q->outstanding -= n;
+		CTR_ADD(q->ctr.completed, n);
+	}
+}
+
+static void kick(struct xtx_queue *q)
+{
+	CTR_ADD(q->ctr.kicks, 1);
+	if (sendto(q->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0)
+		return;
+	/* Transient: the kernel is busy, out of buffers, or the link is down. */
+	if (errno != EAGAIN && errno != EBUSY && errno != ENOBUFS && errno != ENETDOWN)
+		CTR_ADD(q->ctr.kick_errors, 1);
+}
+
+static void pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+/* Publish the scheduler's class counters (seqlock writer; one writer: this thread). */
+void xtx_queue_publish_classes(struct xtx_queue *q, uint64_t now)
+{
+	uint32_t seq = atomic_load_explicit(&q->snap_seq, memory_order_relaxed);
+	struct xtx_class_stats st;
+	uint64_t w[SNAP_WORDS];
+
+	/* Relaxed store + release fence: readers that see any of the words below also see
+	 * the odd count (Boehm's seqlock writer). */
+	atomic_store_explicit(&q->snap_seq, seq + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	for (unsigned c = 0; c < q->e->ncls; c++) {
+		memset(w, 0, sizeof(w));
+		xtx_sched__class_stats(q->sched, c, &st);
+		memcpy(w, &st, sizeof(st));
+		for (unsigned k = 0; k < SNAP_WORDS; k++)
+			/* Relaxed: ordered by the seqcount (fence above, release below). */
+			atomic_store_explicit(&q->snap[c * SNAP_WORDS + k], w[k],
+					      memory_order_relaxed);
+	}
+	/* Release, pairs with the reader's acquire fence before its re-check. */
+	atomic_store_explicit(&q->snap_seq, seq + 2, memory_order_release);
+	q->snap_last_ns = now;
+}
+
+void *xtx_dequeuer_main(void *arg)
+{
+	struct xtx_queue *q = arg;
+	struct xtx_engine *e = q->e;
+	struct xtx_desc in[XTX_DEQ_BATCH], out[XTX_DEQ_BATCH], drops[XTX_DEQ_BATCH];
+	uint64_t txt[XTX_DEQ_BATCH];
+	int dirty = 0;		/* class counters changed since the last publication */
+
+	pin_self(q->cpu);
+	/* Sleep until the scheduler's next departure to the microsecond, not the default
+	 * 50 us timer slack. */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+
+	for (;;) {
+		/* Acquire, pairs with the release store in xtx_engine__close(): the deadline
+		 * and drop flag written before it are visible. */
+		int stopping = atomic_load_explicit(&e->stop, memory_order_acquire);
+		uint64_t now = xtx_now_ns(), next = UINT64_MAX;
+		int dropping = stopping && (atomic_load_explicit(&e->drop, memory_order_relaxed) ||
+					    now >= e->stop_deadline_ns);
+		unsigned n, m = 0, nd = 0;
+
+		CTR_ADD(q->ctr.loops, 1);
+		n = xtx_mpsc__dequeue_burst(q->stage, in, XTX_DEQ_BATCH);
+		if (n) {
+			CTR_ADD(q->ctr.stage_pkts, n);
+			if (dropping) {
+				for (unsigned i = 0; i < n; i++)
+					recycle(q, in[i].addr);
+				CTR_ADD(q->ctr.drops[XTX_DROP_PURGED], n);
+			} else {
+				int any = 0;
+
+				for (unsigned i = 0; i < n; i++) {
+					txt[i] = 0;
+					if (in[i].addr & XTX_DESC_F_TXTIME) {
+						memcpy(&txt[i], (char *)xtx_frame_ptr(e, in[i].addr) - 8,
+						       sizeof(txt[i]));
+						any = 1;
+					}
+				}
+				xtx_sched__enqueue_burst(q->sched, in, any ? txt : NULL, n, now,
+							 drops, &nd);
+				for (unsigned i = 0; i < nd; i++)
+					recycle(q, drops[i].addr);
+			}
+		}
+		if (dropping) {
+			unsigned k;
+
+			while ((k = xtx_sched__purge(q->sched, out, XTX_DEQ_BATCH)))
+				for (unsigned i = 0; i < k; i++)
+					recycle(q, out[i].addr);
+		}
+
+		reap(q);
+
+		uint32_t room = xsk_prod_nb_free(&q->tx, XTX_DEQ_BATCH);
+		if (room > XTX_DEQ_BATCH)
+			room = XTX_DEQ_BATCH;
+		if (room) {
+			m = xtx_sched__dequeue_burst(q->sched, out, room, now, &next);
+			if (m) {
+				uint32_t idx = 0;
+				uint64_t bytes = 0;
+
+				xsk_ring_prod__reserve(&q->tx, m, &idx);
+				for (unsigned i = 0; i < m; i++) {
+					struct xdp_desc *d = xsk_ring_prod__tx_desc(&q->tx, idx + i);
+
+					d->addr = out[i].addr & XTX_DESC_ADDR_MASK;
+					d->len = out[i].len;
+					d->options = 0;
+					bytes += out[i].len;
+				}
+				xsk_ring_prod__submit(&q->tx, m);
+				q->outstanding += m;
+				CTR_ADD(q->ctr.sent_pkts, m);
+				CTR_ADD(q->ctr.sent_bytes, bytes);
+			}
+		} else if (xtx_sched__qlen(q->sched)) {
+			CTR_ADD(q->ctr.tx_ring_full, 1);
+			next = now;
+		}
+		if (q->outstanding && xsk_ring_prod__needs_wakeup(&q->tx))
+			kick(q);
+		dirty |= n || m;
+		if (dirty && now - q->snap_last_ns >= 10 * 1000 * 1000) {
+			xtx_queue_publish_classes(q, now);
+			dirty = 0;
+		}
+
+		if (stopping && !n && !xtx_sched__qlen(q->sched) && !q->outstanding)
+			break;
+		if (stopping && now >= e->stop_deadline_ns + 1000ull * 1000 * 1000)
+			break;	/* completions never came (link down): give up, counted as tx */
+		if (n || m)
+			continue;
+
+		/* Idle: give back what we hold, publish the counters, then sleep. */
+		flush_recycle(q);
+		if (dirty) {
+			xtx_queue_publish_classes(q, now);
+			dirty = 0;
+		}
+		if (q->outstanding) {
+			xtx_mpsc__wait(q->stage, 20 * 1000);
+			continue;
+		}
+		uint64_t timeout = next == UINT64_MAX ? UINT64_MAX : next > now ? next - now : 0;
+		if (stopping && timeout > 1000 * 1000)
+			timeout = 1000 * 1000;
+		if (!timeout)
+			continue;
+		CTR_ADD(q->ctr.sleeps, 1);
+		xtx_mpsc__wait(q->stage, timeout);
+	}
+	flush_recycle(q);
+	xtx_queue_publish_classes(q, xtx_now_ns());
+	return NULL;
+}

@@ -1,0 +1,735 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* engine.c - engine open/close, producers, counters. The per-queue thread is in
+ * dequeuer.c, sockets and UMEM in xsk.c, the free-frame pool in pool.c.
+ *
+ * Frame life: pool -> producer cache (get_frames pops a batch) -> application (owner[]
+ * set to the producer) -> send_burst (owner checked and cleared) -> stage -> dequeuer ->
+ * scheduler -> TX ring -> completion ring -> dequeuer's partial batch -> pool. Frames the
+ * scheduler refuses go from the dequeuer straight back to its partial batch.
+ */
+#include <errno.h>
+#include <numa.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine_int.h"
+
+uint64_t xtx_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void xtx_errf(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+void xtx_info(const struct xtx_engine *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e->o.quiet)
+		return;
+	fputs("xtx: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int is_pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* "2,3" / "0-3,8" -> cpus[], count; -EINVAL on syntax. */
+static int parse_cpus(const char *s, int *cpus, int max)
+{
+	int n = 0;
+
+	while (*s) {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+
+		if (end == s || a < 0 || a > 4095)
+			return -EINVAL;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtol(s, &end, 10);
+			if (end == s || b < a || b > 4095)
+				return -EINVAL;
+		}
+		for (long c = a; c <= b && n < max; c++)
+			cpus[n++] = (int)c;
+		if (*end == ',')
+			end++;
+		else if (*end)
+			return -EINVAL;
+		s = end;
+	}
+	return n ? n : -EINVAL;
+}
+
+/* CPUs for the dequeuers: the user's list, else the CPUs of the NIC's NUMA node. */
+static int pick_cpus(struct xtx_engine *e, int *cpus, int max, char *err, size_t errlen)
+{
+	char path[128];
+	int node = -1, n = 0;
+	FILE *f;
+
+	if (e->o.cpus) {
+		n = parse_cpus(e->o.cpus, cpus, max);
+		if (n < 0)
+			xtx_errf(err, errlen, "bad CPU list '%s': expected e.g. 2,3 or 2-5",
+				 e->o.cpus);
+		return n;
+	}
+	snprintf(path, sizeof(path), "/sys/class/net/%s/device/numa_node", e->ifname);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%d", &node) != 1)
+			node = -1;
+		fclose(f);
+	}
+	if (node < 0 || numa_available() < 0)
+		return 0;	/* unknown node: leave placement to the kernel */
+	struct bitmask *bm = numa_allocate_cpumask();
+	if (numa_node_to_cpus(node, bm) == 0)
+		for (unsigned c = 0; c < bm->size && n < max; c++)
+			if (numa_bitmask_isbitset(bm, c))
+				cpus[n++] = (int)c;
+	numa_free_cpumask(bm);
+	return n;
+}
+
+static struct xtx_sched_config *one_class_config(void)
+{
+	struct xtx_sched_config *c = xtx_sched_config__new();
+	/* One leaf with no practical limit: 8 Pbit/s. */
+	struct xtx_class_opts o = { .sz = sizeof(o), .handle = XTX_HANDLE(1, 0),
+				    .parent = XTX_HANDLE_ROOT, .rate = 1000ull * 1000 * 1000 * 1000 * 1000,
+				    .limit = 65536 };
+
+	if (c && xtx_sched_config__add_class(c, &o)) {
+		xtx_sched_config__free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void engine_free(struct xtx_engine *e)
+{
+	for (unsigned i = 0; i < e->nq; i++) {
+		struct xtx_queue *q = &e->q[i];
+
+		xtx_queue_socket_close(q);
+		xtx_mpsc__destroy(q->stage);
+		xtx_sched__destroy(q->sched);
+		free(q->snap);
+	}
+	xtx_umem_teardown(e);
+	xtx_pool__fini(&e->pool);
+	free(e->owner);
+	xtx_sched_config__free(e->own_cfg);
+	pthread_mutex_destroy(&e->prod_lock);
+	free(e);
+}
+
+struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *err,
+				    size_t errlen)
+{
+	char cerr[512] = "";
+	struct xtx_engine *e;
+	int cpus[256], ncpus, rc = -EINVAL;
+
+	xtx_errf(err, errlen, "unknown error");
+	if (!opts || opts->sz < offsetof(struct xtx_engine_opts, quiet) + sizeof(int) ||
+	    !opts->ifname) {
+		xtx_errf(err, errlen, "bad options: sz too small or no interface name");
+		errno = EINVAL;
+		return NULL;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_init(&e->prod_lock, NULL);
+	e->o = *opts;
+	e->o.sz = sizeof(e->o);
+	if (!e->o.queues)
+		e->o.queues = 1;
+	if (!e->o.frame_size)
+		e->o.frame_size = 2048;
+	if (!e->o.frame_count)
+		e->o.frame_count = 8192 * e->o.queues;
+	if (!e->o.tx_ring_size)
+		e->o.tx_ring_size = 2048;
+	if (!e->o.comp_ring_size)
+		e->o.comp_ring_size = 2048;
+	if (!e->o.max_producers)
+		e->o.max_producers = 64;
+	if (!e->o.lane_size)
+		e->o.lane_size = 1024;
+	if (!e->o.drain_timeout_ns)
+		e->o.drain_timeout_ns = 1000ull * 1000 * 1000;
+
+	if (strlen(opts->ifname) >= IF_NAMESIZE || !(e->ifindex = (int)if_nametoindex(opts->ifname))) {
+		xtx_errf(err, errlen, "no interface '%s' in this network namespace (see ip link "
+			 "show)", opts->ifname);
+		rc = -ENODEV;
+		goto fail;
+	}
+	strcpy(e->ifname, opts->ifname);
+	if (e->o.queues > XTX_MAX_QUEUES) {
+		xtx_errf(err, errlen, "at most %d queues, not %u", XTX_MAX_QUEUES, e->o.queues);
+		goto fail;
+	}
+	if (e->o.frame_size != 2048 && e->o.frame_size != 4096) {
+		xtx_errf(err, errlen, "frame size must be 2048 or 4096, not %u", e->o.frame_size);
+		goto fail;
+	}
+	if (!is_pow2(e->o.tx_ring_size) || !is_pow2(e->o.comp_ring_size) ||
+	    e->o.tx_ring_size < 64 || e->o.comp_ring_size < 64) {
+		xtx_errf(err, errlen, "ring sizes must be powers of two >= 64 (tx %u, comp %u)",
+			 e->o.tx_ring_size, e->o.comp_ring_size);
+		goto fail;
+	}
+	if (e->o.max_producers > XTX_MPSC_MAX_LANES) {
+		xtx_errf(err, errlen, "at most %d producers", XTX_MPSC_MAX_LANES);
+		goto fail;
+	}
+	e->nq = e->o.queues;
+	e->frame_size = e->o.frame_size;
+	e->frame_shift = (uint32_t)__builtin_ctz(e->frame_size);
+	e->nframes = e->o.frame_count;
+	/* Enough frames for every TX ring and some for each producer to work with. */
+	if (e->nframes < e->nq * (e->o.tx_ring_size + 2 * XTX_BATCH) || e->nframes > (1u << 26)) {
+		xtx_errf(err, errlen, "frame count %u out of range: at least %u for %u queue(s) "
+			 "with TX rings of %u, at most %u", e->nframes,
+			 e->nq * (e->o.tx_ring_size + 2 * XTX_BATCH), e->nq, e->o.tx_ring_size,
+			 1u << 26);
+		goto fail;
+	}
+
+	e->cfg = opts->classes;
+	if (!e->cfg) {
+		e->cfg = e->own_cfg = one_class_config();
+		if (!e->cfg) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+	}
+	if (xtx_sched_config__validate(e->cfg, cerr, sizeof(cerr))) {
+		xtx_errf(err, errlen, "class configuration: %s", cerr);
+		goto fail;
+	}
+	e->ncls = xtx_sched_config__class_count(e->cfg);
+
+	rc = xtx_pool__init(&e->pool, e->nframes / XTX_BATCH + 2 +
+					2 * (e->nq + e->o.max_producers));
+	if (rc) {
+		xtx_errf(err, errlen, "out of memory for the frame pool");
+		goto fail;
+	}
+	e->owner = calloc(e->nframes, sizeof(*e->owner));
+	if (!e->owner) {
+		rc = -ENOMEM;
+		xtx_errf(err, errlen, "out of memory for the frame table");
+		goto fail;
+	}
+	for (unsigned i = 0; i < e->nq; i++) {
+		e->q[i].e = e;
+		e->q[i].idx = i;
+		e->q[i].qid = e->o.first_queue + i;
+		e->q[i].cpu = -1;
+	}
+	rc = xtx_umem_setup(e, err, errlen);
+	if (rc)
+		goto fail;
+	for (uint32_t f = 0; f < e->nframes; f += XTX_BATCH) {
+		uint64_t b[XTX_BATCH];
+		uint32_t n = e->nframes - f < XTX_BATCH ? e->nframes - f : XTX_BATCH;
+
+		for (uint32_t k = 0; k < n; k++)
+			b[k] = ((uint64_t)(f + k) << e->frame_shift) + XTX_HEADROOM;
+		xtx_pool__put(&e->pool, b, n);
+	}
+
+	ncpus = pick_cpus(e, cpus, 256, err, errlen);
+	if (ncpus < 0)
+		goto fail;
+	for (unsigned i = 0; i < e->nq; i++) {
+		struct xtx_queue *q = &e->q[i];
+		struct xtx_mpsc_opts mo = { .sz = sizeof(mo), .lanes = e->o.max_producers,
+					    .lane_size = e->o.lane_size, .numa_node = -1,
+					    .busy_poll = e->o.busy_poll };
+
+		rc = xtx_queue_socket(e, q, err, errlen);
+		if (rc)
+			goto fail;
+		q->fd = xsk_socket__fd(q->xsk);
+		q->stage = xtx_mpsc__create(&mo);
+		q->sched = xtx_sched__create(e->cfg, NULL, xtx_now_ns(), cerr, sizeof(cerr));
+		q->snap = calloc(e->ncls * SNAP_WORDS, sizeof(*q->snap));
+		if (!q->stage || !q->sched || !q->snap) {
+			rc = -errno ? -errno : -ENOMEM;
+			xtx_errf(err, errlen, "queue %u: cannot create stage or scheduler: %s",
+				 q->qid, cerr[0] ? cerr : strerror(-rc));
+			goto fail;
+		}
+		if (ncpus > 0)
+			q->cpu = cpus[i % (unsigned)ncpus];
+	}
+	xtx_info(e, "%s: %u queue(s) from %u, %s mode, %u frames of %u bytes%s", e->ifname,
+		 e->nq, e->o.first_queue, e->zerocopy ? "zero-copy" : "copy", e->nframes,
+		 e->frame_size, e->area_huge ? " on huge pages" : "");
+	for (unsigned i = 0; i < e->nq; i++) {
+		struct xtx_queue *q = &e->q[i];
+
+		rc = -pthread_create(&q->thread, NULL, xtx_dequeuer_main, q);
+		if (rc) {
+			xtx_errf(err, errlen, "cannot start the dequeuer thread: %s", strerror(-rc));
+			goto fail_threads;
+		}
+		q->thread_started = 1;
+	}
+	return e;
+
+fail_threads:
+	/* Release, pairs with the dequeuers' acquire load of stop. */
+	atomic_store_explicit(&e->drop, 1, memory_order_relaxed);
+	atomic_store_explicit(&e->stop, 1, memory_order_release);
+	for (unsigned i = 0; i < e->nq; i++)
+		if (e->q[i].thread_started) {
+			xtx_mpsc__kick(e->q[i].stage);
+			pthread_join(e->q[i].thread, NULL);
+		}
+fail:
+	engine_free(e);
+	errno = -rc;
+	return NULL;
+}
+
+int xtx_engine__close(struct xtx_engine *e)
+{
+	uint64_t before = 0, after = 0;
+
+	if (!e)
+		return 0;
+	pthread_mutex_lock(&e->prod_lock);
+	for (unsigned i = 0; i < XTX_MPSC_MAX_LANES; i++)
+		if (e->prods[i]) {
+			pthread_mutex_unlock(&e->prod_lock);
+			return -EBUSY;	/* close producers first */
+		}
+	pthread_mutex_unlock(&e->prod_lock);
+	for (unsigned i = 0; i < e->nq; i++)
+		before += CTR_GET(e->q[i].ctr.drops[XTX_DROP_PURGED]);
+	e->stop_deadline_ns = xtx_now_ns() + e->o.drain_timeout_ns;
+	atomic_store_explicit(&e->drop, e->o.drop_on_close, memory_order_relaxed);
+	/* Release, pairs with the dequeuers' acquire load: deadline and drop are visible. */
+	atomic_store_explicit(&e->stop, 1, memory_order_release);
+	for (unsigned i = 0; i < e->nq; i++) {
+		xtx_mpsc__kick(e->q[i].stage);
+		if (e->q[i].thread_started)
+			pthread_join(e->q[i].thread, NULL);
+		e->q[i].thread_started = 0;
+	}
+	for (unsigned i = 0; i < e->nq; i++) {
+		struct xtx_class_stats st;
+
+		after += CTR_GET(e->q[i].ctr.drops[XTX_DROP_PURGED]);
+		for (unsigned c = 0; c < e->ncls; c++)
+			if (!xtx_sched__class_stats(e->q[i].sched, c, &st))
+				after += st.drops[XTX_DROP_PURGED];
+	}
+	int timed_out = !e->o.drop_on_close && after > before;
+	engine_free(e);
+	return timed_out ? -ETIMEDOUT : 0;
+}
+
+const char *xtx_engine__mode(const struct xtx_engine *e)
+{
+	return e->zerocopy ? "zero-copy" : "copy";
+}
+
+unsigned xtx_engine__queues(const struct xtx_engine *e)
+{
+	return e->nq;
+}
+
+uint32_t xtx_engine__frame_size(const struct xtx_engine *e)
+{
+	return e->frame_size;
+}
+
+uint32_t xtx_engine__frame_room(const struct xtx_engine *e)
+{
+	return e->frame_size - XTX_HEADROOM;
+}
+
+int xtx_engine__class_index(const struct xtx_engine *e, uint32_t handle)
+{
+	return xtx_sched_config__class_index(e->cfg, handle);
+}
+
+unsigned xtx_engine__class_count(const struct xtx_engine *e)
+{
+	return e->ncls;
+}
+
+void *xtx_engine__frame(const struct xtx_engine *e, uint64_t addr)
+{
+	return xtx_frame_ptr(e, addr);
+}
+
+/* --- producers ----------------------------------------------------------------------- */
+
+struct xtx_producer *xtx_producer__open(struct xtx_engine *e)
+{
+	struct xtx_producer *p = calloc(1, sizeof(*p));
+	unsigned id;
+
+	if (!p) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	p->e = e;
+	pthread_mutex_lock(&e->prod_lock);
+	for (id = 0; id < e->o.max_producers && e->prods[id]; id++)
+		;
+	if (id == e->o.max_producers)
+		goto busy;
+	for (unsigned i = 0; i < e->nq; i++) {
+		p->lane[i] = xtx_mpsc__register(e->q[i].stage);
+		if (!p->lane[i]) {
+			while (i--)
+				xtx_mpsc__unregister(p->lane[i]);
+			goto busy;
+		}
+	}
+	p->id = id;
+	e->prods[id] = p;
+	pthread_mutex_unlock(&e->prod_lock);
+	return p;
+busy:
+	pthread_mutex_unlock(&e->prod_lock);
+	free(p);
+	errno = EBUSY;
+	return NULL;
+}
+
+static void give_back_cache(struct xtx_producer *p)
+{
+	while (p->ncache) {
+		uint32_t n = p->ncache < XTX_BATCH ? p->ncache : XTX_BATCH;
+
+		p->ncache -= n;
+		xtx_pool__put(&p->e->pool, p->cache + p->ncache, n);
+	}
+	/* Relaxed: a gauge for xtx_engine__frames(). */
+	atomic_store_explicit(&p->cached_pub, 0, memory_order_relaxed);
+}
+
+void xtx_producer__close(struct xtx_producer *p)
+{
+	struct xtx_engine *e;
+
+	if (!p)
+		return;
+	e = p->e;
+	give_back_cache(p);
+	for (unsigned i = 0; i < e->nq; i++)
+		xtx_mpsc__unregister(p->lane[i]);
+	pthread_mutex_lock(&e->prod_lock);
+	e->closed.got += CTR_GET(p->got);
+	e->closed.sent += CTR_GET(p->sent);
+	e->closed.short_sends += CTR_GET(p->short_sends);
+	e->closed.bad_desc += CTR_GET(p->bad_desc);
+	e->closed.no_frames += CTR_GET(p->no_frames);
+	/* Relaxed: a counter read by xtx_engine__frames(). */
+	atomic_fetch_add_explicit(&e->closed_app,
+				  CTR_GET(p->got) - CTR_GET(p->sent) - CTR_GET(p->put),
+				  memory_order_relaxed);
+	e->prods[p->id] = NULL;
+	pthread_mutex_unlock(&e->prod_lock);
+	free(p);
+}
+
+static inline uint32_t frame_index(const struct xtx_engine *e, uint64_t addr)
+{
+	return (uint32_t)((addr & XTX_DESC_ADDR_MASK) >> e->frame_shift);
+}
+
+unsigned xtx_producer__get_frames(struct xtx_producer *p, uint64_t *addrs, unsigned n)
+{
+	struct xtx_engine *e = p->e;
+	unsigned k;
+
+	while (p->ncache < n && p->ncache <= XTX_PROD_CACHE - XTX_BATCH) {
+		uint32_t got = xtx_pool__get(&e->pool, p->cache + p->ncache, XTX_BATCH);
+
+		if (!got)
+			break;
+		p->ncache += got;
+	}
+	k = n < p->ncache ? n : p->ncache;
+	for (unsigned i = 0; i < k; i++) {
+		addrs[i] = p->cache[--p->ncache];
+		/* Relaxed: only this producer reads or writes the entry while it owns the
+		 * frame; the hand-over between owners is ordered by the pool and stage. */
+		atomic_store_explicit(&e->owner[frame_index(e, addrs[i])], (uint16_t)(p->id + 1),
+				      memory_order_relaxed);
+	}
+	if (k)
+		CTR_ADD(p->got, k);
+	else
+		CTR_ADD(p->no_frames, 1);
+	/* Relaxed: a gauge. */
+	atomic_store_explicit(&p->cached_pub, p->ncache, memory_order_relaxed);
+	return k;
+}
+
+/* A frame address this producer holds, pointing at the packet start. */
+static inline int desc_ok(const struct xtx_producer *p, uint64_t addr, uint32_t len)
+{
+	const struct xtx_engine *e = p->e;
+	uint64_t a = addr & XTX_DESC_ADDR_MASK;
+	uint32_t idx = frame_index(e, a);
+
+	return idx < e->nframes && (a & (e->frame_size - 1)) == XTX_HEADROOM &&
+	       len >= 14 && len <= e->frame_size - XTX_HEADROOM &&
+	       /* Relaxed: see get_frames(). */
+	       atomic_load_explicit(&e->owner[idx], memory_order_relaxed) == p->id + 1 &&
+	       !(addr & ~(XTX_DESC_ADDR_MASK | XTX_DESC_F_TXTIME));
+}
+
+void xtx_producer__put_frames(struct xtx_producer *p, const uint64_t *addrs, unsigned n)
+{
+	struct xtx_engine *e = p->e;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (!desc_ok(p, addrs[i], 14)) {
+			CTR_ADD(p->bad_desc, 1);
+			continue;
+		}
+		/* Relaxed: see get_frames(). */
+		atomic_store_explicit(&e->owner[frame_index(e, addrs[i])], 0, memory_order_relaxed);
+		if (p->ncache == XTX_PROD_CACHE) {
+			p->ncache -= XTX_BATCH;
+			xtx_pool__put(&e->pool, p->cache + p->ncache, XTX_BATCH);
+		}
+		p->cache[p->ncache++] = addrs[i] & XTX_DESC_ADDR_MASK;
+		CTR_ADD(p->put, 1);
+	}
+	/* Relaxed: a gauge. */
+	atomic_store_explicit(&p->cached_pub, p->ncache, memory_order_relaxed);
+}
+
+void xtx_producer__set_txtime(struct xtx_producer *p, struct xtx_desc *d, uint64_t t_ns)
+{
+	memcpy((char *)xtx_frame_ptr(p->e, d->addr) - 8, &t_ns, sizeof(t_ns));
+	d->addr |= XTX_DESC_F_TXTIME;
+}
+
+static inline unsigned queue_of(const struct xtx_engine *e, uint32_t hash)
+{
+	/* Multiply-shift: stable for a given hash and queue count, no division. */
+	return (unsigned)(((uint64_t)hash * e->nq) >> 32);
+}
+
+unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc *d,
+				  unsigned n)
+{
+	struct xtx_engine *e = p->e;
+	unsigned ok = 0, done = 0;
+
+	/* Validate first; the burst stops at the first bad descriptor. */
+	while (ok < n && desc_ok(p, d[ok].addr, d[ok].len))
+		ok++;
+	if (ok < n)
+		CTR_ADD(p->bad_desc, 1);
+	for (unsigned i = 0; i < ok; i++)
+		/* Relaxed: see get_frames(). Cleared before the frame is published to the
+		 * stage; restored below for what the stage does not take. */
+		atomic_store_explicit(&e->owner[frame_index(e, d[i].addr)], 0,
+				      memory_order_relaxed);
+	/* Runs of consecutive descriptors bound for the same queue. */
+	while (done < ok) {
+		unsigned q = queue_of(e, d[done].hash), run = 1, k;
+
+		while (done + run < ok && queue_of(e, d[done + run].hash) == q)
+			run++;
+		k = xtx_mpsc__enqueue_burst(p->lane[q], d + done, run);
+		done += k;
+		if (k < run) {
+			CTR_ADD(p->short_sends, 1);
+			break;
+		}
+	}
+	for (unsigned i = done; i < ok; i++)
+		/* Relaxed: still ours, not published. */
+		atomic_store_explicit(&e->owner[frame_index(e, d[i].addr)], (uint16_t)(p->id + 1),
+				      memory_order_relaxed);
+	if (done)
+		CTR_ADD(p->sent, done);
+	return done;
+}
+
+/* --- counters -------------------------------------------------------------------------- */
+
+static void read_class_snap(const struct xtx_queue *q, unsigned cls, struct xtx_class_stats *st)
+{
+	uint64_t w[SNAP_WORDS];
+	uint32_t s1, s2;
+
+	do {
+		/* Acquire, pairs with the writer's final release store (seqlock reader). */
+		s1 = atomic_load_explicit(&((struct xtx_queue *)q)->snap_seq, memory_order_acquire);
+		for (unsigned k = 0; k < SNAP_WORDS; k++)
+			/* Relaxed: validated by the seqcount re-check. */
+			w[k] = atomic_load_explicit(&q->snap[cls * SNAP_WORDS + k],
+						    memory_order_relaxed);
+		/* Acquire fence: the loads above complete before the re-check; pairs with the
+		 * writer's release fence after its odd store. */
+		atomic_thread_fence(memory_order_acquire);
+		s2 = atomic_load_explicit(&((struct xtx_queue *)q)->snap_seq, memory_order_relaxed);
+	} while ((s1 & 1) || s1 != s2);
+	memcpy(st, w, sizeof(*st));
+}
+
+int xtx_engine__queue_stats(const struct xtx_engine *e, unsigned qi, struct xtx_queue_stats *st)
+{
+	const struct xtx_queue *q;
+
+	if (qi >= e->nq)
+		return -ENOENT;
+	q = &e->q[qi];
+	memset(st, 0, sizeof(*st));
+	st->stage_pkts = CTR_GET(q->ctr.stage_pkts);
+	st->sent_pkts = CTR_GET(q->ctr.sent_pkts);
+	st->sent_bytes = CTR_GET(q->ctr.sent_bytes);
+	st->completed = CTR_GET(q->ctr.completed);
+	st->tx_ring_full = CTR_GET(q->ctr.tx_ring_full);
+	st->kicks = CTR_GET(q->ctr.kicks);
+	st->kick_errors = CTR_GET(q->ctr.kick_errors);
+	st->sleeps = CTR_GET(q->ctr.sleeps);
+	st->loops = CTR_GET(q->ctr.loops);
+	for (unsigned r = 0; r < XTX_DROP__MAX; r++)
+		st->drops[r] = CTR_GET(q->ctr.drops[r]);
+	for (unsigned c = 0; c < e->ncls; c++) {
+		struct xtx_class_stats cs;
+
+		read_class_snap(q, c, &cs);
+		for (unsigned r = 0; r < XTX_DROP__MAX; r++)
+			st->drops[r] += cs.drops[r];
+	}
+	return 0;
+}
+
+int xtx_engine__class_stats(const struct xtx_engine *e, unsigned cls, struct xtx_class_stats *st)
+{
+	if (cls >= e->ncls)
+		return -ENOENT;
+	memset(st, 0, sizeof(*st));
+	for (unsigned i = 0; i < e->nq; i++) {
+		struct xtx_class_stats cs;
+
+		read_class_snap(&e->q[i], cls, &cs);
+		st->enq_pkts += cs.enq_pkts;
+		st->enq_bytes += cs.enq_bytes;
+		st->sent_pkts += cs.sent_pkts;
+		st->sent_bytes += cs.sent_bytes;
+		for (unsigned r = 0; r < XTX_DROP__MAX; r++)
+			st->drops[r] += cs.drops[r];
+		st->borrows += cs.borrows;
+		st->throttled += cs.throttled;
+		st->qlen += cs.qlen;
+		st->flows += cs.flows;
+		st->tokens = cs.tokens;		/* of the last queue: per-queue by nature */
+		st->ctokens = cs.ctokens;
+	}
+	return 0;
+}
+
+void xtx_producer__stats(const struct xtx_producer *p, struct xtx_producer_stats *st)
+{
+	st->got = CTR_GET(p->got);
+	st->sent = CTR_GET(p->sent);
+	st->short_sends = CTR_GET(p->short_sends);
+	st->bad_desc = CTR_GET(p->bad_desc);
+	st->no_frames = CTR_GET(p->no_frames);
+}
+
+void xtx_engine__producer_totals(const struct xtx_engine *e, struct xtx_producer_stats *st)
+{
+	struct xtx_engine *me = (struct xtx_engine *)e;
+
+	pthread_mutex_lock(&me->prod_lock);
+	*st = e->closed;
+	for (unsigned i = 0; i < XTX_MPSC_MAX_LANES; i++) {
+		struct xtx_producer_stats ps;
+
+		if (!e->prods[i])
+			continue;
+		xtx_producer__stats(e->prods[i], &ps);
+		st->got += ps.got;
+		st->sent += ps.sent;
+		st->short_sends += ps.short_sends;
+		st->bad_desc += ps.bad_desc;
+		st->no_frames += ps.no_frames;
+	}
+	pthread_mutex_unlock(&me->prod_lock);
+}
+
+void xtx_engine__frames(const struct xtx_engine *e, struct xtx_frame_count *fc)
+{
+	struct xtx_engine *me = (struct xtx_engine *)e;
+
+	memset(fc, 0, sizeof(*fc));
+	fc->total = e->nframes;
+	/* Relaxed: gauges and counters, each exact on its own. */
+	fc->pool = (uint64_t)atomic_load_explicit(&me->pool.frames, memory_order_relaxed);
+	fc->app = atomic_load_explicit(&me->closed_app, memory_order_relaxed);
+	pthread_mutex_lock(&me->prod_lock);
+	for (unsigned i = 0; i < XTX_MPSC_MAX_LANES; i++) {
+		const struct xtx_producer *p = e->prods[i];
+
+		if (!p)
+			continue;
+		fc->cached += atomic_load_explicit(&p->cached_pub, memory_order_relaxed);
+		fc->app += CTR_GET(p->got) - CTR_GET(p->sent) - CTR_GET(p->put);
+	}
+	pthread_mutex_unlock(&me->prod_lock);
+	for (unsigned i = 0; i < e->nq; i++) {
+		const struct xtx_queue *q = &e->q[i];
+		struct xtx_mpsc_stats ms;
+		struct xtx_queue_stats qs;
+		uint64_t dropped = 0;
+
+		xtx_mpsc__stats(q->stage, &ms);
+		xtx_engine__queue_stats(e, i, &qs);
+		for (unsigned r = 0; r < XTX_DROP__MAX; r++)
+			dropped += qs.drops[r];
+		fc->stage += ms.enq_items - ms.deq_items;
+		fc->tx += qs.sent_pkts - qs.completed;
+		fc->dequeuer += CTR_GET(q->ctr.held);
+		/* Taken from the stage and neither sent nor dropped: in the scheduler. Drops
+		 * come from the class snapshot, so this is exact when the dequeuer is idle. */
+		fc->sched += qs.stage_pkts - qs.sent_pkts - dropped;
+	}
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* pool.c - the shared free-frame pool: two tagged Treiber stacks of batches. See pool.h
+ * for the design, the concurrency contract and the memory-order labels. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pool.h"
+
+int xtx_pool__init(struct xtx_pool *p, uint32_t nbatches)
+{
+	memset(p, 0, sizeof(*p));
+	p->batches = calloc(nbatches, sizeof(*p->batches));
+	if (!p->batches)
+		return -ENOMEM;
+	p->nbatches = nbatches;
+	for (uint32_t i = 0; i < nbatches; i++)
+		xtx_pool__push(p, &p->empty, i);
+	return 0;
+}
+
+void xtx_pool__fini(struct xtx_pool *p)
+{
+	free(p->batches);
+	p->batches = NULL;
+}
+
+void xtx_pool__push(struct xtx_pool *p, _Atomic uint64_t *stack, uint32_t idx)
+{
+	/* Relaxed: the CAS below validates what we read. */
+	uint64_t old = atomic_load_explicit(stack, memory_order_relaxed), nw;
+
+	do {
+		/* Relaxed: published by the release CAS. */
+		atomic_store_explicit(&p->batches[idx].next, (uint32_t)old, memory_order_relaxed);
+		nw = ((old >> 32) + 1) << 32 | (idx + 1);
+		/* (S1) release on success, pairs with (S2): the batch's contents and `next` are
+		 * visible to the thread that pops it. Relaxed on failure: we retry. */
+	} while (!atomic_compare_exchange_weak_explicit(stack, &old, nw, memory_order_release,
+							memory_order_relaxed));
+}
+
+int xtx_pool__pop(struct xtx_pool *p, _Atomic uint64_t *stack)
+{
+	/* (S2) acquire, pairs with (S1): `next` of the head container is the pusher's. */
+	uint64_t old = atomic_load_explicit(stack, memory_order_acquire), nw;
+
+	do {
+		uint32_t top = (uint32_t)old;
+
+		if (!top)
+			return -1;
+		/* Relaxed: may be stale if the head changed meanwhile; then the tag makes the
+		 * CAS fail and we retry with the fresh head. */
+		nw = ((old >> 32) + 1) << 32 |
+		     atomic_load_explicit(&p->batches[top - 1].next, memory_order_relaxed);
+		/* (S2) acquire on success and failure: we read the new head's contents. */
+	} while (!atomic_compare_exchange_weak_explicit(stack, &old, nw, memory_order_acquire,
+							memory_order_acquire));
+	return (int)(uint32_t)old - 1;
+}
+
+int xtx_pool__put(struct xtx_pool *p, const uint64_t *addr, uint32_t n)
+{
+	int idx = xtx_pool__pop(p, &p->empty);
+
+	if (idx < 0)
+		return -ENOSPC;
+	memcpy(p->batches[idx].addr, addr, n * sizeof(*addr));
+	p->batches[idx].n = n;
+	/* Relaxed: a counter; the batch itself is published by the push. */
+	atomic_fetch_add_explicit(&p->frames, n, memory_order_relaxed);
+	xtx_pool__push(p, &p->full, (uint32_t)idx);
+	return 0;
+}
+
+uint32_t xtx_pool__get(struct xtx_pool *p, uint64_t *out, uint32_t max)
+{
+	int idx = xtx_pool__pop(p, &p->full);
+	struct xtx_batch *b;
+	uint32_t n;
+
+	if (idx < 0)
+		return 0;
+	b = &p->batches[idx];
+	n = b->n < max ? b->n : max;
+	memcpy(out, b->addr + (b->n - n), n * sizeof(*out));
+	b->n -= n;
+	/* Relaxed: a counter. */
+	atomic_fetch_sub_explicit(&p->frames, n, memory_order_relaxed);
+	if (b->n)	/* split: the rest goes back as it is */
+		xtx_pool__push(p, &p->full, (uint32_t)idx);
+	else
+		xtx_pool__push(p, &p->empty, (uint32_t)idx);
+	return n;
+}
