@@ -11,8 +11,10 @@
  *      descriptors in one reserve/submit;
  *   5. kick the kernel with sendto() only if it set need_wakeup on the TX ring.
  * When a step moved nothing, the thread sleeps on the stage's futex until a producer rings
- * or the scheduler's next departure time (busy_poll: spins instead). While frames await
- * completion it naps 20 us at a time, so a stuck link cannot make it spin.
+ * or the scheduler's next departure time (busy_poll: spins instead). While the kernel still
+ * has unread TX descriptors and asks for a wake-up it kicks again at once (copy mode sends
+ * at most 32 frames per sendto); while it only awaits completions it naps 20 us at a time,
+ * so a stuck link cannot make it spin.
  *
  * Shutdown (engine->stop): keep going until stage, scheduler and TX ring are empty; at the
  * drain deadline (or at once with drop) stop sending and purge what is queued, counting it.
@@ -59,14 +61,16 @@ static void reap(struct xtx_queue *q)
 	}
 }
 
-static void kick(struct xtx_queue *q)
+/* Returns 0, or -errno when the kernel could not send (link down, no buffers...). */
+static int kick(struct xtx_queue *q)
 {
 	CTR_ADD(q->ctr.kicks, 1);
 	if (sendto(q->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0)
-		return;
+		return 0;
 	/* Transient: the kernel is busy, out of buffers, or the link is down. */
 	if (errno != EAGAIN && errno != EBUSY && errno != ENOBUFS && errno != ENETDOWN)
 		CTR_ADD(q->ctr.kick_errors, 1);
+	return -errno;
 }
 
 static void pin_self(int cpu)
@@ -112,6 +116,7 @@ void *xtx_dequeuer_main(void *arg)
 	struct xtx_desc in[XTX_DEQ_BATCH], out[XTX_DEQ_BATCH], drops[XTX_DEQ_BATCH];
 	uint64_t txt[XTX_DEQ_BATCH];
 	int dirty = 0;		/* class counters changed since the last publication */
+	int kick_rc = 0;	/* last kick's result: retry at once only if it worked */
 
 	pin_self(q->cpu);
 	/* Sleep until the scheduler's next departure to the microsecond, not the default
@@ -190,7 +195,7 @@ void *xtx_dequeuer_main(void *arg)
 			next = now;
 		}
 		if (q->outstanding && xsk_ring_prod__needs_wakeup(&q->tx))
-			kick(q);
+			kick_rc = kick(q);
 		dirty |= n || m;
 		if (dirty && now - q->snap_last_ns >= 10 * 1000 * 1000) {
 			xtx_queue_publish_classes(q, now);
@@ -211,6 +216,15 @@ void *xtx_dequeuer_main(void *arg)
 			dirty = 0;
 		}
 		if (q->outstanding) {
+			/* Acquire, pairs with the kernel's release of the consumer index. */
+			uint32_t unread = q->tx.cached_prod -
+					  __atomic_load_n(q->tx.consumer, __ATOMIC_ACQUIRE);
+
+			/* The kernel has not read everything yet (copy mode sends at most 32
+			 * frames per sendto): kick again at once if it asks for it. */
+			if (unread && !kick_rc && xsk_ring_prod__needs_wakeup(&q->tx))
+				continue;	/* kicked again in the next step */
+			/* Waiting for completions only (zero-copy: the driver's NAPI). */
 			xtx_mpsc__wait(q->stage, 20 * 1000);
 			continue;
 		}

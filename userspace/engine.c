@@ -324,12 +324,12 @@ fail:
 	return NULL;
 }
 
-int xtx_engine__close(struct xtx_engine *e)
+int xtx_engine__stop(struct xtx_engine *e)
 {
 	uint64_t before = 0, after = 0;
 
-	if (!e)
-		return 0;
+	if (e->stopped)
+		return -EALREADY;
 	pthread_mutex_lock(&e->prod_lock);
 	for (unsigned i = 0; i < XTX_MPSC_MAX_LANES; i++)
 		if (e->prods[i]) {
@@ -349,6 +349,7 @@ int xtx_engine__close(struct xtx_engine *e)
 			pthread_join(e->q[i].thread, NULL);
 		e->q[i].thread_started = 0;
 	}
+	e->stopped = 1;
 	for (unsigned i = 0; i < e->nq; i++) {
 		struct xtx_class_stats st;
 
@@ -357,9 +358,22 @@ int xtx_engine__close(struct xtx_engine *e)
 			if (!xtx_sched__class_stats(e->q[i].sched, c, &st))
 				after += st.drops[XTX_DROP_PURGED];
 	}
-	int timed_out = !e->o.drop_on_close && after > before;
+	return !e->o.drop_on_close && after > before ? -ETIMEDOUT : 0;
+}
+
+int xtx_engine__close(struct xtx_engine *e)
+{
+	int rc = 0;
+
+	if (!e)
+		return 0;
+	if (!e->stopped) {
+		rc = xtx_engine__stop(e);
+		if (rc == -EBUSY)
+			return rc;
+	}
 	engine_free(e);
-	return timed_out ? -ETIMEDOUT : 0;
+	return rc;
 }
 
 const char *xtx_engine__mode(const struct xtx_engine *e)

@@ -99,6 +99,7 @@ struct xtx_engine {
 	_Atomic int stop;		/* dequeuers: finish (drain or drop) and exit */
 	_Atomic int drop;		/* dequeuers: drop what is queued */
 	uint64_t stop_deadline_ns;
+	int stopped;			/* xtx_engine__stop() done (caller's thread only) */
 
 	pthread_mutex_t prod_lock;	/* open/close of producers only (slow path) */
 	struct xtx_producer *prods[XTX_MPSC_MAX_LANES];

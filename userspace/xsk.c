@@ -140,7 +140,7 @@ void xtx_umem_teardown(struct xtx_engine *e)
 	e->area = NULL;
 }
 
-static int try_socket(struct xtx_engine *e, struct xtx_queue *q, uint16_t mode_flag)
+static int try_socket_once(struct xtx_engine *e, struct xtx_queue *q, uint16_t mode_flag)
 {
 	struct xsk_socket_config cfg = {
 		.rx_size = 0,
@@ -155,6 +155,20 @@ static int try_socket(struct xtx_engine *e, struct xtx_queue *q, uint16_t mode_f
 					  &cfg);
 	return xsk_socket__create_shared(&q->xsk, e->ifname, q->qid, e->umem, NULL, &q->tx,
 					 &q->fill, &q->comp, &cfg);
+}
+
+/* A socket closed a moment ago (a previous run on this queue) is released by the kernel
+ * asynchronously: EBUSY for a while. Retry for up to 1 s before calling the queue taken. */
+static int try_socket(struct xtx_engine *e, struct xtx_queue *q, uint16_t mode_flag)
+{
+	int rc;
+
+	for (int tries = 0;; tries++) {
+		rc = try_socket_once(e, q, mode_flag);
+		if (rc != -EBUSY || tries == 100)
+			return rc;
+		usleep(10 * 1000);
+	}
 }
 
 int xtx_queue_socket(struct xtx_engine *e, struct xtx_queue *q, char *err, size_t errlen)

@@ -81,9 +81,14 @@ struct xtx_producer;
 struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *err,
 				    size_t errlen);
 
-/* Stop and free everything: drains queued frames (up to drain_timeout_ns) unless
- * drop_on_close, then counts what is left as dropped. Producers must be closed first.
- * Returns 0, or -ETIMEDOUT if the drain timed out (frames were dropped and counted). */
+/* Stop the dequeuers: send what is queued (up to drain_timeout_ns) unless drop_on_close,
+ * then count what is left as dropped (XTX_DROP_PURGED) and return its frames to the pool.
+ * Counters stay readable until close. Producers must be closed first. Returns 0,
+ * -ETIMEDOUT if the drain timed out (the rest was dropped and counted), -EBUSY if a
+ * producer is still open, -EALREADY if already stopped. */
+int xtx_engine__stop(struct xtx_engine *e);
+
+/* Stop (if not stopped yet) and free everything. Returns what stop returned, or 0. */
 int xtx_engine__close(struct xtx_engine *e);
 
 const char *xtx_engine__mode(const struct xtx_engine *e);	/* "copy" / "zero-copy" */

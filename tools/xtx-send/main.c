@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* xtx-send - the sender a user runs on a real NIC: UDP flows from N producer threads
+ * through the xtx engine (stage -> HTB/FQ scheduler -> AF_XDP TX ring). See --help. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xtx/pkt.h>
+#include <xtx/xtx.h>
+#include "neigh.h"
+#include "opts.h"
+
+#define BURST 32
+
+static const uint16_t imix_pattern[12] = { 60, 590, 60, 60, 590, 60, 1514, 60, 590, 60, 60, 590 };
+
+static struct send_opts o;
+static struct xtx_engine *eng;
+static _Atomic int stop_req;		/* SIGINT/SIGTERM or end of duration */
+static volatile sig_atomic_t got_signal;
+static uint16_t flow_cls[65536];	/* class index of flow i */
+static uint32_t flow_hash[65536];
+
+struct tmpl {
+	uint8_t frame[4096];
+	struct xtx_pkt_layout l;
+	uint32_t len;
+};
+
+struct prod {
+	pthread_t th;
+	unsigned id;
+	uint64_t quota;			/* packets to offer with --count */
+	uint64_t offered;
+	_Atomic int done;
+	int err;
+};
+
+static struct prod prods[MAX_PRODUCERS];
+static unsigned nprod;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	got_signal = 1;
+	/* Relaxed: a flag polled by every thread; lock-free atomics are signal-safe. */
+	atomic_store_explicit(&stop_req, 1, memory_order_relaxed);
+}
+
+static int build_tmpl(struct tmpl *t, uint32_t len)
+{
+	struct xtx_pkt_udp_opts po = { .sz = sizeof(po), .src_port = o.src_port,
+				       .dst_port = o.dst_port, .frame_len = len };
+	int n;
+
+	memcpy(po.dst_mac, o.dst_mac, 6);
+	memcpy(po.src_mac, o.src_mac, 6);
+	if (o.family == AF_INET) {
+		memcpy(&po.src4, o.src_ip, 4);
+		memcpy(&po.dst4, o.dst_ip, 4);
+		n = xtx_pkt__build_udp4(t->frame, sizeof(t->frame), &po);
+	} else {
+		memcpy(&po.src6, o.src_ip, 16);
+		memcpy(&po.dst6, o.dst_ip, 16);
+		n = xtx_pkt__build_udp6(t->frame, sizeof(t->frame), &po);
+	}
+	if (n < 0 || xtx_pkt__parse_udp(t->frame, (size_t)n, &t->l, NULL))
+		return -EINVAL;
+	t->len = (uint32_t)n;
+	xtx_pkt__set_payload(t->frame, &t->l, 0, 0, 0);
+	return 0;
+}
+
+/* Offer packets of this producer's flows (flow f with f % nprod == id), in order per flow. */
+static void *producer_main(void *arg)
+{
+	struct prod *me = arg;
+	struct xtx_producer *p = xtx_producer__open(eng);
+	struct tmpl t[3];
+	unsigned ntmpl = o.size ? 1 : 3, pat = 0;
+	uint32_t nflows = 0, fi = 0, *flows = NULL;
+	uint64_t *seq = NULL, addrs[BURST], next_ns = now_ns();
+	struct xtx_desc d[BURST];
+	unsigned pending = 0;	/* d[0..pending) built but not taken yet */
+
+	if (!p) {
+		me->err = errno;
+		goto out;
+	}
+	for (unsigned i = 0; i < ntmpl; i++)
+		if (build_tmpl(&t[i], o.size ? o.size : (i == 0 ? 60 : i == 1 ? 590 : 1514))) {
+			me->err = EINVAL;
+			goto out;
+		}
+	flows = calloc(o.flows / nprod + 1, sizeof(*flows));
+	seq = calloc(o.flows / nprod + 1, sizeof(*seq));
+	for (uint32_t f = me->id; f < o.flows; f += nprod)
+		flows[nflows++] = f;
+	if (!flows || !seq)
+		goto out;
+
+	/* Relaxed: a stop flag polled each burst. */
+	while (!atomic_load_explicit(&stop_req, memory_order_relaxed) && nflows &&
+	       (!o.count || me->offered < me->quota)) {
+		unsigned want = BURST, k;
+		uint64_t now = 0;
+
+		if (o.count && me->quota - me->offered < want)
+			want = (unsigned)(me->quota - me->offered);
+		if (o.rate_pps || o.rate_bps || o.stamp)
+			now = now_ns();
+		if (o.rate_pps || o.rate_bps) {
+			/* Credit up to one burst; never more than 1 ms of lag. */
+			if (next_ns + 1000000 < now)
+				next_ns = now - 1000000;
+			if (next_ns > now) {
+				uint64_t gap = next_ns - now;
+				struct timespec ts = { 0, (long)(gap > 1000000 ? 1000000 : gap) };
+
+				if (gap > 50000)
+					nanosleep(&ts, NULL);
+				continue;
+			}
+		}
+		if (pending < want) {
+			unsigned got = xtx_producer__get_frames(p, addrs, want - pending);
+
+			for (unsigned i = 0; i < got; i++) {
+				uint32_t f = flows[fi];
+				const struct tmpl *tp = &t[0];
+				uint8_t *fr = xtx_engine__frame(eng, addrs[i]);
+
+				if (ntmpl > 1) {
+					uint16_t len = imix_pattern[pat++ % 12];
+					tp = len == 60 ? &t[0] : len == 590 ? &t[1] : &t[2];
+				}
+				memcpy(fr, tp->frame, tp->len);
+				xtx_pkt__set_udp_dport(fr, &tp->l, (uint16_t)(o.dst_port + f));
+				xtx_pkt__set_payload(fr, &tp->l, f, seq[fi]++, o.stamp ? now : 0);
+				d[pending++] = (struct xtx_desc){ .addr = addrs[i], .len = (uint16_t)tp->len,
+								  .hash = flow_hash[f],
+								  .cls = flow_cls[f] };
+				if (o.rate_pps)
+					next_ns += 1000000000ull / o.rate_pps * nprod;
+				else if (o.rate_bps)
+					next_ns += (uint64_t)tp->len * 1000000000ull / o.rate_bps * nprod;
+				fi = fi + 1 == nflows ? 0 : fi + 1;
+			}
+		}
+		k = pending ? xtx_producer__send_burst(p, d, pending) : 0;
+		me->offered += k;
+		memmove(d, d + k, (pending - k) * sizeof(*d));
+		pending -= k;
+		if (pending || !k) {
+			struct timespec ts = { 0, 20000 };
+			nanosleep(&ts, NULL);	/* back-pressure: the stage or the pool is full */
+		}
+	}
+	/* Stopped early with frames built but not taken: give them back (not offered). */
+	for (unsigned i = 0; i < pending; i++)
+		xtx_producer__put_frames(p, &d[i].addr, 1);
+out:
+	free(flows);
+	free(seq);
+	xtx_producer__close(p);
+	/* Release, pairs with main's acquire load: offered is final. */
+	atomic_store_explicit(&me->done, 1, memory_order_release);
+	return NULL;
+}
+
+static void handle_str(uint32_t h, char *buf, size_t len)
+{
+	if (XTX_HANDLE_MIN(h))
+		snprintf(buf, len, "%x:%x", XTX_HANDLE_MAJ(h), XTX_HANDLE_MIN(h));
+	else
+		snprintf(buf, len, "%x:", XTX_HANDLE_MAJ(h));
+}
+
+struct totals {
+	uint64_t sent, bytes, drops[XTX_DROP__MAX], dropped;
+};
+
+static void totals(struct totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (unsigned q = 0; q < xtx_engine__queues(eng); q++) {
+		struct xtx_queue_stats qs;
+
+		xtx_engine__queue_stats(eng, q, &qs);
+		t->sent += qs.sent_pkts;
+		t->bytes += qs.sent_bytes;
+		for (int r = 0; r < XTX_DROP__MAX; r++) {
+			t->drops[r] += qs.drops[r];
+			t->dropped += qs.drops[r];
+		}
+	}
+}
+
+static const char *const drop_names[XTX_DROP__MAX] = {
+	[XTX_DROP_LEAF_LIMIT] = "leaf_limit", [XTX_DROP_FLOW_LIMIT] = "flow_limit",
+	[XTX_DROP_NO_CLASS] = "no_class", [XTX_DROP_NO_BUFS] = "no_bufs",
+	[XTX_DROP_HORIZON] = "horizon", [XTX_DROP_PURGED] = "purged",
+};
+
+static int resolve_addresses(int ifindex)
+{
+	struct nexthop nh;
+	char err[512];
+	int need_mac = !o.have_dst_mac, rc;
+
+	if (!o.have_src_mac) {
+		struct ifreq ifr = { 0 };
+		int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", o.dev);
+		if (fd < 0 || ioctl(fd, SIOCGIFHWADDR, &ifr) < 0) {
+			fprintf(stderr, "xtx-send: cannot read the MAC address of %s: %s; pass "
+				"--src-mac\n", o.dev, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return 1;
+		}
+		close(fd);
+		memcpy(o.src_mac, ifr.ifr_hwaddr.sa_data, 6);
+	}
+	if (!need_mac && o.have_src_ip)
+		return 0;
+	rc = nexthop_resolve(o.family, o.dst_ip, o.have_dst_mac ? 0 : ifindex, need_mac, 3000,
+			     &nh, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "xtx-send: %s\n", err);
+		return 1;
+	}
+	if (need_mac)
+		memcpy(o.dst_mac, nh.mac, 6);
+	if (!o.have_src_ip)
+		memcpy(o.src_ip, nh.src, o.family == AF_INET ? 4 : 16);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct xtx_sched_config *cfg = NULL;
+	char err[1024];
+	int rc = send_opts_parse(argc, argv, &o), ifindex;
+	uint32_t leaves[XTX_CLASS_MAX];
+	unsigned nleaves = 0;
+
+	if (rc)
+		return rc == 1 ? 0 : 2;
+	ifindex = (int)if_nametoindex(o.dev);
+	if (!ifindex) {
+		fprintf(stderr, "xtx-send: no interface '%s' in this network namespace (see ip link "
+			"show)\n", o.dev);
+		return 1;
+	}
+	if (o.classes) {
+		cfg = xtx_sched_config__parse_file(o.classes, err, sizeof(err));
+		if (!cfg) {
+			fprintf(stderr, "xtx-send: %s\n", err);
+			return 2;
+		}
+		/* Leaves in file order: classes that are nobody's parent. */
+		unsigned n = xtx_sched_config__class_count(cfg);
+		for (unsigned i = 0; i < n; i++) {
+			uint32_t h = xtx_sched_config__class(cfg, i)->handle;
+			int parent = 0;
+
+			for (unsigned j = 0; j < n && !parent; j++)
+				parent = xtx_sched_config__class(cfg, j)->parent == h;
+			if (!parent)
+				leaves[nleaves++] = (uint32_t)i;
+		}
+	} else {
+		leaves[nleaves++] = 0;
+	}
+	if (resolve_addresses(ifindex))
+		return 1;
+	for (uint32_t f = 0; f < o.flows; f++) {
+		uint32_t s4, d4;
+
+		flow_cls[f] = (uint16_t)leaves[f % nleaves];
+		memcpy(&s4, o.src_ip, 4);
+		memcpy(&d4, o.dst_ip, 4);
+		flow_hash[f] = o.family == AF_INET ?
+			xtx_pkt__flow_hash4(s4, d4, o.src_port, (uint16_t)(o.dst_port + f), 17, 0) :
+			(uint32_t)(f * 2654435761u);
+	}
+
+	struct xtx_engine_opts eo = {
+		.sz = sizeof(eo), .ifname = o.dev, .queues = o.queues, .first_queue = o.first_queue,
+		.frame_size = o.size > 1984 ? 4096 : 2048, .frame_count = o.frames,
+		.mode = (enum xtx_xdp_mode)o.mode, .busy_poll = o.busy_poll, .cpus = o.cpus,
+		.classes = cfg, .drain_timeout_ns = (uint64_t)(o.drain * 1e9) + 1,
+		.drop_on_close = o.drop, .quiet = o.json,
+	};
+	eng = xtx_engine__open(&eo, err, sizeof(err));
+	if (!eng) {
+		fprintf(stderr, "xtx-send: %s\n", err);
+		xtx_sched_config__free(cfg);
+		return errno == EINVAL ? 2 : 1;
+	}
+
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	nprod = o.producers;
+	if (nprod > o.flows) {
+		if (!o.json)
+			fprintf(stderr, "xtx-send: %u producers but %u flow(s): using %u producer(s), "
+				"one flow stays with one producer to keep its order\n", nprod,
+				o.flows, o.flows);
+		nprod = o.flows;
+	}
+	uint64_t t0 = now_ns(), last = t0, deadline = o.count ? UINT64_MAX :
+						  t0 + (uint64_t)(o.duration * 1e9);
+	struct totals prev = { 0 }, cur;
+	static uint64_t prev_cls_bytes[XTX_CLASS_MAX];
+	for (unsigned i = 0; i < nprod; i++) {
+		prods[i].id = i;
+		prods[i].quota = o.count / nprod + (i < o.count % nprod);
+		pthread_create(&prods[i].th, NULL, producer_main, &prods[i]);
+	}
+	/* Live lines until the producers are done (count) or the duration ends. */
+	for (;;) {
+		unsigned done = 0;
+
+		for (unsigned i = 0; i < nprod; i++)
+			/* Acquire, pairs with the producer's release store of done. */
+			done += atomic_load_explicit(&prods[i].done, memory_order_acquire);
+		if (done == nprod)
+			break;
+		uint64_t now = now_ns();
+		if (now >= deadline)
+			/* Relaxed: a stop flag. */
+			atomic_store_explicit(&stop_req, 1, memory_order_relaxed);
+		if (o.interval > 0 && !o.json && now - last >= (uint64_t)(o.interval * 1e9)) {
+			double dt = (double)(now - last) * 1e-9;
+
+			totals(&cur);
+			fprintf(stderr, "%7.1fs %8.3f Mpps %8.3f Gbit/s", (double)(now - t0) * 1e-9,
+				(double)(cur.sent - prev.sent) / dt * 1e-6,
+				(double)(cur.bytes - prev.bytes) * 8 / dt * 1e-9);
+			for (unsigned l = 0; l < nleaves && cfg; l++) {
+				struct xtx_class_stats cs;
+				char h[16];
+
+				xtx_engine__class_stats(eng, leaves[l], &cs);
+				handle_str(xtx_sched_config__class(cfg, leaves[l])->handle, h, sizeof(h));
+				fprintf(stderr, "  %s %.1f Mbit/s", h,
+					(double)(cs.sent_bytes - prev_cls_bytes[l]) * 8 / dt * 1e-6);
+				prev_cls_bytes[l] = cs.sent_bytes;
+			}
+			fprintf(stderr, "  drops %lu\n", (unsigned long)(cur.dropped - prev.dropped));
+			prev = cur;
+			last = now;
+		}
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	uint64_t offered = 0;
+	int perr = 0;
+	for (unsigned i = 0; i < nprod; i++) {
+		pthread_join(prods[i].th, NULL);
+		offered += prods[i].offered;
+		if (prods[i].err)
+			perr = prods[i].err;
+	}
+	int stop_rc = xtx_engine__stop(eng);
+	uint64_t t1 = now_ns();
+	double secs = (double)(t1 - t0) * 1e-9;
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+		     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+	totals(&cur);
+	struct xtx_frame_count fc;
+	xtx_engine__frames(eng, &fc);
+	uint64_t in_flight = fc.stage + fc.sched + fc.tx + fc.app;
+
+	if (perr)
+		fprintf(stderr, "xtx-send: a producer failed: %s\n", strerror(perr));
+	if (stop_rc == -ETIMEDOUT && !o.json)
+		fprintf(stderr, "xtx-send: drain timed out after %.1f s: the rest was dropped "
+			"(counted as purged)\n", o.drain);
+	if (o.json) {
+		printf("{\"dev\": \"%s\", \"mode\": \"%s\", \"queues\": %u, \"producers\": %u, "
+		       "\"flows\": %u, \"size\": %s%u%s, \"offered_pkts\": %lu, \"sent_pkts\": %lu, "
+		       "\"sent_bytes\": %lu, \"dropped_pkts\": {\"total\": %lu", o.dev,
+		       xtx_engine__mode(eng), xtx_engine__queues(eng), nprod, o.flows,
+		       o.size ? "" : "\"imix\", \"size_n\": ", o.size, "", (unsigned long)offered,
+		       (unsigned long)cur.sent, (unsigned long)cur.bytes, (unsigned long)cur.dropped);
+		for (int r = 0; r < XTX_DROP__MAX; r++)
+			printf(", \"%s\": %lu", drop_names[r], (unsigned long)cur.drops[r]);
+		printf("}, \"unaccounted_pkts\": %lu, \"duration_s\": %.6f, \"pps\": %.1f, "
+		       "\"gbps\": %.6f, \"cpu_ns_per_pkt\": %.1f, \"interrupted\": %s, \"classes\": [",
+		       (unsigned long)(offered - cur.sent - cur.dropped), secs,
+		       (double)cur.sent / secs, (double)cur.bytes * 8 / secs * 1e-9,
+		       cur.sent ? cpu * 1e9 / (double)cur.sent : 0.0, got_signal ? "true" : "false");
+		for (unsigned l = 0; l < nleaves; l++) {
+			struct xtx_class_stats cs;
+			char h[16] = "1:";
+			uint64_t dr = 0;
+
+			xtx_engine__class_stats(eng, leaves[l], &cs);
+			for (int r = 0; r < XTX_DROP__MAX; r++)
+				dr += cs.drops[r];
+			if (cfg)
+				handle_str(xtx_sched_config__class(cfg, leaves[l])->handle, h, sizeof(h));
+			printf("%s{\"handle\": \"%s\", \"index\": %u, \"rate_bps\": %lu, "
+			       "\"ceil_bps\": %lu, \"offered_pkts\": %lu, \"sent_pkts\": %lu, "
+			       "\"sent_bytes\": %lu, \"dropped_pkts\": %lu, \"measured_bps\": %.1f}",
+			       l ? ", " : "", h, leaves[l],
+			       cfg ? (unsigned long)(xtx_sched_config__class(cfg, leaves[l])->rate * 8) : 0,
+			       cfg ? (unsigned long)(xtx_sched_config__class(cfg, leaves[l])->ceil * 8) : 0,
+			       (unsigned long)cs.enq_pkts + dr - cs.drops[XTX_DROP_PURGED],
+			       (unsigned long)cs.sent_pkts, (unsigned long)cs.sent_bytes,
+			       (unsigned long)dr, (double)cs.sent_bytes * 8 / secs);
+		}
+		printf("], \"frames\": {\"total\": %lu, \"free\": %lu, \"in_flight\": %lu}}\n",
+		       (unsigned long)fc.total, (unsigned long)(fc.pool + fc.cached + fc.dequeuer),
+		       (unsigned long)in_flight);
+	} else {
+		printf("xtx-send: %s, %s mode, %u queue(s), %u producer(s), %u flow(s)\n", o.dev,
+		       xtx_engine__mode(eng), xtx_engine__queues(eng), nprod, o.flows);
+		printf("  offered %lu  sent %lu  dropped %lu", (unsigned long)offered,
+		       (unsigned long)cur.sent, (unsigned long)cur.dropped);
+		for (int r = 0; r < XTX_DROP__MAX; r++)
+			if (cur.drops[r])
+				printf(" (%s %lu)", drop_names[r], (unsigned long)cur.drops[r]);
+		printf("\n  %.3f s  %.3f Mpps  %.3f Gbit/s  %.0f ns CPU per packet\n", secs,
+		       (double)cur.sent / secs * 1e-6, (double)cur.bytes * 8 / secs * 1e-9,
+		       cur.sent ? cpu * 1e9 / (double)cur.sent : 0.0);
+		for (unsigned l = 0; l < nleaves && cfg; l++) {
+			struct xtx_class_stats cs;
+			char h[16];
+
+			xtx_engine__class_stats(eng, leaves[l], &cs);
+			handle_str(xtx_sched_config__class(cfg, leaves[l])->handle, h, sizeof(h));
+			printf("  class %-8s sent %10lu pkts %8.1f Mbit/s (rate %.1f Mbit/s)\n", h,
+			       (unsigned long)cs.sent_pkts, (double)cs.sent_bytes * 8 / secs * 1e-6,
+			       (double)xtx_sched_config__class(cfg, leaves[l])->rate * 8e-6);
+		}
+		if (offered != cur.sent + cur.dropped)
+			printf("  WARNING: %lu packets not accounted for\n",
+			       (unsigned long)(offered - cur.sent - cur.dropped));
+	}
+	xtx_engine__close(eng);
+	xtx_sched_config__free(cfg);
+	return perr ? 1 : 0;
+}

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* opts.c - xtx-send's command line: parsing, units, --help. */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <xtx/pkt.h>
+#include <xtx/xtx.h>
+#include "opts.h"
+
+static const char usage_text[] =
+"NAME\n"
+"    xtx-send - send UDP traffic through the xtx AF_XDP engine, shaped by an HTB/FQ class tree\n"
+"\n"
+"SYNOPSIS\n"
+"    xtx-send --dev IF --dst-ip IP [--dst-mac MAC] [--src-ip IP] [--dst-port P] [--flows N]\n"
+"             [--size BYTES|imix] [--queues N] [--producers N] [--classes FILE] [--rate R]\n"
+"             [--duration S | --count N] [--json] [more options below]\n"
+"\n"
+"DESCRIPTION\n"
+"    Opens one AF_XDP socket and one dequeuer thread per TX queue of IF (no XDP program is\n"
+"    loaded), starts N producer threads that build UDP packets and hand them to the lock-free\n"
+"    stage, and lets the scheduler shape them by the class tree. Flow i goes to UDP destination\n"
+"    port P+i; flows are assigned to the leaf classes round robin in the order the leaves\n"
+"    appear in the class file, so a kernel comparison can classify the same ports with u32.\n"
+"    A line per interval goes to stderr (pps, Gbit/s, per-class rates, drops); a summary at\n"
+"    the end goes to stdout (JSON with --json). SIGINT or SIGTERM stops the run early: queued\n"
+"    packets are drained (or dropped with --drop) and the summary is printed.\n"
+"\n"
+"OPTIONS\n"
+"    --dev IF           interface to send on (required)\n"
+"    --dst-ip IP        destination IPv4 or IPv6 address (required)\n"
+"    --dst-mac MAC      next hop's MAC; default: resolved like the kernel (route, ARP/ND,\n"
+"                       probing if needed)\n"
+"    --src-ip IP        source address; default: the one the kernel would use\n"
+"    --src-mac MAC      source MAC; default: IF's address\n"
+"    --dst-port P       first destination port (default 9000); flow i uses P+i\n"
+"    --src-port P       source port (default 9000)\n"
+"    --flows N          number of flows (default 1)\n"
+"    --size BYTES|imix  Ethernet frame length without FCS, 60..4032 (default 64); imix sends\n"
+"                       60, 590 and 1514 byte frames in the ratio 7:4:1\n"
+"    --queues N         TX queues to use from --first-queue (default 1)\n"
+"    --first-queue Q    first TX queue (default 0)\n"
+"    --producers N      producer threads (default: one per online CPU)\n"
+"    --classes FILE     class tree (docs/config.md); default: one class, no limit\n"
+"    --rate R           offered load: a packet rate (e.g. 500kpps, 2mpps) or a bit rate in\n"
+"                       tc units (e.g. 100mbit, 1gbit) counted on frame bytes; default: as\n"
+"                       fast as the producers can\n"
+"    --duration S       run for S seconds (default 10)\n"
+"    --count N          offer exactly N packets, then stop; the summary accounts for each\n"
+"    --interval S       seconds between live lines on stderr (default 1; 0 = none)\n"
+"    --json             print the summary as one JSON object on stdout\n"
+"    --copy             force AF_XDP copy mode\n"
+"    --zero-copy        require zero-copy (fail if the driver cannot)\n"
+"    --busy-poll        dequeuers spin instead of sleeping when idle\n"
+"    --cpus LIST        dequeuer CPUs, e.g. 2,3 or 2-5 (default: the NIC's NUMA node)\n"
+"    --frames N         frames in the UMEM (default 8192 per queue)\n"
+"    --drain S          at the end, wait up to S seconds for queued packets (default 2)\n"
+"    --drop             at the end, drop queued packets at once (counted)\n"
+"    --no-stamp         do not write send timestamps into the payload\n"
+"    -h, --help         this text\n"
+"\n"
+"EXIT STATUS\n"
+"    0 the run completed (also when stopped by SIGINT/SIGTERM); 1 a runtime error (interface,\n"
+"    privileges, AF_XDP); 2 a usage error (bad option or value, bad class file).\n"
+"\n"
+"EXAMPLES\n"
+"    xtx-send --dev eth1 --dst-ip 198.18.1.2 --flows 64 --classes two-tenants.conf --duration 30\n"
+"    xtx-send --dev eth1 --dst-ip 198.18.1.2 --size imix --rate 5gbit --count 1000000 --json\n";
+
+static int bad(const char *opt, const char *val, const char *want)
+{
+	fprintf(stderr, "xtx-send: bad value '%s' for %s: expected %s (see --help)\n", val, opt,
+		want);
+	return 2;
+}
+
+static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!*s || *s == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_secs(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || !isfinite(v) || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* "500kpps" -> pps; "100mbit" -> bytes/s (tc units, bits); bare number = bit/s as tc. */
+static int parse_rate(const char *s, uint64_t *pps, uint64_t *Bps)
+{
+	static const struct { const char *u; double mult; int is_pps; } units[] = {
+		{ "pps", 1, 1 }, { "kpps", 1e3, 1 }, { "mpps", 1e6, 1 },
+		{ "bit", 1, 0 }, { "kbit", 1e3, 0 }, { "mbit", 1e6, 0 }, { "gbit", 1e9, 0 },
+		{ "tbit", 1e12, 0 }, { "bps", 8, 0 }, { "kbps", 8e3, 0 }, { "mbps", 8e6, 0 },
+		{ "gbps", 8e9, 0 }, { "", 1, 0 },
+	};
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || !isfinite(v) || v <= 0)
+		return -1;
+	for (unsigned i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcasecmp(end, units[i].u))
+			continue;
+		v *= units[i].mult;
+		if (v < 1 || v > 1e15)
+			return -1;
+		if (units[i].is_pps)
+			*pps = (uint64_t)v;
+		else
+			*Bps = (uint64_t)(v / 8);
+		return *pps || *Bps ? 0 : -1;
+	}
+	return -1;
+}
+
+int send_opts_parse(int argc, char **argv, struct send_opts *o)
+{
+	enum { O_DEV = 256, O_DST_IP, O_DST_MAC, O_SRC_IP, O_SRC_MAC, O_DST_PORT, O_SRC_PORT,
+	       O_FLOWS, O_SIZE, O_QUEUES, O_FIRST_Q, O_PRODUCERS, O_CLASSES, O_RATE,
+	       O_DURATION, O_COUNT, O_INTERVAL, O_JSON, O_COPY, O_ZC, O_BUSY, O_CPUS, O_FRAMES,
+	       O_DRAIN, O_DROP, O_NO_STAMP };
+	static const struct option lo[] = {
+		{ "dev", 1, 0, O_DEV }, { "dst-ip", 1, 0, O_DST_IP }, { "dst-mac", 1, 0, O_DST_MAC },
+		{ "src-ip", 1, 0, O_SRC_IP }, { "src-mac", 1, 0, O_SRC_MAC },
+		{ "dst-port", 1, 0, O_DST_PORT }, { "src-port", 1, 0, O_SRC_PORT },
+		{ "flows", 1, 0, O_FLOWS }, { "size", 1, 0, O_SIZE }, { "queues", 1, 0, O_QUEUES },
+		{ "first-queue", 1, 0, O_FIRST_Q }, { "producers", 1, 0, O_PRODUCERS },
+		{ "classes", 1, 0, O_CLASSES }, { "rate", 1, 0, O_RATE },
+		{ "duration", 1, 0, O_DURATION }, { "count", 1, 0, O_COUNT },
+		{ "interval", 1, 0, O_INTERVAL }, { "json", 0, 0, O_JSON }, { "copy", 0, 0, O_COPY },
+		{ "zero-copy", 0, 0, O_ZC }, { "busy-poll", 0, 0, O_BUSY }, { "cpus", 1, 0, O_CPUS },
+		{ "frames", 1, 0, O_FRAMES }, { "drain", 1, 0, O_DRAIN }, { "drop", 0, 0, O_DROP },
+		{ "no-stamp", 0, 0, O_NO_STAMP }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
+	};
+	int c, have_dur = 0, have_dst = 0;
+	uint64_t v;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	memset(o, 0, sizeof(*o));
+	o->dst_port = 9000;
+	o->src_port = 9000;
+	o->flows = 1;
+	o->size = 64;
+	o->queues = 1;
+	o->producers = ncpu > 0 ? (uint32_t)ncpu : 1;
+	o->duration = 10;
+	o->interval = 1;
+	o->stamp = 1;
+	o->drain = 2;
+	o->mode = XTX_MODE_AUTO;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(usage_text, stdout);
+			return 1;
+		case O_DEV:
+			o->dev = optarg;
+			break;
+		case O_DST_IP:
+		case O_SRC_IP: {
+			uint8_t *dst = c == O_DST_IP ? o->dst_ip : o->src_ip;
+			int fam = strchr(optarg, ':') ? AF_INET6 : AF_INET;
+
+			if (inet_pton(fam, optarg, dst) != 1)
+				return bad(c == O_DST_IP ? "--dst-ip" : "--src-ip", optarg,
+					   "an IPv4 or IPv6 address");
+			if (c == O_DST_IP) {
+				o->family = fam;
+				have_dst = 1;
+			} else {
+				o->have_src_ip = fam;
+			}
+			break;
+		}
+		case O_DST_MAC:
+		case O_SRC_MAC:
+			if (xtx_pkt__parse_mac(optarg, c == O_DST_MAC ? o->dst_mac : o->src_mac))
+				return bad(c == O_DST_MAC ? "--dst-mac" : "--src-mac", optarg,
+					   "a MAC address like 02:00:00:00:00:01");
+			*(c == O_DST_MAC ? &o->have_dst_mac : &o->have_src_mac) = 1;
+			break;
+		case O_DST_PORT:
+		case O_SRC_PORT:
+			if (parse_u64(optarg, 1, 65535, &v))
+				return bad(c == O_DST_PORT ? "--dst-port" : "--src-port", optarg,
+					   "a port 1..65535");
+			*(c == O_DST_PORT ? &o->dst_port : &o->src_port) = (uint16_t)v;
+			break;
+		case O_FLOWS:
+			if (parse_u64(optarg, 1, 65535, &v))
+				return bad("--flows", optarg, "1..65535");
+			o->flows = (uint32_t)v;
+			break;
+		case O_SIZE:
+			if (!strcasecmp(optarg, "imix"))
+				o->size = 0;
+			else if (parse_u64(optarg, 60, 4032, &v))
+				return bad("--size", optarg, "a frame length 60..4032 or imix");
+			else
+				o->size = (uint32_t)v;
+			break;
+		case O_QUEUES:
+			if (parse_u64(optarg, 1, 64, &v))
+				return bad("--queues", optarg, "1..64");
+			o->queues = (uint32_t)v;
+			break;
+		case O_FIRST_Q:
+			if (parse_u64(optarg, 0, 4095, &v))
+				return bad("--first-queue", optarg, "0..4095");
+			o->first_queue = (uint32_t)v;
+			break;
+		case O_PRODUCERS:
+			if (parse_u64(optarg, 1, MAX_PRODUCERS, &v))
+				return bad("--producers", optarg, "1..256");
+			o->producers = (uint32_t)v;
+			break;
+		case O_CLASSES:
+			o->classes = optarg;
+			break;
+		case O_RATE:
+			if (parse_rate(optarg, &o->rate_pps, &o->rate_bps))
+				return bad("--rate", optarg, "a rate like 500kpps, 2mpps, 100mbit or 1gbit");
+			break;
+		case O_DURATION:
+			if (parse_secs(optarg, 0.001, 1e6, &o->duration))
+				return bad("--duration", optarg, "seconds, 0.001..1000000");
+			have_dur = 1;
+			break;
+		case O_COUNT:
+			if (parse_u64(optarg, 1, UINT64_MAX / 2, &o->count))
+				return bad("--count", optarg, "a packet count >= 1");
+			break;
+		case O_INTERVAL:
+			if (parse_secs(optarg, 0, 3600, &o->interval))
+				return bad("--interval", optarg, "seconds, 0..3600");
+			break;
+		case O_JSON:
+			o->json = 1;
+			break;
+		case O_COPY:
+			o->mode = XTX_MODE_COPY;
+			break;
+		case O_ZC:
+			o->mode = XTX_MODE_ZEROCOPY;
+			break;
+		case O_BUSY:
+			o->busy_poll = 1;
+			break;
+		case O_CPUS:
+			o->cpus = optarg;
+			break;
+		case O_FRAMES:
+			if (parse_u64(optarg, 1024, 1u << 26, &v))
+				return bad("--frames", optarg, "1024..67108864");
+			o->frames = (uint32_t)v;
+			break;
+		case O_DRAIN:
+			if (parse_secs(optarg, 0, 3600, &o->drain))
+				return bad("--drain", optarg, "seconds, 0..3600");
+			break;
+		case O_DROP:
+			o->drop = 1;
+			break;
+		case O_NO_STAMP:
+			o->stamp = 0;
+			break;
+		default:
+			fprintf(stderr, "xtx-send: unknown or incomplete option '%s' (see --help)\n",
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "xtx-send: unexpected argument '%s' (see --help)\n", argv[optind]);
+		return 2;
+	}
+	if (!o->dev || !have_dst) {
+		fprintf(stderr, "xtx-send: --dev and --dst-ip are required (see --help)\n");
+		return 2;
+	}
+	if (o->have_src_ip && o->have_src_ip != o->family) {
+		fprintf(stderr, "xtx-send: --src-ip and --dst-ip must be of the same family\n");
+		return 2;
+	}
+	if (o->count && have_dur) {
+		fprintf(stderr, "xtx-send: give --duration or --count, not both\n");
+		return 2;
+	}
+	if (o->count)
+		o->duration = 0;
+	if ((uint32_t)o->dst_port + o->flows - 1 > 65535) {
+		fprintf(stderr, "xtx-send: --dst-port %u with --flows %u goes past port 65535\n",
+			o->dst_port, o->flows);
+		return 2;
+	}
+	if (o->family == AF_INET6 && o->size && o->size < 62) {
+		fprintf(stderr, "xtx-send: --size %u is too small for IPv6/UDP (at least 62)\n",
+			o->size);
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* opts.h - xtx-send's command line. */
+#ifndef XTX_SEND_OPTS_H
+#define XTX_SEND_OPTS_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+
+#define MAX_PRODUCERS 256
+
+struct send_opts {
+	const char *dev;
+	int family;			/* AF_INET / AF_INET6 of --dst-ip */
+	uint8_t dst_ip[16], src_ip[16];
+	int have_src_ip;
+	uint8_t dst_mac[6], src_mac[6];
+	int have_dst_mac, have_src_mac;
+	uint16_t dst_port, src_port;
+	uint32_t flows;
+	uint32_t size;			/* frame length without FCS; 0 = imix */
+	uint32_t queues, first_queue;
+	uint32_t producers;
+	const char *classes;		/* class file */
+	uint64_t rate_pps;		/* 0 = as fast as possible */
+	uint64_t rate_bps;		/* bytes/s of frames, 0 = none */
+	double duration;		/* seconds; 0 with count */
+	uint64_t count;			/* exact packets to offer; 0 = duration */
+	double interval;		/* live line period, s; 0 = off */
+	int json;
+	int mode;			/* enum xtx_xdp_mode */
+	int busy_poll;
+	int drop;			/* --drop: stop at once, drop what is queued */
+	int stamp;			/* write CLOCK_MONOTONIC in the payload */
+	const char *cpus;
+	uint32_t frames;		/* UMEM frames, 0 = engine default */
+	double drain;			/* drain timeout, s */
+};
+
+/* Parse argv. Returns 0, 1 for --help (printed), or 2 after printing an error. */
+int send_opts_parse(int argc, char **argv, struct send_opts *o);
+
+#endif
