@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* attach.c - xtx-sink's setup and teardown: entering a network namespace, the
+ * per-interface lock, removing a stale xtx_sink program, attaching and detaching.
+ *
+ * The lock: /run/xtx-sink/net<netns inode>-if<ifindex>.lock, held with flock() for the
+ * whole run. The kernel drops it when the process dies however it dies, so while we hold
+ * it no other live xtx-sink is attached to the interface, and any xtx_sink program found
+ * on it was left by a killed run: we detach it. A live one is never touched.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "sink.h"
+
+#define LOCK_DIR	"/run/xtx-sink"
+
+const char *sink_mode_name(enum xdp_attach_mode mode)
+{
+	switch (mode) {
+	case XDP_MODE_NATIVE: return "native";
+	case XDP_MODE_SKB: return "skb";
+	case XDP_MODE_HW: return "hw";
+	default: return "unspec";
+	}
+}
+
+static const char *err_str(int err, char *buf, size_t len)
+{
+	if (libxdp_strerror(err, buf, len))
+		snprintf(buf, len, "%s", strerror(-err));
+	return buf;
+}
+
+int sink_enter_netns(const char *netns)
+{
+	char path[256];
+	int fd, err;
+
+	if (strchr(netns, '/')) {
+		snprintf(path, sizeof(path), "%s", netns);
+	} else {
+		snprintf(path, sizeof(path), "/run/netns/%s", netns);
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		if (err == -ENOENT)
+			fprintf(stderr, "xtx-sink: --netns %s: no such network namespace (%s "
+				"does not exist); see 'ip netns list', create it with "
+				"'ip netns add' or 'tools/testbed up'\n", netns, path);
+		else
+			fprintf(stderr, "xtx-sink: --netns %s: cannot open %s: %s\n", netns,
+				path, strerror(-err));
+		return err;
+	}
+	if (setns(fd, CLONE_NEWNET)) {
+		err = -errno;
+		fprintf(stderr, "xtx-sink: --netns %s: setns(%s) failed: %s%s\n", netns, path,
+			strerror(-err), err == -EPERM ? "; run as root (needs CAP_SYS_ADMIN)" : "");
+		close(fd);
+		return err;
+	}
+	close(fd);
+	return 0;
+}
+
+int sink_lock(struct sink *s)
+{
+	char pid[32] = "";
+	struct stat st, fst;
+	ssize_t n;
+	int fd, tries;
+
+	if (stat("/proc/self/ns/net", &st)) {
+		fprintf(stderr, "xtx-sink: cannot stat /proc/self/ns/net: %s\n", strerror(errno));
+		return -errno;
+	}
+	if (mkdir(LOCK_DIR, 0755) && errno != EEXIST) {
+		fprintf(stderr, "xtx-sink: cannot create %s: %s; run as root\n", LOCK_DIR,
+			strerror(errno));
+		return -errno;
+	}
+	snprintf(s->lock_path, sizeof(s->lock_path), LOCK_DIR "/net%lu-if%d.lock",
+		 (unsigned long)st.st_ino, s->ifindex);
+	/* The holder unlinks the file when it is done; so after locking, check that the
+	 * path still names the file we locked, else we locked a removed one: retry. */
+	for (tries = 0; tries < 10; tries++) {
+		fd = open(s->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			fprintf(stderr, "xtx-sink: cannot open lock file %s: %s; run as root\n",
+				s->lock_path, strerror(errno));
+			return -errno;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			int err = -errno;
+
+			n = pread(fd, pid, sizeof(pid) - 1, 0);
+			pid[n > 0 ? n : 0] = '\0';
+			pid[strcspn(pid, "\n")] = '\0';
+			if (err == -EWOULDBLOCK)
+				fprintf(stderr, "xtx-sink: another xtx-sink (pid %s) is attached "
+					"to %s in this namespace; stop it first (lock %s)\n",
+					pid[0] ? pid : "?", s->opt.dev, s->lock_path);
+			else
+				fprintf(stderr, "xtx-sink: cannot lock %s: %s\n", s->lock_path,
+					strerror(-err));
+			close(fd);
+			return err;
+		}
+		if (!fstat(fd, &fst) && !stat(s->lock_path, &st) && fst.st_ino == st.st_ino &&
+		    fst.st_dev == st.st_dev)
+			break;
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0) {
+		fprintf(stderr, "xtx-sink: cannot keep hold of lock file %s (it keeps being "
+			"replaced); is another xtx-sink starting and stopping in a loop?\n",
+			s->lock_path);
+		return -EBUSY;
+	}
+	n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n)
+		fprintf(stderr, "xtx-sink: warning: cannot write the pid into %s: %s\n",
+			s->lock_path, strerror(errno));
+	s->lock_fd = fd;
+	return 0;
+}
+
+void sink_unlock(struct sink *s)
+{
+	if (s->lock_fd >= 0) {
+		/* Unlink while still holding it; see sink_lock() for the other side. */
+		unlink(s->lock_path);
+		close(s->lock_fd);
+		s->lock_fd = -1;
+	}
+}
+
+/* One pass: finds an xtx_sink program on the interface and detaches it. Returns 1 if it
+ * detached one (call again: the other mode may hold another), 0 if none, or -errno. */
+static int detach_one_stale(struct sink *s)
+{
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(s->ifindex);
+	long err = libxdp_get_error(mp);
+	struct xdp_program *p;
+	enum xdp_attach_mode mode;
+	char buf[256];
+	int ret = 0;
+
+	if (err == -ENOENT || (!err && !mp))
+		return 0;
+	if (err) {
+		fprintf(stderr, "xtx-sink: warning: cannot inspect the XDP programs on %s: %s\n",
+			s->opt.dev, err_str((int)err, buf, sizeof(buf)));
+		return (int)err;
+	}
+	mode = xdp_multiprog__attach_mode(mp);
+	if (xdp_multiprog__is_legacy(mp)) {
+		p = xdp_multiprog__main_prog(mp);
+		if (p && !strcmp(xdp_program__name(p), SINK_PROG_NAME)) {
+			fprintf(stderr, "xtx-sink: removing a stale %s program (id %u, %s mode) "
+				"left on %s by an earlier run\n", SINK_PROG_NAME,
+				xdp_program__id(p), sink_mode_name(mode), s->opt.dev);
+			ret = xdp_multiprog__detach(mp);
+			ret = ret ? ret : 1;
+		}
+	} else {
+		for (p = xdp_multiprog__next_prog(NULL, mp); p; p = xdp_multiprog__next_prog(p, mp)) {
+			if (strcmp(xdp_program__name(p), SINK_PROG_NAME))
+				continue;
+			fprintf(stderr, "xtx-sink: removing a stale %s program (id %u, %s mode, "
+				"libxdp dispatcher) left on %s by an earlier run\n", SINK_PROG_NAME,
+				xdp_program__id(p), sink_mode_name(mode), s->opt.dev);
+			ret = xdp_program__detach(p, s->ifindex, mode, 0);
+			ret = ret ? ret : 1;
+			break;
+		}
+	}
+	if (ret < 0)
+		fprintf(stderr, "xtx-sink: cannot detach the stale program from %s: %s; "
+			"remove it with 'xdp-loader unload %s --all'\n", s->opt.dev,
+			err_str(ret, buf, sizeof(buf)), s->opt.dev);
+	xdp_multiprog__close(mp);
+	return ret;
+}
+
+int sink_detach_stale(struct sink *s)
+{
+	int i, ret;
+
+	/* At most one per mode (native, skb) and a spare round. */
+	for (i = 0; i < 3; i++) {
+		ret = detach_one_stale(s);
+		if (ret <= 0)
+			return ret == -ENOENT ? 0 : ret;
+	}
+	return 0;
+}
+
+/* Loads and attaches in one mode; on failure leaves nothing loaded and s->skel NULL. */
+static int attach_mode(struct sink *s, enum xdp_attach_mode mode, char *why, size_t why_len)
+{
+	long err;
+
+	s->skel = xtx_sink__open();
+	if (!s->skel) {
+		err = -errno;
+		snprintf(why, why_len, "opening the embedded BPF object: %s", strerror(errno));
+		return (int)err;
+	}
+	s->skel->rodata->cfg_port_lo = (__u16)s->opt.port_lo;
+	s->skel->rodata->cfg_port_hi = (__u16)s->opt.port_hi;
+	s->skel->rodata->cfg_action = s->opt.pass ? XDP_PASS : XDP_DROP;
+
+	/* libxdp loads the object at attach time: as an extension of its dispatcher where
+	 * the kernel supports that (several programs can share the interface), else alone. */
+	s->prog = xdp_program__from_bpf_obj(s->skel->obj, "xdp");
+	err = libxdp_get_error(s->prog);
+	if (err) {
+		s->prog = NULL;
+		libxdp_strerror((int)err, why, why_len);
+		goto out_destroy_skel;
+	}
+	err = xdp_program__attach(s->prog, s->ifindex, mode, 0);
+	if (err) {
+		err_str((int)err, why, why_len);
+		goto out_close_prog;
+	}
+	s->mode = mode;
+	s->attached = true;
+	/* Report how libxdp attached it: through its dispatcher or alone. */
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(s->ifindex);
+	if (!libxdp_get_error(mp) && mp) {
+		s->dispatcher = !xdp_multiprog__is_legacy(mp);
+		xdp_multiprog__close(mp);
+	}
+	return 0;
+
+out_close_prog:
+	xdp_program__close(s->prog);
+	s->prog = NULL;
+out_destroy_skel:
+	xtx_sink__destroy(s->skel);
+	s->skel = NULL;
+	return (int)err;
+}
+
+int sink_attach(struct sink *s)
+{
+	char why_native[256] = "", why_skb[256] = "";
+	int err;
+
+	if (!s->opt.skb_mode) {
+		err = attach_mode(s, XDP_MODE_NATIVE, why_native, sizeof(why_native));
+		if (!err)
+			return 0;
+		if (err == -EPERM || err == -EACCES) {	/* skb mode needs the same rights */
+			fprintf(stderr, "xtx-sink: cannot load/attach XDP on %s (tried native "
+				"mode): %s\n", s->opt.dev, why_native);
+			goto out_explain;
+		}
+		fprintf(stderr, "xtx-sink: native XDP attach on %s failed: %s; falling back to "
+			"skb (generic) mode\n", s->opt.dev, why_native);
+	}
+	err = attach_mode(s, XDP_MODE_SKB, why_skb, sizeof(why_skb));
+	if (!err)
+		return 0;
+	if (s->opt.skb_mode)
+		fprintf(stderr, "xtx-sink: cannot attach XDP to %s in skb (generic) mode: %s\n",
+			s->opt.dev, why_skb);
+	else
+		fprintf(stderr, "xtx-sink: cannot attach XDP to %s, neither in native mode (%s) "
+			"nor in skb mode (%s)\n", s->opt.dev, why_native, why_skb);
+out_explain:
+	if (err == -EPERM || err == -EACCES)
+		fprintf(stderr, "xtx-sink: no permission: run as root (needs CAP_BPF, "
+			"CAP_NET_ADMIN and CAP_PERFMON)\n");
+	else if (err == -EEXIST || err == -EBUSY)
+		fprintf(stderr, "xtx-sink: another XDP program holds %s; see "
+			"'ip link show dev %s' and 'xdp-loader status %s'\n", s->opt.dev,
+			s->opt.dev, s->opt.dev);
+	else
+		fprintf(stderr, "xtx-sink: rerun with --verbose for libbpf/libxdp details "
+			"(the verifier log, if it refused the program)\n");
+	return err;
+}
+
+int sink_detach(struct sink *s)
+{
+	char buf[256];
+	int err = 0;
+
+	if (s->attached) {
+		err = xdp_program__detach(s->prog, s->ifindex, s->mode, 0);
+		if (err && (int)if_nametoindex(s->opt.dev) != s->ifindex) {
+			fprintf(stderr, "xtx-sink: warning: %s disappeared while counting (its XDP "
+				"program went with it); the counts end there\n", s->opt.dev);
+			err = 0;
+		} else if (err)
+			fprintf(stderr, "xtx-sink: detaching from %s failed: %s; remove it with "
+				"'xdp-loader unload %s --all' (a later xtx-sink run on %s also "
+				"removes it)\n", s->opt.dev, err_str(err, buf, sizeof(buf)),
+				s->opt.dev, s->opt.dev);
+		s->attached = false;
+	}
+	return err;
+}

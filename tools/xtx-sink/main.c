@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* xtx-sink - count what arrives on an interface with an XDP program: packets and bytes
+ * per UDP destination port, sequence order and one-way delay of xtx test payloads.
+ * `xtx-sink --help` is the manual. This file: options, signals, the run loop; attach.c
+ * and report.c do the rest (sink.h).
+ *
+ * Signals: SIGINT, SIGTERM and SIGHUP are blocked except inside ppoll() in the run loop,
+ * where their handler only sets `stop`; so they cannot interrupt setup halfway, and the
+ * loop sees every one of them without a race. main() then detaches and reports.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <net/if.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "sink.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = sig;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"NAME\n"
+"    xtx-sink - count UDP test traffic arriving on an interface, with XDP\n"
+"\n"
+"SYNOPSIS\n"
+"    xtx-sink --dev IF [--netns NS] [--duration S] [--interval S] [--ports A-B]\n"
+"             [--json] [--skb-mode] [--pass] [--ready-file F] [--verbose]\n"
+"\n"
+"DESCRIPTION\n"
+"    Attaches the xtx_sink XDP program to IF (native mode; if that fails, skb/generic\n"
+"    mode, with a message), counts until the duration ends or SIGINT/SIGTERM/SIGHUP\n"
+"    arrives, detaches, and prints a summary on stdout. While it runs, a line per\n"
+"    interval goes to stderr.\n"
+"\n"
+"    Every frame is put into one class: matched (UDP to a destination port within\n"
+"    --ports), udp_other_port, ipv4_other, ipv6_other (not UDP), non_ip, fragment,\n"
+"    truncated, malformed. Ethernet with up to 2 VLAN tags, IPv4 and IPv6 (with up to\n"
+"    4 extension headers) are parsed. Matched frames are counted per port and get the\n"
+"    verdict XDP_DROP (--pass: XDP_PASS); all other frames go to the stack (XDP_PASS),\n"
+"    so ARP and neighbour discovery keep working.\n"
+"\n"
+"    A matched frame whose UDP payload starts with the xtx test payload\n"
+"    (include/xtx/payload.h: magic 'xtx1', flow, seq, tstamp_ns) is checked for order\n"
+"    per destination port: in_order (seq >= expected next; a jump ahead also counts a\n"
+"    gap and its skipped seqs), late (seq below the expected one, first seen),\n"
+"    duplicate (seen before), old (more than 64 behind: late or duplicate). A flow's\n"
+"    sequence starts at 0. If tstamp_ns != 0 the one-way delay, receive time minus\n"
+"    tstamp_ns on CLOCK_MONOTONIC, goes into a histogram (16 sub-buckets per power of\n"
+"    two: percentiles within 3.2%%). Sender and sink must run on the same host.\n"
+"\n"
+"    Bytes are frame lengths as XDP sees them (Ethernet header up to the end of the\n"
+"    frame, no FCS); Mbit/s = bytes * 8 / seconds / 1e6.\n"
+"\n"
+"    The program is attached through libxdp, so it can share IF with other XDP\n"
+"    programs (libxdp dispatcher); where the kernel lacks that, it is attached alone.\n"
+"    A stale xtx_sink program that a killed earlier run left on IF is removed first;\n"
+"    a lock (/run/xtx-sink/) keeps a second live xtx-sink off the same interface.\n"
+"\n"
+"OPTIONS\n"
+"    -d, --dev IF         interface to attach to (required)\n"
+"    -n, --netns NS       enter network namespace NS (a name from 'ip netns list', or\n"
+"                         a path such as /proc/PID/ns/net) before anything else\n"
+"    -t, --duration S     stop after S seconds (decimals allowed); 0 = until a signal\n"
+"                         (default 0)\n"
+"    -i, --interval S     seconds between stderr lines; 0 = none (default 1)\n"
+"    -p, --ports A-B      matched UDP destination ports, inclusive; A alone = one port\n"
+"                         (default 0-65535)\n"
+"    -j, --json           summary as one JSON object (see OUTPUT)\n"
+"    -S, --skb-mode       attach in skb (generic) mode only\n"
+"        --pass           give matched frames XDP_PASS instead of XDP_DROP\n"
+"    -r, --ready-file F   once attached, write F (pid=, mode=, ifindex= lines; written\n"
+"                         to a temporary name, then renamed); removed at exit\n"
+"    -v, --verbose        show libbpf/libxdp informational messages\n"
+"    -h, --help           this text\n"
+"\n"
+"OUTPUT\n"
+"    Interval line (stderr): elapsed seconds, matched pkt/s and Mbit/s in the\n"
+"    interval, matched total, other frames in the interval.\n"
+"\n"
+"    --json prints one object: dev, netns, mode (native|skb), xdp_dispatcher (true if\n"
+"    attached through libxdp's dispatcher, false if alone), action (drop|pass),\n"
+"    duration_s (attach to detach), port_lo, port_hi; pkts, bytes (matched),\n"
+"    payload_pkts; in_order, out_of_order (= late + duplicates + old), late,\n"
+"    duplicates, old, gaps, gap_seqs (sums over ports); delay_ns {samples, negative\n"
+"    (stamped in the future, not in the histogram), p50, p99, p999, min, max, mean;\n"
+"    null without samples}; other {CLASS: {pkts, bytes}} for every class but matched;\n"
+"    per_port [{port, pkts, bytes, in_order, out_of_order, late, duplicates, old,\n"
+"    gaps, gap_seqs, next_seq}] for every port in range with packets, ascending.\n"
+"\n"
+"EXIT STATUS\n"
+"    0 counted and detached; 1 an error (stderr says what and what to do); 2 bad\n"
+"    usage.\n"
+"\n"
+"EXAMPLES\n"
+"    eval \"$(tools/testbed up t1)\"\n"
+"    xtx-sink --netns \"$RX_NS\" --dev rx0 --ports 5000-5099 --duration 5 --json\n"
+"    xtx-sink -n \"$RX_NS\" -d rx0 -r /tmp/sink.ready > sink.json & ...; kill -INT $!\n"
+"\n"
+"NOTES\n"
+"    Needs root (CAP_BPF, CAP_NET_ADMIN, CAP_PERFMON; CAP_SYS_ADMIN for --netns).\n"
+"    Order state is one per port, shared by all CPUs under a lock; counters are\n"
+"    per-CPU. Reading per-port results at exit costs one map lookup per port in range.\n");
+}
+
+static void usage_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "xtx-sink: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nxtx-sink: run 'xtx-sink --help' for the usage\n");
+	exit(2);
+}
+
+static double parse_seconds(const char *opt, const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v < 0 || v > 1e7)
+		usage_err("%s '%s': give seconds as a number from 0 to 10000000", opt, arg);
+	return v;
+}
+
+static unsigned parse_port(const char *arg, const char *s, char **end)
+{
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, end, 10);
+	if (errno || *end == s || v > 65535 || *s == '-' || *s == '+')
+		usage_err("--ports '%s': ports are numbers from 0 to 65535 (A or A-B)", arg);
+	return (unsigned)v;
+}
+
+static void parse_ports(const char *arg, struct sink_opts *o)
+{
+	char *end;
+
+	o->port_lo = parse_port(arg, arg, &end);
+	if (*end == '-')
+		o->port_hi = parse_port(arg, end + 1, &end);
+	else
+		o->port_hi = o->port_lo;
+	if (*end)
+		usage_err("--ports '%s': give A or A-B, e.g. 5000-5099", arg);
+	if (o->port_lo > o->port_hi)
+		usage_err("--ports '%s': the first port is above the second", arg);
+}
+
+static void parse_args(int argc, char **argv, struct sink_opts *o)
+{
+	enum { OPT_PASS = 256 };
+	static const struct option longopts[] = {
+		{ "dev", required_argument, NULL, 'd' },
+		{ "netns", required_argument, NULL, 'n' },
+		{ "duration", required_argument, NULL, 't' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "ports", required_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "skb-mode", no_argument, NULL, 'S' },
+		{ "pass", no_argument, NULL, OPT_PASS },
+		{ "ready-file", required_argument, NULL, 'r' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*o = (struct sink_opts){ .interval_s = 1, .port_lo = 0, .port_hi = 65535 };
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:n:t:i:p:jSr:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': o->dev = optarg; break;
+		case 'n': o->netns = optarg; break;
+		case 't': o->duration_s = parse_seconds("--duration", optarg); break;
+		case 'i': o->interval_s = parse_seconds("--interval", optarg); break;
+		case 'p': parse_ports(optarg, o); break;
+		case 'j': o->json = true; break;
+		case 'S': o->skb_mode = true; break;
+		case OPT_PASS: o->pass = true; break;
+		case 'r': o->ready_file = optarg; break;
+		case 'v': o->verbose = true; break;
+		case 'h': usage(stdout); exit(0);
+		case ':': usage_err("option '%s' needs a value", argv[optind - 1]); break;
+		default: usage_err("unknown option '%s'", argv[optind - 1]); break;
+		}
+	}
+	if (optind < argc)
+		usage_err("unexpected argument '%s'", argv[optind]);
+	if (!o->dev)
+		usage_err("--dev IF is required (the interface to count on)");
+	if (strlen(o->dev) >= IF_NAMESIZE)
+		usage_err("--dev '%s': interface names have at most %d characters", o->dev,
+			  IF_NAMESIZE - 1);
+}
+
+static bool verbose;
+
+/* libxdp probes whether the kernel takes its dispatcher by loading programs from
+ * xdp-dispatcher.o; when that fails, libbpf warns about those programs and libxdp falls
+ * back to attaching xtx_sink alone, which main() reports in one line. Without
+ * --verbose, the probe's warnings are left out; all others are shown. */
+static int lib_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	static bool last_was_probe;
+	char buf[1024];
+	bool probe;
+
+	if (level != LIBBPF_WARN && !verbose)
+		return 0;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	probe = strstr(buf, "xdp-dispatcher") || strstr(buf, "'xdp_pass'") ||
+		strstr(buf, "'xdp_dispatcher'") ||
+		(last_was_probe && strstr(buf, "permission error while running as root"));
+	last_was_probe = probe;
+	if (probe && !verbose)
+		return 0;
+	return fputs(buf, stderr);
+}
+
+/* libxdp warns twice when no bpffs is mounted; main() says it once, plainly. */
+static bool no_bpffs;
+
+static int xdp_print(enum libxdp_print_level level, const char *fmt, va_list ap)
+{
+	if (!verbose && strstr(fmt, "bpffs")) {
+		no_bpffs = true;
+		return 0;
+	}
+	if (level != LIBXDP_WARN && !verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int write_ready(const struct sink *s)
+{
+	char tmp[4096];
+	FILE *f;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", s->opt.ready_file, (int)getpid()) >=
+	    (int)sizeof(tmp)) {
+		fprintf(stderr, "xtx-sink: --ready-file path too long\n");
+		return -ENAMETOOLONG;
+	}
+	f = fopen(tmp, "w");
+	if (!f)
+		goto fail;
+	fprintf(f, "pid=%d\nmode=%s\nifindex=%d\n", (int)getpid(), sink_mode_name(s->mode),
+		s->ifindex);
+	if (fclose(f))
+		goto fail;
+	if (rename(tmp, s->opt.ready_file))
+		goto fail;
+	return 0;
+fail:
+	fprintf(stderr, "xtx-sink: cannot write --ready-file %s: %s; check that its directory "
+		"exists and is writable\n", s->opt.ready_file, strerror(errno));
+	unlink(tmp);
+	return -errno;
+}
+
+/* Waits until the next interval tick or the deadline or a signal; prints lines. */
+static int run(struct sink *s, const sigset_t *waitmask, double *dur)
+{
+	double t0 = now_s(), tick = t0 + s->opt.interval_s, last = t0, t;
+	double deadline = t0 + s->opt.duration_s;
+	struct sink_snapshot prev, cur;
+	int err;
+
+	err = sink_read_stats(s, &prev);
+	if (err)
+		return err;
+	while (!stop) {
+		double wake = INFINITY;
+		struct timespec ts, *tsp = NULL;
+
+		if (s->opt.interval_s > 0)
+			wake = tick;
+		if (s->opt.duration_s > 0 && deadline < wake)
+			wake = deadline;
+		if (wake != INFINITY) {
+			double d = wake - now_s();
+
+			if (d < 0)
+				d = 0;
+			ts.tv_sec = (time_t)d;
+			ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
+			tsp = &ts;
+		}
+		if (ppoll(NULL, 0, tsp, waitmask) < 0 && errno != EINTR) {
+			fprintf(stderr, "xtx-sink: ppoll: %s\n", strerror(errno));
+			return -errno;
+		}
+		t = now_s();
+		if (s->opt.interval_s > 0 && t >= tick) {
+			err = sink_read_stats(s, &cur);
+			if (err)
+				return err;
+			sink_print_interval(s, &prev, &cur, t - t0, t - last);
+			prev = cur;
+			last = t;
+			while (tick <= t)
+				tick += s->opt.interval_s;
+		}
+		if (s->opt.duration_s > 0 && t >= deadline)
+			break;
+	}
+	*dur = now_s() - t0;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct sink s = { .lock_fd = -1 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigset_t block, waitmask;
+	bool ready_written = false;
+	double dur = 0;
+	int err, ret = 1;
+
+	parse_args(argc, argv, &s.opt);
+	verbose = s.opt.verbose;
+	libbpf_set_print(lib_print);
+	libxdp_set_print(xdp_print);
+
+	/* Signals: handled only inside ppoll() (see the head of this file). */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &waitmask);
+	sigdelset(&waitmask, SIGINT);
+	sigdelset(&waitmask, SIGTERM);
+	sigdelset(&waitmask, SIGHUP);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);	/* a closed stdout must not kill us before detaching */
+
+	if (s.opt.netns && sink_enter_netns(s.opt.netns))
+		return 1;
+	s.ifindex = (int)if_nametoindex(s.opt.dev);
+	if (!s.ifindex) {
+		if (s.opt.netns)
+			fprintf(stderr, "xtx-sink: --dev %s: no such interface in network namespace "
+				"%s; see 'ip -n %s link'\n", s.opt.dev, s.opt.netns, s.opt.netns);
+		else
+			fprintf(stderr, "xtx-sink: --dev %s: no such interface in this network "
+				"namespace; see 'ip link', or give --netns\n", s.opt.dev);
+		return 1;
+	}
+	s.ncpu = libbpf_num_possible_cpus();
+	if (s.ncpu <= 0) {
+		fprintf(stderr, "xtx-sink: cannot read the number of possible CPUs: %s\n",
+			strerror(-s.ncpu));
+		return 1;
+	}
+	if (sink_lock(&s))
+		return 1;
+	err = sink_detach_stale(&s);
+	if (err)
+		goto out_unlock;
+	err = sink_attach(&s);
+	if (err)
+		goto out_unlock;
+	if (s.opt.ready_file) {
+		if (write_ready(&s))
+			goto out_detach;
+		ready_written = true;
+	}
+	if (!s.dispatcher)
+		fprintf(stderr, "xtx-sink: note: libxdp attached %s alone, not through its "
+			"dispatcher (%s), so no other XDP program can share %s\n", SINK_PROG_NAME,
+			no_bpffs ? "no bpffs mounted at /sys/fs/bpf" :
+			"the kernel refused the dispatcher; --verbose shows why", s.opt.dev);
+	fprintf(stderr, "xtx-sink: attached to %s (%s mode, %s, ifindex %d), counting UDP "
+		"ports %u-%u%s\n", s.opt.dev, sink_mode_name(s.mode),
+		s.dispatcher ? "libxdp dispatcher" : "alone", s.ifindex, s.opt.port_lo,
+		s.opt.port_hi, s.opt.duration_s > 0 ? "" : "; stop with Ctrl-C");
+
+	err = run(&s, &waitmask, &dur);
+	if (err)
+		goto out_detach;
+	/* Detach first, then read: the totals are final. */
+	err = sink_detach(&s);
+	if (err)
+		goto out_detach;
+	if (sink_report(&s, dur, stdout) == 0)
+		ret = 0;
+
+out_detach:
+	sink_detach(&s);
+	if (ready_written)
+		unlink(s.opt.ready_file);
+	xdp_program__close(s.prog);
+	xtx_sink__destroy(s.skel);
+out_unlock:
+	sink_unlock(&s);
+	return ret;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* sink.h - the parts of xtx-sink: main.c (options, the run loop, signals), attach.c
+ * (namespace, per-interface lock, stale-program cleanup, XDP attach/detach) and report.c
+ * (reading the maps, interval lines, the summary as text or JSON). Internal to the tool.
+ */
+#ifndef XTX_SINK_TOOL_H
+#define XTX_SINK_TOOL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <xdp/libxdp.h>
+
+#include "../../xdp/xtx_sink.h"
+#include "xtx_sink.skel.h"
+
+#define SINK_PROG_NAME	"xtx_sink"	/* the XDP function's name, as the kernel reports it */
+
+struct sink_opts {
+	const char *dev;
+	const char *netns;		/* NULL: the current namespace */
+	const char *ready_file;		/* NULL: none */
+	double duration_s;		/* 0: until SIGINT/SIGTERM */
+	double interval_s;		/* 0: no interval lines */
+	unsigned port_lo, port_hi;	/* matched UDP destination ports, inclusive */
+	bool json;
+	bool skb_mode;			/* skip native, attach in skb (generic) mode */
+	bool pass;			/* XDP_PASS matched frames instead of XDP_DROP */
+	bool verbose;			/* libbpf/libxdp info messages too */
+};
+
+struct sink {
+	struct sink_opts opt;
+	int ifindex;
+	int lock_fd;			/* -1: not locked */
+	char lock_path[128];
+	struct xtx_sink *skel;
+	struct xdp_program *prog;
+	enum xdp_attach_mode mode;	/* valid while attached */
+	bool attached;
+	bool dispatcher;		/* through a libxdp dispatcher (else alone/legacy) */
+	int ncpu;			/* possible CPUs: per-CPU map value count */
+};
+
+/* attach.c. Each returns 0 or -errno after printing what went wrong and what to do. */
+int sink_enter_netns(const char *netns);
+int sink_lock(struct sink *s);
+void sink_unlock(struct sink *s);
+int sink_detach_stale(struct sink *s);
+int sink_attach(struct sink *s);
+int sink_detach(struct sink *s);
+const char *sink_mode_name(enum xdp_attach_mode mode);
+
+/* report.c */
+struct sink_snapshot {
+	struct xtx_sink_counter st[XTX_SINK_STAT_MAX];
+};
+int sink_read_stats(const struct sink *s, struct sink_snapshot *out);
+void sink_print_interval(const struct sink *s, const struct sink_snapshot *prev,
+			 const struct sink_snapshot *cur, double t_s, double dt_s);
+int sink_report(const struct sink *s, double duration_s, FILE *out);
+
+#endif /* XTX_SINK_TOOL_H */
