@@ -9,8 +9,9 @@
  * and puts it into exactly one class of the `stats` map (xtx_sink.h: matched, UDP to
  * another port, IPv4/IPv6 non-UDP, non-IP, fragment, truncated, malformed). A matched
  * frame (UDP, destination port within [cfg_port_lo, cfg_port_hi]) is also counted per
- * port; if its UDP payload starts with a struct xtx_payload (include/xtx/payload.h) the
- * flow's sequence order is checked and, if tstamp_ns != 0, the one-way delay
+ * port; if its UDP payload starts with a struct xtx_payload (include/xtx/payload.h; at
+ * least magic, flow and seq: 16 bytes) the flow's sequence order is checked and, if the
+ * whole 24 bytes fit and tstamp_ns != 0, the one-way delay
  * bpf_ktime_get_ns() - tstamp_ns goes into a histogram. Sender and sink run on the same
  * host and the sender stamps CLOCK_MONOTONIC, the clock of bpf_ktime_get_ns().
  *
@@ -274,15 +275,16 @@ int xtx_sink(struct xdp_md *ctx)
 		pc->bytes += len;
 	}
 
+	/* The payload in whole fields (include/xtx/pkt.h, "Sizes"): 16 bytes give magic,
+	 * flow and seq (order is checked); 24 bytes add tstamp_ns (delay is recorded). */
 	pl = (void *)(udp + 1);
-	if (ulen >= sizeof(*udp) + sizeof(*pl) && (void *)(pl + 1) <= end &&
-	    pl->magic == XTX_PAYLOAD_MAGIC) {
-		__u64 seq = pl->seq, ts = pl->tstamp_ns;
-
+	if (ulen >= sizeof(*udp) + XTX_PAYLOAD_SEQ_LEN &&
+	    (void *)pl + XTX_PAYLOAD_SEQ_LEN <= end && pl->magic == XTX_PAYLOAD_MAGIC) {
 		count(XTX_SINK_PAYLOAD, len);
-		check_order(port, seq);
-		if (ts)
-			record_delay(ts);
+		check_order(port, pl->seq);
+		if (ulen >= sizeof(*udp) + sizeof(*pl) && (void *)(pl + 1) <= end &&
+		    pl->tstamp_ns)
+			record_delay(pl->tstamp_ns);
 	}
 	return cfg_action;
 }

@@ -4,8 +4,10 @@
  * width types, no libc.
  *
  * All fields little-endian (host order on x86/arm64; the sink runs on the same host in
- * the testbed). A sender that cannot fit it (frame too short) sends no payload; the sink
- * then counts the packet but checks no order or delay.
+ * the testbed). Senders write it in whole fields, as much as the UDP payload holds
+ * (include/xtx/pkt.h, "Sizes"): 24 bytes give all four; 16..23 bytes give magic, flow and
+ * seq (the sink checks order, records no delay: 60- and 64-byte IPv4 frames); less gives
+ * nothing (the sink counts the packet only).
  */
 #ifndef XTX_PAYLOAD_H
 #define XTX_PAYLOAD_H
@@ -13,6 +15,7 @@
 #include <linux/types.h>
 
 #define XTX_PAYLOAD_MAGIC	0x78747831u	/* "xtx1" */
+#define XTX_PAYLOAD_SEQ_LEN	16		/* magic, flow, seq */
 
 struct xtx_payload {
 	__u32 magic;		/* XTX_PAYLOAD_MAGIC */

@@ -1,0 +1,52 @@
+# tests/net/lib.sh - shared helpers for the network tests (source it).
+#   net_init           root check (exit 77), jq check, a fresh testbed with a random name
+#                      and a cleanup trap; sets TB and the testbed's variables (TX_NS ...)
+#   sink_start ARGS    xtx-sink on rx0 in the background, waits until attached
+#   sink_stop          SIGINT the sink, wait, leave its JSON in $SINK_JSON
+#   jget FILE EXPR     jq -r EXPR FILE
+#   fail MSG           print and remember a failure (the test exits 1 at the end)
+set -u
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+BIN=build/release/bin
+FAILED=0
+TMPD=$(mktemp -d)
+
+fail() { echo "FAIL: $*"; FAILED=1; }
+jget() { jq -r "$2" "$1"; }
+
+net_cleanup() {
+  [ -n "${SINK_PID:-}" ] && kill -INT "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null
+  [ -n "${TB:-}" ] && tools/testbed down "$TB" >/dev/null 2>&1
+  rm -rf "$TMPD"
+}
+
+net_init() { # [testbed up options]
+  [ "$(id -u)" = 0 ] || { echo "skip: needs root (namespaces, XDP, AF_XDP)"; exit 77; }
+  command -v jq >/dev/null || { echo "skip: jq not installed (make deps)"; exit 77; }
+  for b in xtx-send xtx-sink; do
+    [ -x $BIN/$b ] || { echo "missing $BIN/$b: run make"; exit 1; }
+  done
+  TB=n$((RANDOM % 100000))
+  trap net_cleanup EXIT
+  eval "$(tools/testbed up "$TB" "$@")" || { echo "testbed up failed"; exit 1; }
+}
+
+sink_start() { # extra xtx-sink args
+  SINK_JSON=$TMPD/sink.json
+  rm -f "$TMPD/sink.ready"
+  $BIN/xtx-sink --netns "$RX_NS" --dev "$RX_DEV" --interval 0 --json \
+      --ready-file "$TMPD/sink.ready" "$@" > "$SINK_JSON" 2>"$TMPD/sink.err" &
+  SINK_PID=$!
+  for _ in $(seq 100); do [ -f "$TMPD/sink.ready" ] && return 0; sleep 0.05; done
+  cat "$TMPD/sink.err"; fail "xtx-sink did not attach"; return 1
+}
+
+sink_stop() {
+  sleep 0.3		# frames still in the veth's NAPI
+  kill -INT "$SINK_PID"; wait "$SINK_PID"; SINK_PID=
+}
+
+send() { # xtx-send args (runs in the tx namespace)
+  ip netns exec "$TX_NS" timeout 120 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" \
+     --dst-mac "$TX_NEXTHOP_MAC" "$@"
+}

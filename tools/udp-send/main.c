@@ -1,0 +1,812 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* udp-send - the kernel UDP path baseline for xtx benchmarks.
+ *
+ * N threads, each pinned to a CPU, send UDP/IPv4 datagrams with sendmmsg() in batches of
+ * --batch (64) on connected sockets, through the whole kernel stack: routing, neighbour,
+ * qdisc (so an HTB with u32 filters on the destination port classifies the flows), driver.
+ *
+ * Flows and payload are those of xsk-plain (same frames on the wire): flow f has UDP
+ * destination port --dst-port + f and is owned by thread f % threads, which opens one
+ * connected socket per flow it owns (with the default --flows = --threads, one socket per
+ * thread). A thread cycles over its flows, one sendmmsg batch per flow per turn.
+ *
+ * Errors such as ENOBUFS (qdisc full; IP_RECVERR is set so the kernel reports it instead
+ * of counting silently), ECONNREFUSED (an ICMP error from the receiver) or EAGAIN (send
+ * buffer full for 100 ms) are counted, not fatal. The packet the kernel refused is sent
+ * again by the next call with the same sequence number, so sent_pkts counts only datagrams
+ * the kernel accepted and, with --stamp, each flow's seq has no gaps among them.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xtx/payload.h>
+#include <xtx/pkt.h>
+
+#define PROG		"udp-send"
+#define MAX_THREADS	256
+#define MAX_BATCH	1024
+#define MAX_FLOWS	65536
+#define NSEC		1000000000ull
+
+static const char usage_text[] =
+"NAME\n"
+"    udp-send - kernel UDP sender with sendmmsg (baseline for xtx benchmarks)\n"
+"\n"
+"SYNOPSIS\n"
+"    udp-send --dst-ip IP [--dev IF] [--src-ip IP] [--size BYTES] [--flows N]\n"
+"             [--dst-port P] [--src-port P] [--threads N] [--cpus LIST] [--batch N]\n"
+"             [--priority P] [--tos TOS] [--duration S | --count N [--timeout S]]\n"
+"             [--stamp] [--json] [--quiet]\n"
+"\n"
+"DESCRIPTION\n"
+"    Sends UDP/IPv4 datagrams through the kernel stack from N threads, each pinned\n"
+"    to a CPU, with sendmmsg() batches on connected sockets. Flow f goes to UDP port\n"
+"    --dst-port + f and is sent by thread f mod N on its own connected socket; a\n"
+"    thread sends one batch per flow in turn. Don't Fragment is set; datagrams never\n"
+"    fragment.\n"
+"\n"
+"    Errors from the kernel (ENOBUFS when the qdisc drops, ECONNREFUSED after an ICMP\n"
+"    error, EAGAIN when the socket buffer stays full for 100 ms) are counted and the\n"
+"    refused datagram is sent again; only accepted datagrams count as sent.\n"
+"\n"
+"    Per-second rates go to stderr; a summary to stdout at the end, also after\n"
+"    SIGINT or SIGTERM.\n"
+"\n"
+"OPTIONS\n"
+"    --dst-ip IP       destination IPv4 address (required).\n"
+"    --dev IF          bind the sockets to IF (SO_BINDTODEVICE);\n"
+"                      also checks --size against IF's MTU. Default: the route decides.\n"
+"    --src-ip IP       bind to this source address (default: the route's).\n"
+"    --size BYTES      Ethernet frame length without FCS, 60..65535 (default 64):\n"
+"                      UDP payload = BYTES - 42 (14 Ethernet + 20 IPv4 + 8 UDP).\n"
+"                      Must fit the path MTU (BYTES <= MTU + 14).\n"
+"    --flows N         number of flows, 1..65536 and >= --threads (default: --threads).\n"
+"    --dst-port P      UDP destination port of flow 0 (default 9000).\n"
+"    --src-port P      UDP source port of every socket, 0 = ephemeral (default 1024,\n"
+"                      as xsk-plain; the sockets share it with SO_REUSEADDR).\n"
+"    --threads N       sender threads (default 1).\n"
+"    --cpus LIST       CPUs for the threads, e.g. 0,2-3; thread i gets entry i mod\n"
+"                      the list's length (default: the CPUs this process may use).\n"
+"    --batch N         datagrams per sendmmsg() call, 1..1024 (default 64).\n"
+"    --priority P      SO_PRIORITY of the sockets, 0..4294967295 (above 6 needs\n"
+"                      CAP_NET_ADMIN).\n"
+"    --tos TOS         IP_TOS of the sockets, DSCP << 2 | ECN, 0..255.\n"
+"    --duration S      send for S seconds (default 10 without --count).\n"
+"    --count N         send exactly N datagrams in total, split evenly over threads.\n"
+"    --timeout S       with --count: give up after S seconds (default 60).\n"
+"    --stamp           write the xtx test payload (include/xtx/payload.h: magic,\n"
+"                      flow, per-flow seq, CLOCK_MONOTONIC ns) into every datagram,\n"
+"                      as much as fits: 16 bytes (no timestamp) for sizes 58..65, all\n"
+"                      24 from 66. Without it the payload is zero.\n"
+"    --json            print the summary as one JSON object on stdout.\n"
+"    --quiet           no per-second lines.\n"
+"    --help            this text.\n"
+"\n"
+"OUTPUT\n"
+"    JSON fields: tool, threads, flows, size, stamp, sent_pkts, sent_bytes (frame\n"
+"    bytes without FCS: (payload + 42) per datagram), duration_s, pps,\n"
+"    cpu_ns_per_pkt (CPU time of the sender threads, user + system, per datagram\n"
+"    sent), errors (all counted errors), enobufs, econnrefused, eagain,\n"
+"    errors_other, complete, interrupted, per_thread [...].\n"
+"\n"
+"EXIT STATUS\n"
+"    0 done (also when stopped by SIGINT/SIGTERM), 1 runtime error or --count not\n"
+"    reached within --timeout, 2 bad usage.\n"
+"\n"
+"NOTES\n"
+"    cpu_ns_per_pkt includes the kernel's work in the thread's context: the whole\n"
+"    transmit path and, on veth, the receiving side's processing (softirq run on\n"
+"    the sending CPU) unless the kernel has CONFIG_IRQ_TIME_ACCOUNTING. When a qdisc\n"
+"    drops (ENOBUFS) the thread retries at once, so a shaped run spends CPU\n"
+"    spinning; a leaf qdisc limit larger than what the socket buffers hold lets\n"
+"    the sockets block in sendmmsg() instead.\n"
+"\n"
+"EXAMPLES\n"
+"    udp-send --dst-ip 198.18.200.2 --threads 2 --count 100000 --json\n"
+"    udp-send --dst-ip 198.18.1.1 --dev ens1f0 --flows 64 --threads 4 --size 1514 \\\n"
+"             --duration 10 --priority 1 --stamp\n";
+
+struct cfg {
+	const char *dev;
+	struct in_addr src_ip, dst_ip;
+	bool have_src_ip, have_dst_ip, have_priority, have_tos;
+	uint32_t size, flows, threads, batch, priority;
+	uint16_t dst_port, src_port;
+	int tos;
+	double duration, timeout;
+	uint64_t count;		/* 0: duration mode */
+	bool stamp, json, quiet;
+	int cpus[CPU_SETSIZE];
+	int ncpus;
+};
+
+struct flow {
+	int fd;
+	uint32_t id;		/* global flow index */
+	uint64_t seq;		/* next sequence number */
+};
+
+struct sender {
+	/* --- setup, read-only in the loop --- */
+	const struct cfg *cfg;
+	uint32_t t;
+	int cpu;
+	struct flow *flows;
+	uint32_t nflows;
+	uint64_t quota;			/* datagrams to send if limited */
+	bool limited;			/* --count: stop at quota (may be 0) */
+	uint32_t pay_len, pay_fit;
+	uint8_t *bufs;			/* batch payload buffers */
+	struct mmsghdr *msgs;
+	struct iovec *iov;
+	/* --- results --- */
+	uint64_t sent, calls, enobufs, econnrefused, eagain, other, cpu_ns, t_start, t_end;
+	int err;			/* fatal errno */
+	/* --- shared with the main thread --- */
+	/* Relaxed: a statistic for the per-second line; final values are read after
+	 * pthread_join, which orders them. */
+	_Alignas(64) _Atomic uint64_t progress;
+};
+
+/* Set by the main thread (signal, deadline) or a failing sender; polled by senders.
+ * Relaxed: a plain stop request, no data is published through it. */
+static _Atomic bool stop_flag;
+/* Senders that finished; relaxed: only lets the main thread stop waiting early. */
+static _Atomic unsigned done_count;
+static pthread_barrier_t start_barrier;
+
+static uint64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * NSEC + (uint64_t)ts.tv_nsec;
+}
+
+static void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '" PROG " --help'.\n");
+	exit(2);
+}
+
+static uint64_t parse_uint(const char *opt, const char *s, uint64_t min, uint64_t max)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+		die_usage("%s: '%s' is not a whole number in %llu..%llu", opt, s,
+			  (unsigned long long)min, (unsigned long long)max);
+	return v;
+}
+
+static double parse_seconds(const char *opt, const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || v > 86400)
+		die_usage("%s: '%s' is not a number of seconds in (0, 86400]", opt, s);
+	return v;
+}
+
+static void parse_cpus(struct cfg *c, const char *s)
+{
+	const char *p = s;
+
+	c->ncpus = 0;
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p || a < 0 || a >= CPU_SETSIZE)
+			goto bad;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || b < a || b >= CPU_SETSIZE)
+				goto bad;
+			p = end;
+		}
+		for (long i = a; i <= b && c->ncpus < CPU_SETSIZE; i++)
+			c->cpus[c->ncpus++] = (int)i;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			goto bad;
+	}
+	if (c->ncpus)
+		return;
+bad:
+	die_usage("--cpus: '%s' is not a CPU list like 0,2-3", s);
+}
+
+static void parse_args(struct cfg *c, int argc, char **argv)
+{
+	enum { O_DST_IP = 256, O_DEV, O_SRC_IP, O_SIZE, O_FLOWS, O_DST_PORT, O_SRC_PORT,
+	       O_THREADS, O_CPUS, O_BATCH, O_PRIORITY, O_TOS, O_DURATION, O_COUNT, O_TIMEOUT,
+	       O_STAMP, O_JSON, O_QUIET, O_HELP };
+	static const struct option opts[] = {
+		{ "dst-ip", required_argument, NULL, O_DST_IP },
+		{ "dev", required_argument, NULL, O_DEV },
+		{ "src-ip", required_argument, NULL, O_SRC_IP },
+		{ "size", required_argument, NULL, O_SIZE },
+		{ "flows", required_argument, NULL, O_FLOWS },
+		{ "dst-port", required_argument, NULL, O_DST_PORT },
+		{ "src-port", required_argument, NULL, O_SRC_PORT },
+		{ "threads", required_argument, NULL, O_THREADS },
+		{ "cpus", required_argument, NULL, O_CPUS },
+		{ "batch", required_argument, NULL, O_BATCH },
+		{ "priority", required_argument, NULL, O_PRIORITY },
+		{ "tos", required_argument, NULL, O_TOS },
+		{ "duration", required_argument, NULL, O_DURATION },
+		{ "count", required_argument, NULL, O_COUNT },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "stamp", no_argument, NULL, O_STAMP },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "quiet", no_argument, NULL, O_QUIET },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool have_flows = false, have_duration = false;
+	int o;
+
+	memset(c, 0, sizeof(*c));
+	c->size = 64;
+	c->threads = 1;
+	c->batch = 64;
+	c->dst_port = 9000;
+	c->src_port = 1024;
+	c->timeout = 60;
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case O_DST_IP:
+			if (xtx_pkt__parse_ip4(optarg, &c->dst_ip))
+				die_usage("--dst-ip: '%s' is not an IPv4 address", optarg);
+			c->have_dst_ip = true;
+			break;
+		case O_DEV:
+			c->dev = optarg;
+			break;
+		case O_SRC_IP:
+			if (xtx_pkt__parse_ip4(optarg, &c->src_ip))
+				die_usage("--src-ip: '%s' is not an IPv4 address", optarg);
+			c->have_src_ip = true;
+			break;
+		case O_SIZE:
+			c->size = (uint32_t)parse_uint("--size", optarg, XTX_PKT_MIN_FRAME, 65535);
+			break;
+		case O_FLOWS:
+			c->flows = (uint32_t)parse_uint("--flows", optarg, 1, MAX_FLOWS);
+			have_flows = true;
+			break;
+		case O_DST_PORT:
+			c->dst_port = (uint16_t)parse_uint("--dst-port", optarg, 1, 65535);
+			break;
+		case O_SRC_PORT:
+			c->src_port = (uint16_t)parse_uint("--src-port", optarg, 0, 65535);
+			break;
+		case O_THREADS:
+			c->threads = (uint32_t)parse_uint("--threads", optarg, 1, MAX_THREADS);
+			break;
+		case O_CPUS:
+			parse_cpus(c, optarg);
+			break;
+		case O_BATCH:
+			c->batch = (uint32_t)parse_uint("--batch", optarg, 1, MAX_BATCH);
+			break;
+		case O_PRIORITY:
+			c->priority = (uint32_t)parse_uint("--priority", optarg, 0, UINT32_MAX);
+			c->have_priority = true;
+			break;
+		case O_TOS:
+			c->tos = (int)parse_uint("--tos", optarg, 0, 255);
+			c->have_tos = true;
+			break;
+		case O_DURATION:
+			c->duration = parse_seconds("--duration", optarg);
+			have_duration = true;
+			break;
+		case O_COUNT:
+			c->count = parse_uint("--count", optarg, 1, UINT64_MAX / 2);
+			break;
+		case O_TIMEOUT:
+			c->timeout = parse_seconds("--timeout", optarg);
+			break;
+		case O_STAMP:
+			c->stamp = true;
+			break;
+		case O_JSON:
+			c->json = true;
+			break;
+		case O_QUIET:
+			c->quiet = true;
+			break;
+		case O_HELP:
+			fputs(usage_text, stdout);
+			exit(0);
+		default:
+			die_usage("unknown option or missing value: '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		die_usage("unexpected argument '%s'", argv[optind]);
+	if (!c->have_dst_ip)
+		die_usage("--dst-ip IP is required");
+	if (have_duration && c->count)
+		die_usage("--duration and --count exclude each other");
+	if (!have_duration && !c->count)
+		c->duration = 10;
+	if (!have_flows)
+		c->flows = c->threads;
+	if (c->flows < c->threads)
+		die_usage("--flows %u < --threads %u: every thread needs at least one flow",
+			  c->flows, c->threads);
+	if ((uint32_t)c->dst_port + c->flows - 1 > 65535)
+		die_usage("--dst-port %u + --flows %u goes past port 65535", c->dst_port,
+			  c->flows);
+	if (!c->ncpus) {
+		cpu_set_t set;
+
+		if (sched_getaffinity(0, sizeof(set), &set))
+			CPU_ZERO(&set);
+		for (int i = 0; i < CPU_SETSIZE; i++)
+			if (CPU_ISSET(i, &set))
+				c->cpus[c->ncpus++] = i;
+		if (!c->ncpus)
+			c->cpus[c->ncpus++] = 0;
+	}
+}
+
+static void check_dev(const struct cfg *c)
+{
+	struct ifreq ifr;
+	int fd;
+
+	if (!c->dev)
+		return;
+	if (!if_nametoindex(c->dev)) {
+		fprintf(stderr, PROG ": --dev %s: no such interface in this network namespace "
+			"(see 'ip link'; run inside the right namespace with 'ip netns exec')\n",
+			c->dev);
+		exit(1);
+	}
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", c->dev);
+	if (fd >= 0 && ioctl(fd, SIOCGIFMTU, &ifr) == 0 &&
+	    c->size > (uint32_t)ifr.ifr_mtu + XTX_PKT_ETH_HLEN) {
+		fprintf(stderr, PROG ": --size %u: larger than %s's MTU %d + 14; use --size <= %d "
+			"or raise the MTU\n", c->size, c->dev, ifr.ifr_mtu,
+			ifr.ifr_mtu + XTX_PKT_ETH_HLEN);
+		exit(1);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+/* One connected socket for flow `id`. Returns the fd or -1 after printing why. */
+static int open_flow_socket(const struct cfg *c, uint32_t id)
+{
+	struct sockaddr_in src = { .sin_family = AF_INET }, dst = { .sin_family = AF_INET };
+	int one = 1, pmtu = IP_PMTUDISC_DO, fd;
+	struct timeval tv = { .tv_sec = 0, .tv_usec = 100000 };
+	const char *what;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		what = "socket()";
+		goto fail;
+	}
+	what = "setsockopt(IP_RECVERR)";	/* report ENOBUFS instead of hiding it */
+	if (setsockopt(fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one)))
+		goto fail;
+	what = "setsockopt(IP_MTU_DISCOVER)";
+	if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu)))
+		goto fail;
+	what = "setsockopt(SO_SNDTIMEO)";
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
+		goto fail;
+	what = "setsockopt(SO_REUSEADDR)";
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
+		goto fail;
+	if (c->dev) {
+		what = "setsockopt(SO_BINDTODEVICE)";
+		if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, c->dev, (socklen_t)strlen(c->dev)))
+			goto fail;
+	}
+	if (c->have_priority) {
+		what = "setsockopt(SO_PRIORITY) (priorities above 6 need CAP_NET_ADMIN)";
+		if (setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &c->priority, sizeof(int)))
+			goto fail;
+	}
+	if (c->have_tos) {
+		what = "setsockopt(IP_TOS)";
+		if (setsockopt(fd, IPPROTO_IP, IP_TOS, &c->tos, sizeof(c->tos)))
+			goto fail;
+	}
+	if (c->have_src_ip || c->src_port) {
+		src.sin_addr = c->have_src_ip ? c->src_ip : (struct in_addr){ INADDR_ANY };
+		src.sin_port = htons(c->src_port);
+		what = "bind() to --src-ip/--src-port (is the address on a local interface?)";
+		if (bind(fd, (struct sockaddr *)&src, sizeof(src)))
+			goto fail;
+	}
+	dst.sin_addr = c->dst_ip;
+	dst.sin_port = htons((uint16_t)(c->dst_port + id));
+	what = "connect() (no route to --dst-ip?)";
+	if (connect(fd, (struct sockaddr *)&dst, sizeof(dst)))
+		goto fail;
+	/* The route's MTU: refuse a --size that would not fit (DF is set) up front. */
+	int mtu;
+	socklen_t len = sizeof(mtu);
+
+	if (getsockopt(fd, IPPROTO_IP, IP_MTU, &mtu, &len) == 0 &&
+	    c->size > (uint32_t)mtu + XTX_PKT_ETH_HLEN) {
+		fprintf(stderr, PROG ": --size %u: larger than the route's MTU %d + 14 toward the "
+			"destination; use --size <= %d\n", c->size, mtu, mtu + XTX_PKT_ETH_HLEN);
+		close(fd);
+		return -1;
+	}
+	return fd;
+fail:
+	fprintf(stderr, PROG ": flow %u: %s: %s\n", id, what, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* Drop queued ICMP errors (IP_RECVERR) so the error queue does not hold memory. */
+static void drain_errqueue(int fd)
+{
+	char buf[256], ctl[512];
+
+	for (int i = 0; i < 64; i++) {
+		struct iovec v = { buf, sizeof(buf) };
+		struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1, .msg_control = ctl,
+				    .msg_controllen = sizeof(ctl) };
+
+		if (recvmsg(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+			break;
+	}
+}
+
+/* Write the test payload (as much as fits) of the n datagrams of a batch for flow f. */
+static void stamp_batch(struct sender *s, const struct flow *f, uint32_t n)
+{
+	uint64_t ts = s->pay_fit >= XTX_PKT_PAYLOAD_FULL_LEN ? now_ns(CLOCK_MONOTONIC) : 0;
+	uint32_t magic = htole32(XTX_PAYLOAD_MAGIC), id = htole32(f->id);
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t *p = s->bufs + (size_t)i * s->pay_len;
+		uint64_t seq = htole64(f->seq + i), t = htole64(ts);
+
+		memcpy(p, &magic, 4);
+		memcpy(p + 4, &id, 4);
+		memcpy(p + 8, &seq, 8);
+		if (s->pay_fit >= XTX_PKT_PAYLOAD_FULL_LEN)
+			memcpy(p + 16, &t, 8);
+	}
+}
+
+static void *sender_main(void *arg)
+{
+	struct sender *s = arg;
+	const struct cfg *c = s->cfg;
+	const bool stamp = c->stamp && s->pay_fit;
+	uint64_t cpu0;
+	uint32_t fi = 0;
+
+	pthread_barrier_wait(&start_barrier);
+	cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	s->t_start = now_ns(CLOCK_MONOTONIC);
+
+	while (!atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
+		struct flow *f = &s->flows[fi];
+		uint32_t n = c->batch;
+		int r;
+
+		if (s->limited) {
+			if (s->sent == s->quota)
+				break;
+			if (n > s->quota - s->sent)
+				n = (uint32_t)(s->quota - s->sent);
+		}
+		if (stamp)
+			stamp_batch(s, f, n);
+		r = sendmmsg(f->fd, s->msgs, n, 0);
+		s->calls++;
+		if (r > 0) {
+			s->sent += (uint64_t)r;
+			f->seq += (uint64_t)r;
+			atomic_store_explicit(&s->progress, s->sent, memory_order_relaxed);
+		} else {
+			switch (errno) {
+			case ENOBUFS:
+				s->enobufs++;
+				break;
+			case ECONNREFUSED:
+			case EHOSTUNREACH:
+			case ENETUNREACH:
+				s->econnrefused += errno == ECONNREFUSED;
+				s->other += errno != ECONNREFUSED;
+				drain_errqueue(f->fd);
+				break;
+			case EAGAIN:
+				s->eagain++;
+				break;
+			case EINTR:
+			case ENETDOWN:
+			case EPERM:	/* a firewall rule; counted, retried until the deadline */
+				s->other++;
+				break;
+			default:
+				s->err = errno;
+				goto out;
+			}
+		}
+		if (++fi == s->nflows)
+			fi = 0;
+	}
+out:
+	s->t_end = now_ns(CLOCK_MONOTONIC);
+	s->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+	if (s->err) {
+		fprintf(stderr, PROG ": thread %u: sendmmsg: %s%s; stopping\n", s->t,
+			strerror(s->err), s->err == EMSGSIZE ?
+			" (--size larger than the path MTU + 14?)" : "");
+		atomic_store_explicit(&stop_flag, true, memory_order_relaxed);
+	}
+	atomic_fetch_add_explicit(&done_count, 1, memory_order_relaxed);
+	return NULL;
+}
+
+static int setup_sender(struct sender *s, const struct cfg *c, uint32_t t)
+{
+	s->cfg = c;
+	s->t = t;
+	s->cpu = c->cpus[t % (uint32_t)c->ncpus];
+	s->nflows = (c->flows - t + c->threads - 1) / c->threads;
+	s->limited = c->count != 0;
+	s->quota = c->count ? c->count / c->threads + (t < c->count % c->threads) : 0;
+	s->pay_len = c->size - XTX_PKT_UDP4_HDRS;
+	s->pay_fit = xtx_pkt__payload_fit(s->pay_len);
+	s->flows = calloc(s->nflows, sizeof(*s->flows));
+	s->bufs = calloc(c->batch, s->pay_len ? s->pay_len : 1);
+	s->msgs = calloc(c->batch, sizeof(*s->msgs));
+	s->iov = calloc(c->batch, sizeof(*s->iov));
+	if (!s->flows || !s->bufs || !s->msgs || !s->iov) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return -1;
+	}
+	for (uint32_t i = 0; i < s->nflows; i++)
+		s->flows[i].fd = -1;
+	for (uint32_t i = 0; i < s->nflows; i++) {
+		s->flows[i].id = t + i * c->threads;
+		s->flows[i].fd = open_flow_socket(c, s->flows[i].id);
+		if (s->flows[i].fd < 0)
+			return -1;
+	}
+	for (uint32_t i = 0; i < c->batch; i++) {
+		s->iov[i].iov_base = s->bufs + (size_t)i * s->pay_len;
+		s->iov[i].iov_len = s->pay_len;
+		s->msgs[i].msg_hdr.msg_iov = &s->iov[i];
+		s->msgs[i].msg_hdr.msg_iovlen = 1;
+	}
+	return 0;
+}
+
+static void free_sender(struct sender *s)
+{
+	if (s->flows)
+		for (uint32_t i = 0; i < s->nflows; i++)
+			if (s->flows[i].fd >= 0)
+				close(s->flows[i].fd);
+	free(s->flows);
+	free(s->bufs);
+	free(s->msgs);
+	free(s->iov);
+}
+
+int main(int argc, char **argv)
+{
+	struct cfg c;
+	struct sender *snd;
+	pthread_t *tid;
+	sigset_t sigs;
+	uint64_t t0, next_tick, deadline, last_sent = 0, last_t;
+	bool interrupted = false, timed_out = false;
+	int rc = 0;
+
+	parse_args(&c, argc, argv);
+	check_dev(&c);
+
+	snd = calloc(c.threads, sizeof(*snd));
+	tid = calloc(c.threads, sizeof(*tid));
+	if (!snd || !tid) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	for (uint32_t t = 0; t < c.threads; t++) {
+		if (setup_sender(&snd[t], &c, t)) {
+			rc = 1;
+			goto out;
+		}
+	}
+	if (!c.quiet) {
+		char dst[INET_ADDRSTRLEN];
+
+		inet_ntop(AF_INET, &c.dst_ip, dst, sizeof(dst));
+		fprintf(stderr, PROG ": to %s ports %u..%u, %u thread(s), %u-byte frames, ", dst,
+			c.dst_port, c.dst_port + c.flows - 1, c.threads, c.size);
+		if (c.count)
+			fprintf(stderr, "%llu datagrams", (unsigned long long)c.count);
+		else
+			fprintf(stderr, "%g s", c.duration);
+		fprintf(stderr, "%s\n", c.stamp ? ", stamped" : "");
+	}
+
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+
+	pthread_barrier_init(&start_barrier, NULL, c.threads + 1);
+	for (uint32_t t = 0; t < c.threads; t++) {
+		pthread_attr_t attr;
+		cpu_set_t set;
+		int e;
+
+		CPU_ZERO(&set);
+		CPU_SET(snd[t].cpu, &set);
+		pthread_attr_init(&attr);
+		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		e = pthread_create(&tid[t], &attr, sender_main, &snd[t]);
+		pthread_attr_destroy(&attr);
+		if (e) {
+			fprintf(stderr, PROG ": starting thread %u on CPU %d: %s (is the CPU in "
+				"this process's affinity mask? see --cpus)\n", t, snd[t].cpu,
+				strerror(e));
+			exit(1);
+		}
+	}
+	t0 = now_ns(CLOCK_MONOTONIC);
+	deadline = t0 + (uint64_t)((c.count ? c.timeout : c.duration) * 1e9);
+	pthread_barrier_wait(&start_barrier);
+	next_tick = t0 + NSEC;
+	last_t = t0;
+
+	while (atomic_load_explicit(&done_count, memory_order_relaxed) < c.threads) {
+		uint64_t t = now_ns(CLOCK_MONOTONIC), wait = 50000000;	/* 50 ms */
+		struct timespec ts;
+
+		if (t >= deadline && !atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
+			atomic_store_explicit(&stop_flag, true, memory_order_relaxed);
+			timed_out = c.count != 0;
+		}
+		if (t >= next_tick) {
+			uint64_t sum = 0;
+
+			for (uint32_t i = 0; i < c.threads; i++)
+				sum += atomic_load_explicit(&snd[i].progress, memory_order_relaxed);
+			if (!c.quiet)
+				fprintf(stderr, PROG ": %6.1f s  %10.0f pps  %8.3f Gbit/s\n",
+					(double)(t - t0) / 1e9,
+					(double)(sum - last_sent) * 1e9 / (double)(t - last_t),
+					(double)(sum - last_sent) * c.size * 8 / (double)(t - last_t));
+			last_sent = sum;
+			last_t = t;
+			next_tick += NSEC;
+		}
+		if (next_tick > t && next_tick - t < wait)
+			wait = next_tick - t;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)wait;
+		if (sigtimedwait(&sigs, NULL, &ts) > 0) {
+			interrupted = true;
+			atomic_store_explicit(&stop_flag, true, memory_order_relaxed);
+		}
+	}
+
+	uint64_t sent = 0, cpu = 0, enobufs = 0, refused = 0, eagain = 0, other = 0;
+	uint64_t tmin = UINT64_MAX, tmax = 0;
+	int fatal = 0;
+
+	for (uint32_t t = 0; t < c.threads; t++) {
+		struct sender *s = &snd[t];
+
+		pthread_join(tid[t], NULL);
+		sent += s->sent;
+		cpu += s->cpu_ns;
+		enobufs += s->enobufs;
+		refused += s->econnrefused;
+		eagain += s->eagain;
+		other += s->other;
+		tmin = s->t_start < tmin ? s->t_start : tmin;
+		tmax = s->t_end > tmax ? s->t_end : tmax;
+		fatal |= s->err;
+	}
+	double dur = tmax > tmin ? (double)(tmax - tmin) / 1e9 : 0;
+	uint64_t errors = enobufs + refused + eagain + other;
+	bool complete = !fatal && (c.count ? sent == c.count : !interrupted);
+
+	if (c.json) {
+		printf("{\"tool\":\"" PROG "\",\"threads\":%u,\"flows\":%u,\"size\":%u,"
+		       "\"stamp\":%s,\"sent_pkts\":%llu,\"sent_bytes\":%llu,\"duration_s\":%.6f,"
+		       "\"pps\":%.1f,\"cpu_ns_per_pkt\":%.2f,\"errors\":%llu,\"enobufs\":%llu,"
+		       "\"econnrefused\":%llu,\"eagain\":%llu,\"errors_other\":%llu,"
+		       "\"complete\":%s,\"interrupted\":%s,\"per_thread\":[",
+		       c.threads, c.flows, c.size, c.stamp ? "true" : "false",
+		       (unsigned long long)sent, (unsigned long long)(sent * c.size), dur,
+		       dur > 0 ? (double)sent / dur : 0.0,
+		       sent ? (double)cpu / (double)sent : 0.0, (unsigned long long)errors,
+		       (unsigned long long)enobufs, (unsigned long long)refused,
+		       (unsigned long long)eagain, (unsigned long long)other,
+		       complete ? "true" : "false", interrupted ? "true" : "false");
+		for (uint32_t t = 0; t < c.threads; t++)
+			printf("%s{\"thread\":%u,\"cpu\":%d,\"sent_pkts\":%llu,\"calls\":%llu,"
+			       "\"cpu_ns\":%llu}", t ? "," : "", t, snd[t].cpu,
+			       (unsigned long long)snd[t].sent, (unsigned long long)snd[t].calls,
+			       (unsigned long long)snd[t].cpu_ns);
+		printf("]}\n");
+	} else {
+		printf(PROG ": %u thread(s), %u flow(s), %u-byte frames\n", c.threads, c.flows,
+		       c.size);
+		printf("  sent        %llu datagrams, %llu frame bytes in %.3f s\n",
+		       (unsigned long long)sent, (unsigned long long)(sent * c.size), dur);
+		printf("  rate        %.0f pps, %.3f Gbit/s (frames without FCS)\n",
+		       dur > 0 ? (double)sent / dur : 0.0,
+		       dur > 0 ? (double)sent * c.size * 8 / dur / 1e9 : 0.0);
+		printf("  cpu         %.1f ns per datagram (sender threads)\n",
+		       sent ? (double)cpu / (double)sent : 0.0);
+		printf("  errors      %llu (ENOBUFS %llu, ECONNREFUSED %llu, EAGAIN %llu, other "
+		       "%llu)%s\n", (unsigned long long)errors, (unsigned long long)enobufs,
+		       (unsigned long long)refused, (unsigned long long)eagain,
+		       (unsigned long long)other, interrupted ? ", interrupted" : "");
+	}
+	fflush(stdout);
+	if (fatal)
+		rc = 1;
+	else if (c.count && sent != c.count) {
+		fprintf(stderr, PROG ": sent %llu of --count %llu%s\n", (unsigned long long)sent,
+			(unsigned long long)c.count,
+			interrupted ? " (interrupted)" :
+			timed_out ? " within --timeout; raise --timeout or check the route" : "");
+		rc = interrupted ? 0 : 1;
+	}
+out:
+	for (uint32_t t = 0; t < c.threads; t++)
+		free_sender(&snd[t]);
+	free(snd);
+	free(tid);
+	return rc;
+}

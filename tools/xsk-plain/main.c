@@ -1,0 +1,987 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* xsk-plain - the plain AF_XDP sender: the baseline xtx is measured against.
+ *
+ * One AF_XDP socket per queue, each with its own UMEM and its own thread pinned to a CPU;
+ * no scheduling, no stage. Frames are built once (include/xtx/pkt.h) and recycled through
+ * the completion ring. The loop per thread is the one of the kernel's xdpsock / libxdp
+ * examples, which is what a careful AF_XDP user writes:
+ *
+ *     reap the completion ring -> free frames (FIFO)
+ *     reserve up to --batch TX descriptors, point them at free frames, submit
+ *     kick with sendto() only if the kernel set need_wakeup on the TX ring
+ *
+ * Flow f (dst port = --dst-port + f) belongs to queue f % queues, so each flow is sent by
+ * one socket and stays in order. Frame i of queue q carries q's flow (i % q's flow count);
+ * with --stamp each packet gets its flow's next sequence number and a CLOCK_MONOTONIC
+ * timestamp (one clock read per batch) with an incremental checksum update.
+ *
+ * Accounting: a packet counts as sent when its frame comes back on the completion ring
+ * (the kernel is done with it). --count N stops submitting at N and waits for all N
+ * completions.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <ifaddrs.h>
+#include <limits.h>
+#include <math.h>
+#include <net/if.h>
+#include <netpacket/packet.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/if_xdp.h>
+#include <xdp/libxdp.h>
+#include <xdp/xsk.h>
+
+#include <xtx/payload.h>
+#include <xtx/pkt.h>
+
+#define PROG		"xsk-plain"
+#define MAX_QUEUES	256
+#define MAX_BATCH	1024
+#define MAX_FLOWS	65536
+#define NSEC		1000000000ull
+#define DRAIN_NS	(1 * NSEC)	/* wait for completions after a stop */
+
+static const char usage_text[] =
+"NAME\n"
+"    xsk-plain - plain AF_XDP UDP sender (baseline for xtx benchmarks)\n"
+"\n"
+"SYNOPSIS\n"
+"    xsk-plain --dev IF --dst-ip IP --dst-mac MAC [--src-ip IP] [--src-mac MAC]\n"
+"              [--size BYTES] [--flows N] [--dst-port P] [--src-port P] [--tos TOS]\n"
+"              [--queues N] [--cpus LIST] [--copy | --zero-copy] [--ring N] [--batch N]\n"
+"              [--duration S | --count N [--timeout S]] [--stamp] [--json] [--quiet]\n"
+"\n"
+"DESCRIPTION\n"
+"    Sends UDP/IPv4 frames on IF through one AF_XDP socket per queue (queues 0..N-1),\n"
+"    one thread per socket, pinned to a CPU. No XDP program is loaded (TX only).\n"
+"    Frames are built once; the send loop only hands descriptors to the kernel,\n"
+"    reaps completions and kicks the kernel with sendto() when need_wakeup is set.\n"
+"    Flow f goes to UDP port --dst-port + f and is sent by queue f mod N.\n"
+"\n"
+"    Per-second rates go to stderr; a summary to stdout at the end, also after\n"
+"    SIGINT or SIGTERM.\n"
+"\n"
+"OPTIONS\n"
+"    --dev IF          interface to send on (required). Queues must exist on it.\n"
+"    --dst-ip IP       destination IPv4 address (required).\n"
+"    --dst-mac MAC     destination MAC, e.g. 02:00:5e:10:00:02 (required).\n"
+"    --src-ip IP       source IPv4 address (default: IF's first IPv4 address).\n"
+"    --src-mac MAC     source MAC (default: IF's address).\n"
+"    --size BYTES      Ethernet frame length without FCS, 60 .. min(MTU + 14, 4096)\n"
+"                      (default 64). UDP payload = BYTES - 42.\n"
+"    --flows N         number of flows, 1..65536 and >= --queues (default: --queues).\n"
+"    --dst-port P      UDP destination port of flow 0 (default 9000).\n"
+"    --src-port P      UDP source port (default 1024).\n"
+"    --tos TOS         IPv4 TOS byte, DSCP << 2 | ECN, 0..255 (default 0).\n"
+"    --queues N        sockets, threads and queues 0..N-1 (default 1).\n"
+"    --cpus LIST       CPUs for the threads, e.g. 0,2-3; thread i gets entry i mod\n"
+"                      the list's length (default: the CPUs this process may use).\n"
+"    --copy            force copy mode (XDP_COPY).\n"
+"    --zero-copy       force zero-copy (XDP_ZEROCOPY); fails if the driver lacks it.\n"
+"                      Default: the kernel tries zero-copy and falls back to copy;\n"
+"                      the mode obtained is reported.\n"
+"    --ring N          TX and completion ring size, power of 2, 64..16384\n"
+"                      (default 2048). The UMEM holds 2N frames (rounded up to a\n"
+"                      multiple of the queue's flow count).\n"
+"    --batch N         descriptors reserved per loop, 1..1024 (default 64).\n"
+"    --duration S      send for S seconds (default 10 without --count).\n"
+"    --count N         send exactly N packets in total, split evenly over queues.\n"
+"    --timeout S       with --count: give up after S seconds (default 60).\n"
+"    --stamp           write the xtx test payload (include/xtx/payload.h: magic,\n"
+"                      flow, per-flow seq, CLOCK_MONOTONIC ns) into every packet, as\n"
+"                      much as fits: 16 bytes (no timestamp) for sizes 58..65, all\n"
+"                      24 from 66. Without it the UDP payload is zero.\n"
+"    --json            print the summary as one JSON object on stdout.\n"
+"    --quiet           no per-second lines.\n"
+"    --verbose         show libxdp's messages.\n"
+"    --help            this text.\n"
+"\n"
+"OUTPUT\n"
+"    JSON fields: tool, dev, mode (\"copy\" or \"zero-copy\"), queues, flows, size,\n"
+"    stamp, sent_pkts, sent_bytes (frame bytes without FCS), duration_s (first\n"
+"    send to last completion), pps, cpu_ns_per_pkt (CPU time of the sender\n"
+"    threads, user + system, per packet sent), kicks, tx_invalid_descs,\n"
+"    unconfirmed (submitted, never completed), complete (--count reached or\n"
+"    duration run), interrupted (stopped by a signal), per_queue [...].\n"
+"\n"
+"EXIT STATUS\n"
+"    0 done (also when stopped by SIGINT/SIGTERM), 1 runtime error or --count not\n"
+"    reached within --timeout, 2 bad usage.\n"
+"\n"
+"NOTES\n"
+"    The threads spin (never sleep), so each is busy for the whole run and\n"
+"    cpu_ns_per_pkt is about queues / pps. Work the kernel does in the thread's\n"
+"    context is included: in copy mode the transmit itself, and on veth also the\n"
+"    receiving side's processing (softirq run on the sending CPU) unless the kernel\n"
+"    has CONFIG_IRQ_TIME_ACCOUNTING. A socket released just before (an earlier run)\n"
+"    may hold its queue for a moment; binding is retried for up to 2 s on EBUSY.\n"
+"\n"
+"EXAMPLES\n"
+"    xsk-plain --dev veth0 --dst-ip 198.18.200.2 --dst-mac 02:00:5e:10:00:02 \\\n"
+"              --copy --count 100000 --json\n"
+"    xsk-plain --dev ens1f0 --dst-ip 198.18.1.1 --dst-mac 0c:42:a1:00:00:01 \\\n"
+"              --queues 4 --flows 64 --size 1514 --duration 10 --stamp\n";
+
+struct cfg {
+	const char *dev;
+	unsigned ifindex;
+	struct in_addr src_ip, dst_ip;
+	uint8_t src_mac[6], dst_mac[6];
+	bool have_src_ip, have_src_mac, have_dst_ip, have_dst_mac;
+	uint32_t size, flows, queues, ring, batch;
+	uint16_t dst_port, src_port;
+	uint8_t tos;
+	int mode;		/* 0 kernel chooses, 1 copy, 2 zero-copy */
+	double duration, timeout;
+	uint64_t count;		/* 0: duration mode */
+	bool stamp, json, quiet, verbose;
+	int cpus[CPU_SETSIZE];
+	int ncpus;
+};
+
+/* One queue: socket, UMEM, free-frame FIFO, results. Used by its thread only, except
+ * `progress` (read by the main thread) and the results (read after join). */
+struct sender {
+	/* --- setup, read-only in the loop --- */
+	const struct cfg *cfg;
+	uint32_t q;
+	int cpu;
+	struct xsk_umem *umem;
+	struct xsk_socket *xsk;
+	struct xsk_ring_prod tx, fq;
+	struct xsk_ring_cons cq;
+	uint8_t *area;
+	size_t area_len;
+	uint32_t nframes, frame_size, nflows;	/* nflows: flows of this queue */
+	unsigned frame_shift;			/* log2(frame_size) */
+	uint64_t quota;				/* packets to send if limited */
+	bool limited;				/* --count: stop at quota (may be 0) */
+	uint64_t hard_deadline;			/* CLOCK_MONOTONIC ns */
+	struct xtx_pkt_layout lay;
+	uint32_t *frame_flow;			/* frame index -> local flow index */
+	uint64_t *seq;				/* local flow -> next seq */
+	uint64_t *fifo;				/* free frame addresses */
+	uint32_t fifo_head, fifo_len;
+	bool zero_copy;
+	/* --- results --- */
+	uint64_t submitted, completed, kicks, kick_busy, cpu_ns, t_start, t_end;
+	struct xdp_statistics xstats;
+	int err;		/* -errno of a fatal send error */
+	/* --- shared with the main thread --- */
+	/* Relaxed: a statistic read for the per-second line; the final value is read
+	 * after pthread_join, which orders it. */
+	_Alignas(64) _Atomic uint64_t progress;
+};
+
+/* Set by the main thread (signal, deadline); polled by senders. Relaxed: a plain stop
+ * request, no data is published through it. */
+static _Atomic bool stop_flag;
+/* Senders that finished; relaxed: the main thread only uses it to stop waiting early,
+ * pthread_join orders the results. */
+static _Atomic unsigned done_count;
+static pthread_barrier_t start_barrier;
+
+static uint64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * NSEC + (uint64_t)ts.tv_nsec;
+}
+
+static void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '" PROG " --help'.\n");
+	exit(2);
+}
+
+static uint64_t parse_uint(const char *opt, const char *s, uint64_t min, uint64_t max)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+		die_usage("%s: '%s' is not a whole number in %llu..%llu", opt, s,
+			  (unsigned long long)min, (unsigned long long)max);
+	return v;
+}
+
+static double parse_seconds(const char *opt, const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || v > 86400)
+		die_usage("%s: '%s' is not a number of seconds in (0, 86400]", opt, s);
+	return v;
+}
+
+static void parse_cpus(struct cfg *c, const char *s)
+{
+	const char *p = s;
+
+	c->ncpus = 0;
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p || a < 0 || a >= CPU_SETSIZE)
+			goto bad;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || b < a || b >= CPU_SETSIZE)
+				goto bad;
+			p = end;
+		}
+		for (long i = a; i <= b && c->ncpus < CPU_SETSIZE; i++)
+			c->cpus[c->ncpus++] = (int)i;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			goto bad;
+	}
+	if (c->ncpus)
+		return;
+bad:
+	die_usage("--cpus: '%s' is not a CPU list like 0,2-3", s);
+}
+
+static int quiet_print(enum libxdp_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+static void parse_args(struct cfg *c, int argc, char **argv)
+{
+	enum { O_DEV = 256, O_DST_IP, O_DST_MAC, O_SRC_IP, O_SRC_MAC, O_SIZE, O_FLOWS,
+	       O_DST_PORT, O_SRC_PORT, O_TOS, O_QUEUES, O_CPUS, O_COPY, O_ZC, O_RING, O_BATCH,
+	       O_DURATION, O_COUNT, O_TIMEOUT, O_STAMP, O_JSON, O_QUIET, O_VERBOSE, O_HELP };
+	static const struct option opts[] = {
+		{ "dev", required_argument, NULL, O_DEV },
+		{ "dst-ip", required_argument, NULL, O_DST_IP },
+		{ "dst-mac", required_argument, NULL, O_DST_MAC },
+		{ "src-ip", required_argument, NULL, O_SRC_IP },
+		{ "src-mac", required_argument, NULL, O_SRC_MAC },
+		{ "size", required_argument, NULL, O_SIZE },
+		{ "flows", required_argument, NULL, O_FLOWS },
+		{ "dst-port", required_argument, NULL, O_DST_PORT },
+		{ "src-port", required_argument, NULL, O_SRC_PORT },
+		{ "tos", required_argument, NULL, O_TOS },
+		{ "queues", required_argument, NULL, O_QUEUES },
+		{ "cpus", required_argument, NULL, O_CPUS },
+		{ "copy", no_argument, NULL, O_COPY },
+		{ "zero-copy", no_argument, NULL, O_ZC },
+		{ "ring", required_argument, NULL, O_RING },
+		{ "batch", required_argument, NULL, O_BATCH },
+		{ "duration", required_argument, NULL, O_DURATION },
+		{ "count", required_argument, NULL, O_COUNT },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "stamp", no_argument, NULL, O_STAMP },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "quiet", no_argument, NULL, O_QUIET },
+		{ "verbose", no_argument, NULL, O_VERBOSE },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool have_flows = false, have_duration = false;
+	int o;
+
+	memset(c, 0, sizeof(*c));
+	c->size = 64;
+	c->queues = 1;
+	c->ring = 2048;
+	c->batch = 64;
+	c->dst_port = 9000;
+	c->src_port = 1024;
+	c->timeout = 60;
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case O_DEV:
+			c->dev = optarg;
+			break;
+		case O_DST_IP:
+			if (xtx_pkt__parse_ip4(optarg, &c->dst_ip))
+				die_usage("--dst-ip: '%s' is not an IPv4 address", optarg);
+			c->have_dst_ip = true;
+			break;
+		case O_SRC_IP:
+			if (xtx_pkt__parse_ip4(optarg, &c->src_ip))
+				die_usage("--src-ip: '%s' is not an IPv4 address", optarg);
+			c->have_src_ip = true;
+			break;
+		case O_DST_MAC:
+			if (xtx_pkt__parse_mac(optarg, c->dst_mac))
+				die_usage("--dst-mac: '%s' is not a MAC address like "
+					  "02:00:5e:10:00:02", optarg);
+			c->have_dst_mac = true;
+			break;
+		case O_SRC_MAC:
+			if (xtx_pkt__parse_mac(optarg, c->src_mac))
+				die_usage("--src-mac: '%s' is not a MAC address like "
+					  "02:00:5e:10:00:01", optarg);
+			c->have_src_mac = true;
+			break;
+		case O_SIZE:
+			c->size = (uint32_t)parse_uint("--size", optarg, XTX_PKT_MIN_FRAME, 4096);
+			break;
+		case O_FLOWS:
+			c->flows = (uint32_t)parse_uint("--flows", optarg, 1, MAX_FLOWS);
+			have_flows = true;
+			break;
+		case O_DST_PORT:
+			c->dst_port = (uint16_t)parse_uint("--dst-port", optarg, 1, 65535);
+			break;
+		case O_SRC_PORT:
+			c->src_port = (uint16_t)parse_uint("--src-port", optarg, 1, 65535);
+			break;
+		case O_TOS:
+			c->tos = (uint8_t)parse_uint("--tos", optarg, 0, 255);
+			break;
+		case O_QUEUES:
+			c->queues = (uint32_t)parse_uint("--queues", optarg, 1, MAX_QUEUES);
+			break;
+		case O_CPUS:
+			parse_cpus(c, optarg);
+			break;
+		case O_COPY:
+			if (c->mode == 2)
+				die_usage("--copy and --zero-copy exclude each other");
+			c->mode = 1;
+			break;
+		case O_ZC:
+			if (c->mode == 1)
+				die_usage("--copy and --zero-copy exclude each other");
+			c->mode = 2;
+			break;
+		case O_RING:
+			c->ring = (uint32_t)parse_uint("--ring", optarg, 64, 16384);
+			if (c->ring & (c->ring - 1))
+				die_usage("--ring: %u is not a power of 2", c->ring);
+			break;
+		case O_BATCH:
+			c->batch = (uint32_t)parse_uint("--batch", optarg, 1, MAX_BATCH);
+			break;
+		case O_DURATION:
+			c->duration = parse_seconds("--duration", optarg);
+			have_duration = true;
+			break;
+		case O_COUNT:
+			c->count = parse_uint("--count", optarg, 1, UINT64_MAX / 2);
+			break;
+		case O_TIMEOUT:
+			c->timeout = parse_seconds("--timeout", optarg);
+			break;
+		case O_STAMP:
+			c->stamp = true;
+			break;
+		case O_JSON:
+			c->json = true;
+			break;
+		case O_QUIET:
+			c->quiet = true;
+			break;
+		case O_VERBOSE:
+			c->verbose = true;
+			break;
+		case O_HELP:
+			fputs(usage_text, stdout);
+			exit(0);
+		default:
+			die_usage("unknown option or missing value: '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		die_usage("unexpected argument '%s'", argv[optind]);
+	if (!c->dev)
+		die_usage("--dev IF is required (the interface to send on)");
+	if (!c->have_dst_ip)
+		die_usage("--dst-ip IP is required");
+	if (!c->have_dst_mac)
+		die_usage("--dst-mac MAC is required (AF_XDP bypasses ARP/neighbour lookup)");
+	if (c->batch > c->ring)
+		die_usage("--batch %u > --ring %u: a batch must fit in the TX ring", c->batch,
+			  c->ring);
+	if (have_duration && c->count)
+		die_usage("--duration and --count exclude each other");
+	if (!have_duration && !c->count)
+		c->duration = 10;
+	if (!have_flows)
+		c->flows = c->queues;
+	if (c->flows < c->queues)
+		die_usage("--flows %u < --queues %u: every queue needs at least one flow",
+			  c->flows, c->queues);
+	if ((uint32_t)c->dst_port + c->flows - 1 > 65535)
+		die_usage("--dst-port %u + --flows %u goes past port 65535", c->dst_port,
+			  c->flows);
+	if (!c->ncpus) {
+		cpu_set_t set;
+
+		if (sched_getaffinity(0, sizeof(set), &set))
+			CPU_ZERO(&set);
+		for (int i = 0; i < CPU_SETSIZE; i++)
+			if (CPU_ISSET(i, &set))
+				c->cpus[c->ncpus++] = i;
+		if (!c->ncpus)
+			c->cpus[c->ncpus++] = 0;
+	}
+}
+
+/* Interface facts: index, MTU, MAC and first IPv4 address as defaults. */
+static void probe_dev(struct cfg *c)
+{
+	struct ifaddrs *ifa, *i;
+	struct ifreq ifr;
+	bool got_ip = false, got_mac = false;
+	int fd;
+
+	c->ifindex = if_nametoindex(c->dev);
+	if (!c->ifindex) {
+		fprintf(stderr, PROG ": --dev %s: no such interface in this network namespace "
+			"(see 'ip link'; run inside the right namespace with 'ip netns exec')\n",
+			c->dev);
+		exit(1);
+	}
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", c->dev);
+	if (fd >= 0 && ioctl(fd, SIOCGIFMTU, &ifr) == 0 &&
+	    c->size > (uint32_t)ifr.ifr_mtu + XTX_PKT_ETH_HLEN) {
+		fprintf(stderr, PROG ": --size %u: larger than %s's MTU %d + 14; use --size <= %d "
+			"or raise the MTU\n", c->size, c->dev, ifr.ifr_mtu,
+			ifr.ifr_mtu + XTX_PKT_ETH_HLEN);
+		exit(1);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (getifaddrs(&ifa))
+		ifa = NULL;
+	for (i = ifa; i; i = i->ifa_next) {
+		if (!i->ifa_addr || strcmp(i->ifa_name, c->dev))
+			continue;
+		if (!c->have_src_ip && !got_ip && i->ifa_addr->sa_family == AF_INET) {
+			c->src_ip = ((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr;
+			got_ip = true;
+		}
+		if (!c->have_src_mac && !got_mac && i->ifa_addr->sa_family == AF_PACKET) {
+			struct sockaddr_ll *ll = (struct sockaddr_ll *)(void *)i->ifa_addr;
+
+			if (ll->sll_halen == 6) {
+				memcpy(c->src_mac, ll->sll_addr, 6);
+				got_mac = true;
+			}
+		}
+	}
+	if (ifa)
+		freeifaddrs(ifa);
+	if (!c->have_src_ip && !got_ip) {
+		fprintf(stderr, PROG ": %s has no IPv4 address to send from; give --src-ip\n",
+			c->dev);
+		exit(1);
+	}
+	if (!c->have_src_mac && !got_mac) {
+		fprintf(stderr, PROG ": cannot read %s's MAC address; give --src-mac\n", c->dev);
+		exit(1);
+	}
+}
+
+static const char *errno_hint(int err)
+{
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		return " (AF_XDP needs CAP_NET_RAW and CAP_IPC_LOCK or a large RLIMIT_MEMLOCK: "
+		       "run as root)";
+	case EOPNOTSUPP:
+		return " (the driver has no zero-copy AF_XDP: drop --zero-copy or use --copy)";
+	case EINVAL:
+		return " (queue id beyond the interface's queues? check --queues against "
+		       "'ls /sys/class/net/IF/queues')";
+	case EBUSY:
+		return " (another AF_XDP socket is bound to this queue)";
+	case ENOMEM:
+	case ENOBUFS:
+		return " (out of memory for the UMEM: lower --ring or --flows)";
+	default:
+		return "";
+	}
+}
+
+/* Create the UMEM and socket of queue s->q with the bind flags of cfg->mode. */
+static int setup_socket(struct sender *s)
+{
+	const struct cfg *c = s->cfg;
+	struct xsk_umem_config uc = {
+		.fill_size = XSK_RING_PROD__DEFAULT_NUM_DESCS,
+		.comp_size = c->ring * 2,
+		.frame_size = s->frame_size,
+		.frame_headroom = 0,
+		.flags = 0,
+	};
+	struct xsk_socket_config sc = {
+		.rx_size = 0,
+		.tx_size = c->ring,
+		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+		.xdp_flags = 0,
+		.bind_flags = XDP_USE_NEED_WAKEUP,
+	};
+	struct xdp_options xo;
+	socklen_t len = sizeof(xo);
+	int err;
+
+	if (c->mode == 1)
+		sc.bind_flags |= XDP_COPY;
+	else if (c->mode == 2)
+		sc.bind_flags |= XDP_ZEROCOPY;
+	err = xsk_umem__create(&s->umem, s->area, s->area_len, &s->fq, &s->cq, &uc);
+	if (err) {
+		fprintf(stderr, PROG ": queue %u: creating the UMEM (%zu bytes): %s%s\n", s->q,
+			s->area_len, strerror(-err), errno_hint(-err));
+		return err;
+	}
+	/* A socket closed just before (a previous run) releases its queue binding from a
+	 * deferred kernel work item: EBUSY for a moment. Retry for up to 2 s. */
+	for (int tries = 0; tries < 40; tries++) {
+		err = xsk_socket__create(&s->xsk, c->dev, s->q, s->umem, NULL, &s->tx, &sc);
+		if (err != -EBUSY)
+			break;
+		usleep(50000);
+	}
+	if (err) {
+		fprintf(stderr, PROG ": %s queue %u: creating the AF_XDP socket (%s mode): %s%s\n",
+			c->dev, s->q, c->mode == 1 ? "copy" : c->mode == 2 ? "zero-copy" : "any",
+			strerror(-err), errno_hint(-err));
+		xsk_umem__delete(s->umem);
+		s->umem = NULL;
+		return err;
+	}
+	if (getsockopt(xsk_socket__fd(s->xsk), SOL_XDP, XDP_OPTIONS, &xo, &len) == 0)
+		s->zero_copy = xo.flags & XDP_OPTIONS_ZEROCOPY;
+	else
+		s->zero_copy = c->mode == 2;
+	return 0;
+}
+
+/* Build every frame of the queue once. */
+static int setup_frames(struct sender *s)
+{
+	const struct cfg *c = s->cfg;
+	uint32_t qn = c->queues;
+
+	for (uint32_t i = 0; i < s->nframes; i++) {
+		uint8_t *f = s->area + (uint64_t)i * s->frame_size;
+		uint32_t local = i % s->nflows, flow = s->q + local * qn;
+		struct xtx_pkt_udp_opts o;
+		int len;
+
+		memset(&o, 0, sizeof(o));
+		o.sz = sizeof(o);
+		memcpy(o.dst_mac, c->dst_mac, 6);
+		memcpy(o.src_mac, c->src_mac, 6);
+		o.src4 = c->src_ip;
+		o.dst4 = c->dst_ip;
+		o.src_port = c->src_port;
+		o.dst_port = (uint16_t)(c->dst_port + flow);
+		o.tos = c->tos;
+		o.flags = XTX_PKT_F_DF;
+		o.frame_len = c->size;
+		len = xtx_pkt__build_udp4(f, s->frame_size, &o);
+		if (len < 0)
+			return len;
+		if (i == 0 && xtx_pkt__parse_udp(f, (size_t)len, &s->lay, NULL))
+			return -EINVAL;
+		if (c->stamp)
+			xtx_pkt__set_payload(f, &s->lay, flow, 0, 0);
+		s->frame_flow[i] = local;
+		s->fifo[i] = (uint64_t)i * s->frame_size;
+	}
+	s->fifo_head = 0;
+	s->fifo_len = s->nframes;
+	return 0;
+}
+
+static int kick(struct sender *s)
+{
+	s->kicks++;
+	if (sendto(xsk_socket__fd(s->xsk), NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0)
+		return 0;
+	switch (errno) {
+	case EAGAIN:	/* copy mode: the per-call budget ran out, more to send */
+	case EBUSY:	/* another sendto in progress / CQ full */
+	case ENOBUFS:	/* transient allocation failure */
+	case ENETDOWN:	/* link down: retried until the deadline */
+	case EINTR:
+		s->kick_busy++;
+		return 0;
+	default:
+		return -errno;
+	}
+}
+
+static void reap(struct sender *s)
+{
+	uint32_t idx, n = xsk_ring_cons__peek(&s->cq, s->cfg->ring * 2, &idx);
+	uint32_t tail = s->fifo_head + s->fifo_len;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (tail >= s->nframes)
+			tail -= s->nframes;
+		s->fifo[tail++] = *xsk_ring_cons__comp_addr(&s->cq, idx + i);
+	}
+	if (n) {
+		xsk_ring_cons__release(&s->cq, n);
+		s->fifo_len += n;
+		s->completed += n;
+		atomic_store_explicit(&s->progress, s->completed, memory_order_relaxed);
+	}
+}
+
+static void *sender_main(void *arg)
+{
+	struct sender *s = arg;
+	const struct cfg *c = s->cfg;
+	const bool stamp = c->stamp;
+	uint64_t cpu0, drain_until;
+	int err = 0;
+
+	pthread_barrier_wait(&start_barrier);
+	cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	s->t_start = now_ns(CLOCK_MONOTONIC);
+
+	for (;;) {
+		uint32_t want, got, idx;
+
+		reap(s);
+		if (atomic_load_explicit(&stop_flag, memory_order_relaxed))
+			break;
+		if (s->limited && s->submitted == s->quota)
+			break;
+		want = c->batch;
+		if (want > s->fifo_len)
+			want = s->fifo_len;
+		if (s->limited && want > s->quota - s->submitted)
+			want = (uint32_t)(s->quota - s->submitted);
+		got = want ? xsk_ring_prod__reserve(&s->tx, want, &idx) : 0;
+		if (got) {
+			uint64_t ts = stamp ? now_ns(CLOCK_MONOTONIC) : 0;
+
+			for (uint32_t i = 0; i < got; i++) {
+				struct xdp_desc *d = xsk_ring_prod__tx_desc(&s->tx, idx + i);
+				uint64_t addr = s->fifo[s->fifo_head];
+
+				if (++s->fifo_head == s->nframes)
+					s->fifo_head = 0;
+				d->addr = addr;
+				d->len = s->lay.frame_len;
+				d->options = 0;
+				if (stamp) {
+					uint32_t fl = s->frame_flow[addr >> s->frame_shift];
+
+					xtx_pkt__stamp(s->area + addr, &s->lay, s->seq[fl]++, ts);
+				}
+			}
+			s->fifo_len -= got;
+			xsk_ring_prod__submit(&s->tx, got);
+			s->submitted += got;
+		}
+		if (s->submitted != s->completed && xsk_ring_prod__needs_wakeup(&s->tx)) {
+			err = kick(s);
+			if (err)
+				break;
+		}
+	}
+
+	/* Drain: wait for the completions of everything submitted. */
+	drain_until = s->hard_deadline;
+	while (!err && s->completed < s->submitted) {
+		uint64_t t = now_ns(CLOCK_MONOTONIC);
+
+		if (atomic_load_explicit(&stop_flag, memory_order_relaxed) &&
+		    drain_until > t + DRAIN_NS)
+			drain_until = t + DRAIN_NS;
+		if (t >= drain_until)
+			break;
+		if (xsk_ring_prod__needs_wakeup(&s->tx))
+			err = kick(s);
+		reap(s);
+	}
+	s->t_end = now_ns(CLOCK_MONOTONIC);
+	s->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+	s->err = err;
+	if (err) {
+		fprintf(stderr, PROG ": %s queue %u: sendto: %s; stopping\n", c->dev, s->q,
+			strerror(-err));
+		atomic_store_explicit(&stop_flag, true, memory_order_relaxed);
+	}
+	atomic_fetch_add_explicit(&done_count, 1, memory_order_relaxed);
+	return NULL;
+}
+
+static void free_sender(struct sender *s)
+{
+	if (s->xsk)
+		xsk_socket__delete(s->xsk);
+	if (s->umem)
+		xsk_umem__delete(s->umem);
+	if (s->area)
+		munmap(s->area, s->area_len);
+	free(s->frame_flow);
+	free(s->seq);
+	free(s->fifo);
+}
+
+static void raise_memlock(void)
+{
+	struct rlimit r = { RLIM_INFINITY, RLIM_INFINITY };
+
+	if (setrlimit(RLIMIT_MEMLOCK, &r)) {
+		/* Not fatal: root has CAP_IPC_LOCK and is not limited; others get a clear
+		 * error from the UMEM registration. */
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct cfg c;
+	struct sender *snd;
+	pthread_t *tid;
+	sigset_t sigs;
+	uint64_t t0, next_tick, deadline, last_sent = 0, last_t;
+	bool interrupted = false, timed_out = false, zc_all = true, zc_any = false;
+	int rc = 0;
+
+	parse_args(&c, argc, argv);
+	probe_dev(&c);
+	raise_memlock();
+	if (!c.verbose)
+		libxdp_set_print(quiet_print);
+
+	snd = calloc(c.queues, sizeof(*snd));
+	tid = calloc(c.queues, sizeof(*tid));
+	if (!snd || !tid) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	for (uint32_t q = 0; q < c.queues; q++) {
+		struct sender *s = &snd[q];
+		uint32_t base = c.ring * 2;
+
+		s->cfg = &c;
+		s->q = q;
+		s->cpu = c.cpus[q % (uint32_t)c.ncpus];
+		s->nflows = (c.flows - q + c.queues - 1) / c.queues;
+		s->nframes = (base + s->nflows - 1) / s->nflows * s->nflows;
+		s->frame_size = c.size <= 2048 ? 2048 : 4096;
+		s->frame_shift = c.size <= 2048 ? 11 : 12;
+		s->area_len = (size_t)s->nframes * s->frame_size;
+		s->limited = c.count != 0;
+		s->quota = c.count ? c.count / c.queues + (q < c.count % c.queues) : 0;
+		s->area = mmap(NULL, s->area_len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (s->area == MAP_FAILED) {
+			s->area = NULL;
+			fprintf(stderr, PROG ": queue %u: mmap of %zu bytes for the UMEM: %s\n", q,
+				s->area_len, strerror(errno));
+			rc = 1;
+			goto out;
+		}
+		s->frame_flow = calloc(s->nframes, sizeof(*s->frame_flow));
+		s->seq = calloc(s->nflows, sizeof(*s->seq));
+		s->fifo = calloc(s->nframes, sizeof(*s->fifo));
+		if (!s->frame_flow || !s->seq || !s->fifo) {
+			fprintf(stderr, PROG ": out of memory\n");
+			rc = 1;
+			goto out;
+		}
+		if (setup_frames(s)) {
+			fprintf(stderr, PROG ": building the frames failed (size %u)\n", c.size);
+			rc = 1;
+			goto out;
+		}
+		if (setup_socket(s)) {
+			rc = 1;
+			goto out;
+		}
+		zc_all &= s->zero_copy;
+		zc_any |= s->zero_copy;
+	}
+	if (zc_any != zc_all)
+		fprintf(stderr, PROG ": warning: some queues got zero-copy, others copy mode\n");
+	if (!c.quiet) {
+		fprintf(stderr, PROG ": %s: %u queue(s), %s mode, %u flow(s), %u-byte frames, ",
+			c.dev, c.queues, zc_all ? "zero-copy" : "copy", c.flows, c.size);
+		if (c.count)
+			fprintf(stderr, "%llu packets", (unsigned long long)c.count);
+		else
+			fprintf(stderr, "%g s", c.duration);
+		fprintf(stderr, "%s\n", c.stamp ? ", stamped" : "");
+	}
+
+	/* Signals are taken synchronously by the main thread only. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+
+	pthread_barrier_init(&start_barrier, NULL, c.queues + 1);
+	for (uint32_t q = 0; q < c.queues; q++) {
+		pthread_attr_t attr;
+		cpu_set_t set;
+		int e;
+
+		CPU_ZERO(&set);
+		CPU_SET(snd[q].cpu, &set);
+		pthread_attr_init(&attr);
+		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		e = pthread_create(&tid[q], &attr, sender_main, &snd[q]);
+		pthread_attr_destroy(&attr);
+		if (e) {
+			fprintf(stderr, PROG ": starting the thread of queue %u on CPU %d: %s "
+				"(is the CPU in this process's affinity mask? see --cpus)\n", q,
+				snd[q].cpu, strerror(e));
+			exit(1);	/* threads already started wait on the barrier */
+		}
+	}
+	t0 = now_ns(CLOCK_MONOTONIC);
+	deadline = t0 + (uint64_t)((c.count ? c.timeout : c.duration) * 1e9);
+	for (uint32_t q = 0; q < c.queues; q++)
+		snd[q].hard_deadline = deadline + DRAIN_NS;
+	pthread_barrier_wait(&start_barrier);
+	next_tick = t0 + NSEC;
+	last_t = t0;
+
+	while (atomic_load_explicit(&done_count, memory_order_relaxed) < c.queues) {
+		uint64_t t = now_ns(CLOCK_MONOTONIC), wait = 50000000;	/* 50 ms */
+		struct timespec ts;
+
+		if (t >= deadline && !atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
+			atomic_store_explicit(&stop_flag, true, memory_order_relaxed);
+			timed_out = c.count != 0;
+		}
+		if (t >= next_tick) {
+			uint64_t sum = 0;
+
+			for (uint32_t q = 0; q < c.queues; q++)
+				sum += atomic_load_explicit(&snd[q].progress, memory_order_relaxed);
+			if (!c.quiet)
+				fprintf(stderr, PROG ": %6.1f s  %10.0f pps  %8.3f Gbit/s\n",
+					(double)(t - t0) / 1e9,
+					(double)(sum - last_sent) * 1e9 / (double)(t - last_t),
+					(double)(sum - last_sent) * c.size * 8 / (double)(t - last_t));
+			last_sent = sum;
+			last_t = t;
+			next_tick += NSEC;
+		}
+		if (next_tick > t && next_tick - t < wait)
+			wait = next_tick - t;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)wait;
+		if (sigtimedwait(&sigs, NULL, &ts) > 0) {
+			interrupted = true;
+			atomic_store_explicit(&stop_flag, true, memory_order_relaxed);
+		}
+	}
+
+	uint64_t sent = 0, submitted = 0, kicks = 0, cpu = 0, invalid = 0, tmin = UINT64_MAX;
+	uint64_t tmax = 0;
+	int fatal = 0;
+
+	for (uint32_t q = 0; q < c.queues; q++) {
+		struct sender *s = &snd[q];
+		socklen_t len = sizeof(s->xstats);
+
+		pthread_join(tid[q], NULL);
+		if (getsockopt(xsk_socket__fd(s->xsk), SOL_XDP, XDP_STATISTICS, &s->xstats,
+			       &len))
+			memset(&s->xstats, 0, sizeof(s->xstats));
+		sent += s->completed;
+		submitted += s->submitted;
+		kicks += s->kicks;
+		cpu += s->cpu_ns;
+		invalid += s->xstats.tx_invalid_descs;
+		tmin = s->t_start < tmin ? s->t_start : tmin;
+		tmax = s->t_end > tmax ? s->t_end : tmax;
+		fatal |= s->err;
+	}
+	double dur = tmax > tmin ? (double)(tmax - tmin) / 1e9 : 0;
+	bool complete = !fatal && (c.count ? sent == c.count : !interrupted);
+	const char *mode = zc_all ? "zero-copy" : "copy";
+
+	if (c.json) {
+		printf("{\"tool\":\"" PROG "\",\"dev\":\"%s\",\"mode\":\"%s\",\"queues\":%u,"
+		       "\"flows\":%u,\"size\":%u,\"stamp\":%s,\"sent_pkts\":%llu,"
+		       "\"sent_bytes\":%llu,\"duration_s\":%.6f,\"pps\":%.1f,"
+		       "\"cpu_ns_per_pkt\":%.2f,\"kicks\":%llu,\"tx_invalid_descs\":%llu,"
+		       "\"unconfirmed\":%llu,\"complete\":%s,\"interrupted\":%s,\"per_queue\":[",
+		       c.dev, mode, c.queues, c.flows, c.size, c.stamp ? "true" : "false",
+		       (unsigned long long)sent, (unsigned long long)(sent * c.size), dur,
+		       dur > 0 ? (double)sent / dur : 0.0,
+		       sent ? (double)cpu / (double)sent : 0.0, (unsigned long long)kicks,
+		       (unsigned long long)invalid, (unsigned long long)(submitted - sent),
+		       complete ? "true" : "false", interrupted ? "true" : "false");
+		for (uint32_t q = 0; q < c.queues; q++)
+			printf("%s{\"queue\":%u,\"cpu\":%d,\"sent_pkts\":%llu,\"cpu_ns\":%llu}",
+			       q ? "," : "", q, snd[q].cpu, (unsigned long long)snd[q].completed,
+			       (unsigned long long)snd[q].cpu_ns);
+		printf("]}\n");
+	} else {
+		printf(PROG ": %s, %s mode, %u queue(s), %u flow(s), %u-byte frames\n", c.dev,
+		       mode, c.queues, c.flows, c.size);
+		printf("  sent        %llu packets, %llu bytes in %.3f s\n",
+		       (unsigned long long)sent, (unsigned long long)(sent * c.size), dur);
+		printf("  rate        %.0f pps, %.3f Gbit/s (frames without FCS)\n",
+		       dur > 0 ? (double)sent / dur : 0.0,
+		       dur > 0 ? (double)sent * c.size * 8 / dur / 1e9 : 0.0);
+		printf("  cpu         %.1f ns per packet (sender threads)\n",
+		       sent ? (double)cpu / (double)sent : 0.0);
+		printf("  kicks       %llu, tx_invalid_descs %llu, unconfirmed %llu%s\n",
+		       (unsigned long long)kicks, (unsigned long long)invalid,
+		       (unsigned long long)(submitted - sent), interrupted ? ", interrupted" : "");
+	}
+	fflush(stdout);
+	if (fatal)
+		rc = 1;
+	else if (c.count && sent != c.count) {
+		fprintf(stderr, PROG ": sent %llu of --count %llu%s\n", (unsigned long long)sent,
+			(unsigned long long)c.count,
+			interrupted ? " (interrupted)" :
+			timed_out ? " within --timeout; raise --timeout or check the link" : "");
+		rc = interrupted ? 0 : 1;
+	}
+out:
+	for (uint32_t q = 0; q < c.queues; q++)
+		free_sender(&snd[q]);
+	free(snd);
+	free(tid);
+	return rc;
+}
