@@ -173,13 +173,9 @@ bench-sched: all
 bench: bench-mpsc bench-sched
 
 # --- demo ---------------------------------------------------------------------
-# Until the AF_XDP engine exists (issue 4) the demo shows the stage against the
-# qdisc-lock model and the other peers, in a short run.
+# xtx beside the kernel's HTB on a throwaway veth testbed (tools/demo.sh).
 demo: all
-	@echo "xtx demo: the AF_XDP sender and the veth testbed are not built yet (issue 4)."
-	@echo "Showing the lock-free stage beside a mutex-protected ring (the qdisc-lock model),"
-	@echo "DPDK rte_ring, ck_ring and the kernel's llist model: 1 and 8 producers, 1 run each."
-	$(Q)$(OUT)/bin/bench_mpsc --runs 1 --duration 0.3 --producers 1,8 --bursts 32
+	$(Q)tools/demo.sh
 
 # --- install -----------------------------------------------------------------
 install: all

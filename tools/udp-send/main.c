@@ -53,7 +53,7 @@ static const char usage_text[] =
 "SYNOPSIS\n"
 "    udp-send --dst-ip IP [--dev IF] [--src-ip IP] [--size BYTES] [--flows N]\n"
 "             [--dst-port P] [--src-port P] [--threads N] [--cpus LIST] [--batch N]\n"
-"             [--priority P] [--tos TOS] [--duration S | --count N [--timeout S]]\n"
+"             [--priority P] [--tos TOS] [--sndbuf BYTES] [--duration S | --count N [--timeout S]]\n"
 "             [--stamp] [--json] [--quiet]\n"
 "\n"
 "DESCRIPTION\n"
@@ -86,6 +86,8 @@ static const char usage_text[] =
 "    --cpus LIST       CPUs for the threads, e.g. 0,2-3; thread i gets entry i mod\n"
 "                      the list's length (default: the CPUs this process may use).\n"
 "    --batch N         datagrams per sendmmsg() call, 1..1024 (default 64).\n"
+"    --sndbuf BYTES    socket send buffer (SO_SNDBUFFORCE, needs CAP_NET_ADMIN), so\n"
+"                      that a shaped qdisc, not the socket, holds the backlog.\n"
 "    --priority P      SO_PRIORITY of the sockets, 0..4294967295 (above 6 needs\n"
 "                      CAP_NET_ADMIN).\n"
 "    --tos TOS         IP_TOS of the sockets, DSCP << 2 | ECN, 0..255.\n"
@@ -128,6 +130,7 @@ struct cfg {
 	const char *dev;
 	struct in_addr src_ip, dst_ip;
 	bool have_src_ip, have_dst_ip, have_priority, have_tos;
+	int sndbuf;		/* --sndbuf: SO_SNDBUFFORCE bytes, 0 = system default */
 	uint32_t size, flows, threads, batch, priority;
 	uint16_t dst_port, src_port;
 	int tos;
@@ -253,7 +256,7 @@ static void parse_args(struct cfg *c, int argc, char **argv)
 {
 	enum { O_DST_IP = 256, O_DEV, O_SRC_IP, O_SIZE, O_FLOWS, O_DST_PORT, O_SRC_PORT,
 	       O_THREADS, O_CPUS, O_BATCH, O_PRIORITY, O_TOS, O_DURATION, O_COUNT, O_TIMEOUT,
-	       O_STAMP, O_JSON, O_QUIET, O_HELP };
+	       O_STAMP, O_JSON, O_QUIET, O_HELP, O_SNDBUF };
 	static const struct option opts[] = {
 		{ "dst-ip", required_argument, NULL, O_DST_IP },
 		{ "dev", required_argument, NULL, O_DEV },
@@ -266,6 +269,7 @@ static void parse_args(struct cfg *c, int argc, char **argv)
 		{ "cpus", required_argument, NULL, O_CPUS },
 		{ "batch", required_argument, NULL, O_BATCH },
 		{ "priority", required_argument, NULL, O_PRIORITY },
+		{ "sndbuf", required_argument, NULL, O_SNDBUF },
 		{ "tos", required_argument, NULL, O_TOS },
 		{ "duration", required_argument, NULL, O_DURATION },
 		{ "count", required_argument, NULL, O_COUNT },
@@ -323,6 +327,9 @@ static void parse_args(struct cfg *c, int argc, char **argv)
 			break;
 		case O_BATCH:
 			c->batch = (uint32_t)parse_uint("--batch", optarg, 1, MAX_BATCH);
+			break;
+		case O_SNDBUF:
+			c->sndbuf = (int)parse_uint("--sndbuf", optarg, 4096, 1u << 30);
 			break;
 		case O_PRIORITY:
 			c->priority = (uint32_t)parse_uint("--priority", optarg, 0, UINT32_MAX);
@@ -442,6 +449,11 @@ static int open_flow_socket(const struct cfg *c, uint32_t id)
 	if (c->dev) {
 		what = "setsockopt(SO_BINDTODEVICE)";
 		if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, c->dev, (socklen_t)strlen(c->dev)))
+			goto fail;
+	}
+	if (c->sndbuf) {
+		what = "setsockopt(SO_SNDBUFFORCE) (needs CAP_NET_ADMIN)";
+		if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &c->sndbuf, sizeof(c->sndbuf)))
 			goto fail;
 	}
 	if (c->have_priority) {
