@@ -121,7 +121,7 @@ $(LIB_SO): $(LIB_OBJS) $(LIB_MAP)
 	$(Q)$(CC) -shared -Wl,--version-script=$(LIB_MAP) -Wl,-soname,libxtx.so.0 \
 		$(LDFLAGS) -o $@ $(LIB_OBJS) $(LIB_LIBS) $(LDLIBS)
 
-$(OUT)/tests/%: tests/%.c $(LIB_A) $(TEST_LOBJ) $(wildcard include/xtx/*.h tests/lib/*.h) \
+$(OUT)/tests/%: tests/%.c $(LIB_A) $(TEST_LOBJ) $(wildcard include/xtx/*.h tests/lib/*.h tests/unit/*.h) \
 		$(BPF_SKELS)
 	@mkdir -p $(@D)
 	@echo "  CC      $@"

@@ -10,7 +10,7 @@
 #      (frames + 24 bytes of Ethernet overhead).
 #   4. SIGINT in the middle of a run: exit 0, a summary, no AF_XDP socket and no XDP
 #      program left on tx0.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/net.sh"
 net_init --queues 4
 
 # --- 1. exact counts and order ----------------------------------------------------------

@@ -1,4 +1,4 @@
-# tests/net/lib.sh - shared helpers for the network tests (source it).
+# tests/lib/net.sh - shared helpers for the network tests (source it).
 #   net_init           root check (exit 77), jq check, a fresh testbed with a random name
 #                      and a cleanup trap; sets TB and the testbed's variables (TX_NS ...)
 #   sink_start ARGS    xtx-sink on rx0 in the background, waits until attached

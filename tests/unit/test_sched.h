@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_sched.h - shared body of the scheduler unit tests (test_sched_*.c).
+ *
+ * A `struct sim` wraps one scheduler on a virtual clock and keeps a ledger: every
+ * descriptor handed to enqueue gets a unique addr (a sequence number), and must come back
+ * exactly once - from dequeue, from the enqueue's drops[], or from purge. sim_finish()
+ * purges what is left and checks the ledger and, per class, the conservation of packets:
+ *   offered  == enq_pkts + drops at enqueue (every reason but PURGED)
+ *   enq_pkts == sent_pkts + drops[PURGED] + qlen
+ * plus the scheduler's own invariant walk (_xtx_sched__check) after every Nth dequeue
+ * call when sim.check_every = N is set.
+ */
+#ifndef XTX_TEST_SCHED_H
+#define XTX_TEST_SCHED_H
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xtx/sched.h>
+#include "check.h"
+#include "sched_int.h"
+
+#define MBIT(x)		((uint64_t)(x) * 125000ull)	/* Mbit/s -> bytes/s */
+#define GBIT(x)		((uint64_t)(x) * 125000000ull)
+#define MS(x)		((uint64_t)(x) * 1000000ull)
+#define SEC(x)		((uint64_t)(x) * 1000000000ull)
+#define T0		SEC(1000)	/* virtual clock start: far from 0 */
+
+/* Packet budget of one long simulation: sanitizers make each packet ~10x slower. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SIM_PKT_BUDGET	1000000ull
+#else
+#define SIM_PKT_BUDGET	4000000ull
+#endif
+
+struct sim {
+	struct xtx_sched *s;
+	struct xtx_sched_config *cfg;
+	uint64_t now;
+	uint64_t seq;			/* next addr */
+	uint8_t *led;			/* per addr: 0 unused, 1 in scheduler, 2 back */
+	uint64_t led_cap;
+	uint64_t *txt;			/* per addr: txtime given (0 = none) */
+	uint16_t *cls_of;		/* per addr: class charged (after default mapping) */
+	uint32_t *hash_of;		/* per addr: flow hash */
+	uint64_t *offered;		/* per class */
+	unsigned ncls;
+	int dflt;			/* class index invalid indexes go to, -1 = none */
+	uint64_t early;			/* packets dequeued before their txtime */
+	uint64_t dup;			/* descriptors that came back twice / unknown */
+	unsigned check_every;		/* run _xtx_sched__check every N dequeue calls */
+	unsigned ncalls;
+	bool check_failed;
+	/* sent bytes/packets per class, wire bytes (len + overhead) */
+	uint64_t *sent_wire, *sent_pkts;
+	uint64_t *inq;			/* per class: accepted, not yet back */
+	uint32_t overhead;
+};
+
+static inline struct xtx_class_opts copts(uint32_t handle, uint32_t parent, uint64_t rate,
+					  uint64_t ceil)
+{
+	struct xtx_class_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.sz = sizeof(o);
+	o.handle = handle;
+	o.parent = parent;
+	o.rate = rate;
+	o.ceil = ceil;
+	return o;
+}
+
+static inline void cfg_add(struct xtx_sched_config *cfg, const struct xtx_class_opts *o)
+{
+	int rc = xtx_sched_config__add_class(cfg, o);
+
+	if (rc) {
+		fprintf(stderr, "add_class %x:%x failed: %d\n", XTX_HANDLE_MAJ(o->handle),
+			XTX_HANDLE_MIN(o->handle), rc);
+		exit(2);
+	}
+}
+
+static inline int cls_idx(const struct sim *m, uint32_t handle)
+{
+	int i = xtx_sched__class_index(m->s, handle);
+
+	if (i < 0) {
+		fprintf(stderr, "no class %x:%x\n", XTX_HANDLE_MAJ(handle), XTX_HANDLE_MIN(handle));
+		exit(2);
+	}
+	return i;
+}
+
+/* Build the scheduler. Takes ownership of cfg. pool 0 = default. */
+static inline void sim_init(struct sim *m, struct xtx_sched_config *cfg, uint32_t pool,
+			    uint64_t horizon)
+{
+	struct xtx_sched_opts o = { .sz = sizeof(o), .pkt_pool = pool, .horizon_ns = horizon };
+	char err[256];
+
+	memset(m, 0, sizeof(*m));
+	m->cfg = cfg;
+	m->now = T0;
+	m->s = xtx_sched__create(cfg, &o, m->now, err, sizeof(err));
+	if (!m->s) {
+		fprintf(stderr, "xtx_sched__create: %s (%s)\n", err, strerror(errno));
+		exit(2);
+	}
+	m->ncls = xtx_sched__class_count(m->s);
+	m->offered = calloc(m->ncls, sizeof(uint64_t));
+	m->sent_wire = calloc(m->ncls, sizeof(uint64_t));
+	m->sent_pkts = calloc(m->ncls, sizeof(uint64_t));
+	m->inq = calloc(m->ncls, sizeof(uint64_t));
+	m->overhead = xtx_sched_config__overhead(cfg);
+	m->dflt = -1;
+	{
+		uint32_t d = xtx_sched_config__default(cfg);
+		unsigned i;
+
+		if (d) {
+			m->dflt = xtx_sched__class_index(m->s, d);
+		} else {
+			/* first leaf in config order: a class no other class names as parent */
+			for (i = 0; i < m->ncls && m->dflt < 0; i++) {
+				uint32_t h = xtx_sched_config__class(cfg, i)->handle;
+				unsigned j;
+				bool leaf = true;
+
+				for (j = 0; j < m->ncls; j++)
+					if (xtx_sched_config__class(cfg, j)->parent == h)
+						leaf = false;
+				if (leaf)
+					m->dflt = (int)i;
+			}
+		}
+	}
+}
+
+static inline bool sim_is_leaf(const struct sim *m, unsigned c)
+{
+	return c < m->ncls && m->s->cls_leaf[c] != _XTX_NIL;
+}
+
+static inline void led_grow(struct sim *m, uint64_t need)
+{
+	uint64_t cap = m->led_cap ? m->led_cap : 4096;
+
+	if (need <= m->led_cap)
+		return;
+	while (cap < need)
+		cap *= 2;
+	m->led = realloc(m->led, cap);
+	m->txt = realloc(m->txt, cap * sizeof(uint64_t));
+	m->cls_of = realloc(m->cls_of, cap * sizeof(uint16_t));
+	m->hash_of = realloc(m->hash_of, cap * sizeof(uint32_t));
+	if (!m->led || !m->txt || !m->cls_of || !m->hash_of) {
+		fprintf(stderr, "out of memory for the ledger\n");
+		exit(2);
+	}
+	memset(m->led + m->led_cap, 0, cap - m->led_cap);
+	m->led_cap = cap;
+}
+
+/* A descriptor came back: it must be in the scheduler, once. */
+static inline void led_back(struct sim *m, const struct xtx_desc *d)
+{
+	if (d->addr >= m->seq || m->led[d->addr] != 1) {
+		if (m->dup++ < 5)
+			fprintf(stderr, "descriptor addr %" PRIu64 " came back twice or was never "
+				"given (state %u)\n", d->addr,
+				d->addr < m->seq ? m->led[d->addr] : 9);
+		return;
+	}
+	m->led[d->addr] = 2;
+}
+
+/* Offer n packets of one class/flow at m->now. txtime 0 = none. Returns the number
+ * accepted; refused descriptors come back through the ledger at once. */
+static inline unsigned sim_enq(struct sim *m, uint16_t cls, uint32_t hash, uint16_t len,
+			       uint64_t txtime, unsigned n)
+{
+	struct xtx_desc d[64], drops[64];
+	uint64_t tt[64];
+	unsigned done = 0, accepted = 0;
+
+	while (done < n) {
+		unsigned k = n - done > 64 ? 64 : n - done, i, nd = 0, acc;
+		int charged = sim_is_leaf(m, cls) ? cls : m->dflt;
+
+		led_grow(m, m->seq + k);
+		for (i = 0; i < k; i++) {
+			uint64_t a = m->seq++;
+
+			d[i] = (struct xtx_desc){ .addr = a, .hash = hash, .len = len, .cls = cls };
+			tt[i] = txtime;
+			m->led[a] = 1;
+			m->txt[a] = txtime;
+			m->cls_of[a] = (uint16_t)(charged < 0 ? 0xffff : charged);
+			m->hash_of[a] = hash;
+		}
+		if (charged >= 0)
+			m->offered[charged] += k;
+		acc = xtx_sched__enqueue_burst(m->s, d, tt, k, m->now, drops, &nd);
+		if (acc + nd != k)
+			CHECK_EQ_U64(k, acc + nd);
+		for (i = 0; i < nd; i++)
+			led_back(m, &drops[i]);
+		if (charged >= 0)
+			m->inq[charged] += acc;
+		accepted += acc;
+		done += k;
+	}
+	return accepted;
+}
+
+/* Dequeue up to n at m->now. Accounts sent bytes, checks txtime and the ledger. */
+static inline unsigned sim_deq(struct sim *m, struct xtx_desc *out, unsigned n, uint64_t *next)
+{
+	unsigned got = xtx_sched__dequeue_burst(m->s, out, n, m->now, next), i;
+
+	for (i = 0; i < got; i++) {
+		uint64_t a = out[i].addr;
+
+		led_back(m, &out[i]);
+		if (a < m->seq) {
+			if (m->txt[a] > m->now && m->early++ < 5)
+				fprintf(stderr, "addr %" PRIu64 " left at %" PRIu64 " before its txtime "
+					"%" PRIu64 "\n", a, m->now, m->txt[a]);
+			if (m->cls_of[a] < m->ncls) {
+				m->sent_wire[m->cls_of[a]] += out[i].len + m->overhead;
+				m->sent_pkts[m->cls_of[a]]++;
+				m->inq[m->cls_of[a]]--;
+			}
+		}
+	}
+	if (m->check_every && ++m->ncalls % m->check_every == 0 && !m->check_failed) {
+		char err[256];
+
+		if (_xtx_sched__check(m->s, err, sizeof(err))) {
+			m->check_failed = true;
+			check_report(0, __FILE__, __LINE__, "_xtx_sched__check", err);
+		}
+	}
+	return got;
+}
+
+/* After a dequeue that returned nothing: jump the clock to next. False (and a failed
+ * check) if the scheduler holds packets but names no future time: a test loop would spin. */
+static inline bool sim_jump(struct sim *m, uint64_t next)
+{
+	if (next == UINT64_MAX || next <= m->now) {
+		check_report(0, __FILE__, __LINE__, "sim_jump", "dequeue gave nothing and no "
+			     "future next_ns while packets are queued");
+		return false;
+	}
+	m->now = next;
+	return true;
+}
+
+/* Per class conservation, without purging. */
+static inline void sim_check_counts(struct sim *m)
+{
+	unsigned c;
+
+	for (c = 0; c < m->ncls; c++) {
+		struct xtx_class_stats st;
+		uint64_t refused = 0;
+		unsigned r;
+
+		CHECK(xtx_sched__class_stats(m->s, c, &st) == 0);
+		for (r = 0; r < XTX_DROP__MAX; r++)
+			if (r != XTX_DROP_PURGED)
+				refused += st.drops[r];
+		if (!sim_is_leaf(m, c))
+			continue;
+		CHECK_EQ_U64(m->offered[c], st.enq_pkts + refused);
+		CHECK_EQ_U64(st.enq_pkts, st.sent_pkts + st.drops[XTX_DROP_PURGED] + st.qlen);
+		CHECK_EQ_U64(m->sent_pkts[c], st.sent_pkts);
+		CHECK_EQ_U64(m->inq[c], st.qlen);
+	}
+}
+
+/* Purge everything, then check the ledger and the counters, and free. */
+static inline void sim_finish(struct sim *m)
+{
+	struct xtx_desc out[256];
+	uint64_t a, lost = 0;
+	unsigned got;
+	char err[256];
+
+	while ((got = xtx_sched__purge(m->s, out, 256)) > 0) {
+		unsigned i;
+
+		for (i = 0; i < got; i++) {
+			led_back(m, &out[i]);
+			if (out[i].addr < m->seq && m->cls_of[out[i].addr] < m->ncls)
+				m->inq[m->cls_of[out[i].addr]]--;
+		}
+	}
+	CHECK_EQ_U64(0, xtx_sched__qlen(m->s));
+	if (_xtx_sched__check(m->s, err, sizeof(err)))
+		check_report(0, __FILE__, __LINE__, "_xtx_sched__check after purge", err);
+	for (a = 0; a < m->seq; a++)
+		if (m->led[a] != 2)
+			lost++;
+	CHECK_EQ_U64(0, lost);		/* every descriptor came back */
+	CHECK_EQ_U64(0, m->dup);	/* and only once */
+	CHECK_EQ_U64(0, m->early);	/* none before its txtime */
+	sim_check_counts(m);
+
+	xtx_sched__destroy(m->s);
+	xtx_sched_config__free(m->cfg);
+	free(m->led);
+	free(m->txt);
+	free(m->cls_of);
+	free(m->hash_of);
+	free(m->offered);
+	free(m->sent_wire);
+	free(m->sent_pkts);
+	free(m->inq);
+	memset(m, 0, sizeof(*m));
+}
+
+static inline uint64_t class_drops(struct sim *m, unsigned c, unsigned reason)
+{
+	struct xtx_class_stats st;
+
+	xtx_sched__class_stats(m->s, c, &st);
+	return st.drops[reason];
+}
+
+static inline uint32_t class_qlen(struct sim *m, unsigned c)
+{
+	struct xtx_class_stats st;
+
+	xtx_sched__class_stats(m->s, c, &st);
+	return st.qlen;
+}
+
+/* One source of backlogged traffic for sim_run(). */
+struct src {
+	uint16_t cls;
+	uint32_t hash;
+	uint16_t len;
+	bool on;		/* keep it backlogged */
+	unsigned depth;		/* top up to 2 * depth packets when below depth */
+	uint64_t inq;		/* its packets in the scheduler */
+	uint64_t sent_wire;	/* wire bytes dequeued since the last src_reset() */
+	uint64_t sent_pkts;
+};
+
+static inline void src_reset(struct src *v, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		v[i].sent_wire = v[i].sent_pkts = 0;
+}
+
+struct run_stats {
+	uint64_t calls, pkts, wakeups, empty_wakeups;
+	unsigned probe_every;	/* every Nth wakeup, first dequeue at next_ns - 1 */
+	uint64_t probes, probe_bad;	/* ... which must yield nothing */
+	uint64_t bytes;			/* wire bytes dequeued */
+	/* clock and bytes dequeued before the first / latest wakeup: the rate between two
+	 * wakeups is free of the initial bucket and of packet granularity */
+	uint64_t first_wake_t, first_wake_bytes, last_wake_t, last_wake_bytes;
+};
+
+static inline void src_account(struct sim *m, struct src *v, unsigned nv,
+			       const struct xtx_desc *out, unsigned got)
+{
+	unsigned i, j;
+
+	for (i = 0; i < got; i++)
+		for (j = 0; j < nv; j++)
+			if (v[j].cls == out[i].cls && v[j].hash == out[i].hash) {
+				v[j].inq--;
+				v[j].sent_wire += out[i].len + m->overhead;
+				v[j].sent_pkts++;
+				break;
+			}
+}
+
+/* Run the clock from m->now to `until`: keep every `on` source backlogged, dequeue bursts
+ * of `burst` and jump the clock to *next_ns whenever nothing is eligible. A wakeup that
+ * yields nothing is counted (with one class of traffic it means next_ns was wrong). */
+static inline void sim_run(struct sim *m, struct src *v, unsigned nv, uint64_t until,
+			   unsigned burst, struct run_stats *rs)
+{
+	struct xtx_desc out[256];
+	bool woke = false;
+
+	if (burst > 256)
+		burst = 256;
+	while (m->now < until) {
+		uint64_t next;
+		unsigned i, got;
+
+		for (i = 0; i < nv; i++)
+			if (v[i].on && v[i].inq < v[i].depth)
+				v[i].inq += sim_enq(m, v[i].cls, v[i].hash, v[i].len, 0,
+						    (unsigned)(2 * v[i].depth - v[i].inq));
+		got = sim_deq(m, out, burst, &next);
+		if (rs) {
+			rs->calls++;
+			rs->pkts += got;
+			if (woke && !got)
+				rs->empty_wakeups++;
+		}
+		woke = false;
+		src_account(m, v, nv, out, got);
+		if (rs)
+			for (i = 0; i < got; i++)
+				rs->bytes += out[i].len + m->overhead;
+		if (got)
+			continue;
+		if (next == UINT64_MAX)
+			break;
+		if (next <= m->now) {
+			CHECK(next > m->now);	/* nothing eligible yet "now" */
+			break;
+		}
+		if (next >= until) {
+			m->now = until;
+			break;
+		}
+		woke = true;
+		if (rs) {
+			rs->wakeups++;
+			if (rs->probe_every && rs->wakeups % rs->probe_every == 0 &&
+			    next > m->now + 1) {
+				uint64_t n2;
+
+				m->now = next - 1;
+				got = sim_deq(m, out, burst, &n2);
+				rs->probes++;
+				if (got || n2 != next)
+					rs->probe_bad++;
+				src_account(m, v, nv, out, got);
+			}
+			if (!rs->first_wake_t) {
+				rs->first_wake_t = next;
+				rs->first_wake_bytes = rs->bytes;
+			}
+			rs->last_wake_t = next;
+			rs->last_wake_bytes = rs->bytes;
+		}
+		m->now = next;
+	}
+}
+
+/* Jain's fairness index of x[0..n-1]. */
+static inline double jain(const double *x, unsigned n)
+{
+	double s = 0, s2 = 0;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		s += x[i];
+		s2 += x[i] * x[i];
+	}
+	return s2 > 0 ? s * s / (n * s2) : 0;
+}
+
+/* xorshift64*: deterministic test randomness */
+static inline uint64_t rnd(uint64_t *st)
+{
+	uint64_t x = *st;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*st = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+#endif /* XTX_TEST_SCHED_H */

@@ -1,0 +1,730 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* sched_core.c - build and tear down a scheduler, read its counters, and check its
+ * invariants (tests).
+ *
+ * Design
+ *   create() validates the config, lays the tree out, and makes ONE page-backed allocation
+ *   holding every array the scheduler will ever use: classes, leaves, per-leaf flow
+ *   tables, the rows' and feeds' bitmaps, the two heaps and the packet pool. Every index is
+ *   initialised here (pages are touched now, not by the first packets), so enqueue and
+ *   dequeue never allocate and never fault in new memory.
+ *
+ *   Sizes:
+ *     packet pool  opts.pkt_pool, or the sum of leaf limits capped at 1 << 20
+ *     wait heap    one entry per class
+ *     flow heap    min(total flow slots, pool): a flow is in it at most once, and a
+ *                  waiting flow holds >= 1 packet (purge can empty waiting flows; the
+ *                  heap drops those when it fills, see fh_compact in sched_fq.c)
+ *     row / feed   a three-level bitmap per (level, prio) and per (inner class, prio)
+ *
+ *   Levels as sch_htb: a leaf is level 0; a root with children level 7; an inner class one
+ *   less than its parent. An inner class below level 1 does not fit: EINVAL. Each class
+ *   gets its local index in its parent's feeds and in its level's rows, in handle order
+ *   (sch_htb orders both by classid).
+ *
+ * Slow path only: nothing here runs per packet.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xtx/sched.h>
+#include "mem.h"
+#include "sched_int.h"
+
+#define ALIGN64(x)	(((x) + 63) & ~(size_t)63)
+
+__attribute__((format(printf, 3, 4)))
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static int cmp_hmap(const void *a, const void *b)
+{
+	const struct _xtx_hmap *x = a, *y = b;
+
+	return x->handle < y->handle ? -1 : x->handle > y->handle;
+}
+
+/* (key, handle, class) sorted by key then handle: gives each parent's children, and each
+ * level's classes, as one run in handle (classid) order. */
+struct ord {
+	uint32_t key, handle, idx;
+};
+
+static int cmp_ord(const void *a, const void *b)
+{
+	const struct ord *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->handle < y->handle ? -1 : x->handle > y->handle;
+}
+
+static unsigned log2_u32(uint32_t v)	/* v a power of two */
+{
+	return (unsigned)__builtin_ctz(v);
+}
+
+/* Bucket depth in ns: bytes * 1e9 / rate, kept well inside s64. */
+static int64_t bytes_to_ns(uint64_t bytes, uint64_t rate)
+{
+	unsigned __int128 ns = (unsigned __int128)bytes * _XTX_NSEC_PER_SEC / rate;
+
+	return ns > (unsigned __int128)(INT64_MAX / 4) ? INT64_MAX / 4 : (int64_t)ns;
+}
+
+/* Byte offsets of each array in the one allocation. */
+struct layout {
+	size_t cls, leaves, feeds, words, members, cls_leaf, wq, fh, hmap, pool, flows, total;
+};
+
+static int make_layout(struct layout *lo, uint32_t ncls, uint32_t nleaves, uint32_t ninner,
+		       size_t nwords, uint64_t nflows, uint32_t fh_cap, uint32_t npool)
+{
+	size_t off = 0;
+
+#define PLACE(field, bytes) do { lo->field = off; off = ALIGN64(off + (size_t)(bytes)); } while (0)
+	PLACE(cls, (size_t)ncls * sizeof(struct _xtx_class));
+	PLACE(leaves, (size_t)nleaves * sizeof(struct _xtx_leaf));
+	PLACE(feeds, (size_t)(ninner ? ninner : 1) * _XTX_NUMPRIO * sizeof(struct _xtx_oset));
+	PLACE(words, nwords * sizeof(uint64_t));
+	PLACE(members, (size_t)2 * ncls * sizeof(uint32_t));
+	PLACE(cls_leaf, (size_t)ncls * sizeof(uint32_t));
+	PLACE(wq, (size_t)ncls * sizeof(struct _xtx_wev));
+	PLACE(fh, (size_t)fh_cap * sizeof(struct _xtx_fev));
+	PLACE(hmap, (size_t)ncls * sizeof(struct _xtx_hmap));
+	PLACE(pool, (size_t)npool * sizeof(struct _xtx_pkt));
+	if (nflows > (SIZE_MAX >> 8) / sizeof(struct _xtx_flow))
+		return -ENOMEM;
+	PLACE(flows, (size_t)nflows * sizeof(struct _xtx_flow));
+#undef PLACE
+	lo->total = off;
+	return 0;
+}
+
+static void init_flows(struct _xtx_leaf *L)
+{
+	uint32_t i;
+
+	for (i = 0; i < L->nflows; i++) {
+		struct _xtx_flow *f = &L->flows[i];
+
+		f->head = _XTX_NIL;
+		f->tail = 0;
+		f->qlen = 0;
+		f->state = _XTX_FLOW_DETACHED;
+		f->hash = 0;
+		f->credit = L->quantum;
+		f->next = _XTX_NIL;
+		f->tnp = 0;
+	}
+}
+
+struct xtx_sched *xtx_sched__create(const struct xtx_sched_config *cfg,
+				    const struct xtx_sched_opts *opts, uint64_t now_ns,
+				    char *err, size_t errlen)
+{
+	struct xtx_sched_opts o = { .sz = sizeof(o) };
+	uint32_t n, i, nleaves = 0, ninner = 0, npool, fh_cap, dflt;
+	uint32_t *parent = NULL, *nchild = NULL, *depth = NULL;
+	uint32_t nlevel[_XTX_MAXDEPTH] = { 0 };
+	uint64_t nflows = 0, limits = 0;
+	size_t nwords = 0;
+	struct ord *ord = NULL;
+	struct xtx_sched *s = NULL;
+	struct layout lo;
+	char *base;
+	int rc;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (opts) {	/* sized opts: read the fields the caller's struct has */
+		if (opts->sz < offsetof(struct xtx_sched_opts, pkt_pool) + sizeof(uint32_t)) {
+			set_err(err, errlen, "xtx_sched_opts.sz %zu is too small; set it to "
+				"sizeof(struct xtx_sched_opts)", opts->sz);
+			errno = EINVAL;
+			return NULL;
+		}
+		o.pkt_pool = opts->pkt_pool;
+		if (opts->sz >= offsetof(struct xtx_sched_opts, horizon_ns) + sizeof(uint64_t))
+			o.horizon_ns = opts->horizon_ns;
+	}
+	rc = xtx_sched_config__validate(cfg, err, errlen);
+	if (rc) {
+		errno = -rc;
+		return NULL;
+	}
+	n = xtx_sched_config__class_count(cfg);
+
+	parent = calloc(n, sizeof(*parent));
+	nchild = calloc(n, sizeof(*nchild));
+	depth = calloc(n, sizeof(*depth));
+	ord = calloc(2 * (size_t)n, sizeof(*ord));
+	if (!parent || !nchild || !depth || !ord) {
+		set_err(err, errlen, "out of memory building %u classes", n);
+		errno = ENOMEM;
+		goto out_tmp;
+	}
+
+	/* Tree shape: parent index, children, depth (validate() ruled out cycles). */
+	for (i = 0; i < n; i++) {
+		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, i);
+		int p = co->parent == XTX_HANDLE_ROOT ? -1 :
+			xtx_sched_config__class_index(cfg, co->parent);
+
+		parent[i] = p < 0 ? _XTX_NIL : (uint32_t)p;
+		if (p >= 0)
+			nchild[p]++;
+	}
+	for (i = 0; i < n; i++) {
+		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, i);
+		uint32_t d = 0, c = parent[i];
+
+		while (c != _XTX_NIL && d < _XTX_MAXDEPTH) {
+			d++;
+			c = parent[c];
+		}
+		depth[i] = d;
+		if (nchild[i] && d > _XTX_MAXDEPTH - 2) {
+			set_err(err, errlen, "class %x:%x: tree too deep: an inner class may be at "
+				"most %d levels below a root (sch_htb's %d levels); flatten the tree",
+				XTX_HANDLE_MAJ(co->handle), XTX_HANDLE_MIN(co->handle),
+				_XTX_MAXDEPTH - 2, _XTX_MAXDEPTH);
+			errno = EINVAL;
+			goto out_tmp;
+		}
+		if (nchild[i]) {
+			ninner++;
+			nlevel[_XTX_MAXDEPTH - 1 - d]++;
+			nwords += _XTX_NUMPRIO * _xtx_oset_words(nchild[i]);
+		} else {
+			nleaves++;
+			nlevel[0]++;
+			nflows += co->fq ? co->flows : 1;
+			limits += co->limit;
+		}
+		/* run keys: by parent (roots last, unused), and by level */
+		ord[i] = (struct ord){ parent[i], co->handle, i };
+		ord[n + i] = (struct ord){ nchild[i] ? _XTX_MAXDEPTH - 1 - d : 0, co->handle, i };
+	}
+	for (i = 0; i < _XTX_MAXDEPTH; i++)
+		nwords += _XTX_NUMPRIO * _xtx_oset_words(nlevel[i]);
+	qsort(ord, n, sizeof(*ord), cmp_ord);
+	qsort(ord + n, n, sizeof(*ord), cmp_ord);
+
+	npool = o.pkt_pool ? o.pkt_pool :
+		(uint32_t)(limits < _XTX_POOL_MAX ? limits : _XTX_POOL_MAX);
+	if (!npool)
+		npool = 1;
+	if (npool >= _XTX_NIL)
+		npool = _XTX_NIL - 1;
+	fh_cap = (uint32_t)(nflows < npool ? nflows : npool);
+	if (make_layout(&lo, n, nleaves, ninner, nwords, nflows, fh_cap, npool)) {
+		set_err(err, errlen, "flow tables too large (%llu slots)",
+			(unsigned long long)nflows);
+		errno = ENOMEM;
+		goto out_tmp;
+	}
+
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		set_err(err, errlen, "out of memory");
+		errno = ENOMEM;
+		goto out_tmp;
+	}
+	base = xtx_mem__alloc(lo.total, -1);	/* zeroed: every bitmap starts empty */
+	if (!base) {
+		set_err(err, errlen, "cannot allocate %zu bytes for %u classes, %llu flow slots "
+			"and %u packets; lower flows, limit or pkt_pool", lo.total, n,
+			(unsigned long long)nflows, npool);
+		errno = ENOMEM;
+		goto out_s;
+	}
+	s->mem = base;
+	s->mem_len = lo.total;
+	s->cls = (struct _xtx_class *)(base + lo.cls);
+	s->leaves = (struct _xtx_leaf *)(base + lo.leaves);
+	s->feeds = (struct _xtx_oset *)(base + lo.feeds);
+	s->cls_leaf = (uint32_t *)(base + lo.cls_leaf);
+	s->wq = (struct _xtx_wev *)(base + lo.wq);
+	s->fh = (struct _xtx_fev *)(base + lo.fh);
+	s->hmap = (struct _xtx_hmap *)(base + lo.hmap);
+	s->pool = (struct _xtx_pkt *)(base + lo.pool);
+	s->ncls = n;
+	s->nleaves = nleaves;
+	s->ninner = ninner;
+	s->npool = npool;
+	s->fh_cap = fh_cap;
+	s->overhead = xtx_sched_config__overhead(cfg);
+	s->horizon_ns = o.horizon_ns ? o.horizon_ns : _XTX_HORIZON_NS;
+	s->now = now_ns;
+
+	/* Classes, leaves, flow tables. */
+	{
+		struct _xtx_flow *flows = (struct _xtx_flow *)(base + lo.flows);
+		uint32_t li = 0, ii = 0;
+		uint32_t r2q = xtx_sched_config__r2q(cfg);
+
+		for (i = 0; i < n; i++) {
+			const struct xtx_class_opts *co = xtx_sched_config__class(cfg, i);
+			struct _xtx_class *cl = &s->cls[i];
+			uint64_t q = co->quantum;
+
+			if (!q) {	/* the config fills it; sch_htb's rule if not */
+				q = co->rate / (r2q ? r2q : 10);
+				q = q < 1000 ? 1000 : q > 200000 ? 200000 : q;
+			}
+			cl->rate_mult = _xtx_rate_mult(co->rate);
+			cl->ceil_mult = _xtx_rate_mult(co->ceil ? co->ceil : co->rate);
+			cl->buffer = bytes_to_ns(co->burst, co->rate);
+			cl->cbuffer = bytes_to_ns(co->cburst, co->ceil ? co->ceil : co->rate);
+			cl->tokens = cl->buffer;
+			cl->ctokens = cl->cbuffer;
+			cl->t_c = now_ns;
+			cl->parent = parent[i];
+			cl->pq_idx = _XTX_NIL;
+			cl->mode = _XTX_CAN_SEND;
+			cl->prio = co->prio > XTX_PRIO_MAX ? XTX_PRIO_MAX : co->prio;
+			cl->quantum = q > INT32_MAX ? INT32_MAX : (int32_t)q;
+			cl->handle = co->handle;
+			s->hmap[i] = (struct _xtx_hmap){ co->handle, i };
+
+			if (nchild[i]) {
+				cl->level = (uint8_t)(_XTX_MAXDEPTH - 1 - depth[i]);
+				cl->leaf = _XTX_NIL;
+				cl->inner = ii++;
+				s->cls_leaf[i] = _XTX_NIL;
+			} else {
+				struct _xtx_leaf *L = &s->leaves[li];
+				uint32_t fl = co->fq ? co->flows : 1;
+
+				cl->level = 0;
+				cl->leaf = li;
+				cl->inner = _XTX_NIL;
+				s->cls_leaf[i] = li;
+
+				L->flows = flows;
+				flows += fl;
+				L->nflows = fl;
+				L->fq = co->fq;
+				L->new_head = L->new_tail = L->old_head = L->old_tail = _XTX_NIL;
+				L->limit = co->limit;
+				L->flow_limit = co->fq ? co->flow_limit : co->limit;
+				if (L->flow_limit > _XTX_QLEN_MAX)
+					L->flow_limit = _XTX_QLEN_MAX;
+				/* sch_fq clamps its quantum to [256, 1 << 20]; a FIFO's single
+				 * flow needs no DRR, so it rotates rarely. */
+				if (co->fq)
+					L->quantum = (int32_t)(co->fq_quantum < 256 ? 256 :
+						co->fq_quantum > (1u << 20) ? (1u << 20) : co->fq_quantum);
+				else
+					L->quantum = 1 << 20;
+				L->hash_shift = 32 - log2_u32(fl);
+				L->pace_mult = co->fq && co->maxrate ? _xtx_rate_mult(co->maxrate) : 0;
+				L->cls = i;
+				init_flows(L);
+				li++;
+			}
+		}
+	}
+	qsort(s->hmap, n, sizeof(*s->hmap), cmp_hmap);
+
+	/* Rows and feeds: each a run of `ord` (members in handle order) and bitmap words. */
+	{
+		uint64_t *w = (uint64_t *)(base + lo.words);
+		uint32_t *mem = (uint32_t *)(base + lo.members);
+		uint32_t k = 0, j;
+		unsigned p;
+
+		while (k < n) {		/* children of each inner class */
+			uint32_t par = ord[k].key, cnt = 0;
+
+			while (k + cnt < n && ord[k + cnt].key == par)
+				cnt++;
+			if (par != _XTX_NIL) {
+				for (j = 0; j < cnt; j++) {
+					mem[j] = ord[k + j].idx;
+					s->cls[ord[k + j].idx].sib = j;
+				}
+				for (p = 0; p < _XTX_NUMPRIO; p++) {
+					struct _xtx_oset *f =
+						&s->feeds[(size_t)s->cls[par].inner * _XTX_NUMPRIO + p];
+
+					f->w0 = w;
+					f->w1 = w + (cnt + 63) / 64;
+					w += _xtx_oset_words(cnt);
+					f->member = mem;
+					f->n = cnt;
+				}
+				mem += cnt;
+			} else {
+				for (j = 0; j < cnt; j++)
+					s->cls[ord[k + j].idx].sib = _XTX_NIL;
+			}
+			k += cnt;
+		}
+		for (k = 0; k < n; k++)	/* classes by level (0 first), in handle order */
+			mem[k] = ord[n + k].idx;
+		k = 0;
+		for (i = 0; i < _XTX_MAXDEPTH; i++) {
+			uint32_t cnt = nlevel[i];
+
+			for (j = 0; j < cnt; j++)
+				s->cls[mem[k + j]].lidx = j;
+			for (p = 0; p < _XTX_NUMPRIO; p++) {
+				struct _xtx_oset *r = &s->row[i][p];
+
+				r->w0 = w;
+				r->w1 = w + (cnt + 63) / 64;
+				w += _xtx_oset_words(cnt);
+				r->member = mem + k;
+				r->n = cnt;
+			}
+			k += cnt;
+		}
+	}
+
+	/* Pool and default leaf. */
+	for (i = 0; i < npool; i++)
+		s->pool[i].next = i + 1 < npool ? i + 1 : _XTX_NIL;
+	s->free_head = 0;
+	s->dflt_leaf = _XTX_NIL;
+	dflt = xtx_sched_config__default(cfg);
+	if (dflt) {
+		int d = xtx_sched_config__class_index(cfg, dflt);
+
+		if (d >= 0)
+			s->dflt_leaf = s->cls_leaf[d];
+	} else {
+		for (i = 0; i < n && s->dflt_leaf == _XTX_NIL; i++)	/* first leaf */
+			s->dflt_leaf = s->cls_leaf[i];
+	}
+
+	free(parent);
+	free(nchild);
+	free(depth);
+	free(ord);
+	return s;
+
+out_s:
+	free(s);
+out_tmp:
+	free(parent);
+	free(nchild);
+	free(depth);
+	free(ord);
+	return NULL;
+}
+
+void xtx_sched__destroy(struct xtx_sched *s)
+{
+	if (!s)
+		return;
+	xtx_mem__free(s->mem, s->mem_len);
+	free(s);
+}
+
+uint32_t xtx_sched__qlen(const struct xtx_sched *s)
+{
+	return s->qlen;
+}
+
+unsigned xtx_sched__class_count(const struct xtx_sched *s)
+{
+	return s->ncls;
+}
+
+int xtx_sched__class_index(const struct xtx_sched *s, uint32_t handle)
+{
+	uint32_t lo = 0, hi = s->ncls;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (s->hmap[mid].handle == handle)
+			return (int)s->hmap[mid].idx;
+		if (s->hmap[mid].handle < handle)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -ENOENT;
+}
+
+/* Tokens are reported as of the class's last checkpoint (its last charge), as tc does. */
+int xtx_sched__class_stats(const struct xtx_sched *s, unsigned idx, struct xtx_class_stats *st)
+{
+	const struct _xtx_class *cl;
+
+	if (!s || !st || idx >= s->ncls)
+		return -ENOENT;
+	cl = &s->cls[idx];
+	memset(st, 0, sizeof(*st));
+	st->sent_pkts = cl->sent_pkts;
+	st->sent_bytes = cl->sent_bytes;
+	memcpy(st->drops, cl->drops, sizeof(st->drops));
+	st->borrows = cl->borrows;
+	st->throttled = cl->throttled;
+	st->tokens = cl->tokens;
+	st->ctokens = cl->ctokens;
+	if (cl->leaf != _XTX_NIL) {
+		st->enq_pkts = s->leaves[cl->leaf].enq_pkts;
+		st->enq_bytes = s->leaves[cl->leaf].enq_bytes;
+		st->qlen = s->leaves[cl->leaf].qlen;
+		st->flows = s->leaves[cl->leaf].nattached;
+	}
+	return 0;
+}
+
+/* --- test hooks ------------------------------------------------------------------------- */
+
+int _xtx_sched__set_default(struct xtx_sched *s, int cls)
+{
+	if (cls < 0) {
+		s->dflt_leaf = _XTX_NIL;
+		return 0;
+	}
+	if ((uint32_t)cls >= s->ncls || s->cls_leaf[cls] == _XTX_NIL)
+		return -EINVAL;
+	s->dflt_leaf = s->cls_leaf[cls];
+	return 0;
+}
+
+uint64_t _xtx_sched__drop_no_class(const struct xtx_sched *s)
+{
+	return s->drop_no_class;
+}
+
+#define FAIL(...) do { set_err(err, errlen, __VA_ARGS__); rc = -EPROTO; goto out; } while (0)
+
+/* A set's three bitmap levels agree, its pointer is in range, and every member maps back
+ * to itself through `local` (sib or lidx). */
+static int check_oset(const struct xtx_sched *s, const struct _xtx_oset *o, bool by_sib,
+		      char *err, size_t errlen)
+{
+	uint32_t w, nw0 = (o->n + 63) / 64, cnt = 0, i;
+	int rc = 0;
+
+	if (o->ptr > o->n)
+		FAIL("set pointer %u past %u", o->ptr, o->n);
+	for (w = 0; w < nw0; w++) {
+		bool l1 = (o->w1[w >> 6] >> (w & 63)) & 1;
+
+		if (l1 != (o->w0[w] != 0))
+			FAIL("set summary bit %u is %d", w, l1);
+		if (o->n < (w + 1) * 64 && (o->w0[w] >> (o->n & 63)) && (o->n & 63))
+			FAIL("set has bits past %u", o->n);
+	}
+	for (w = 0; w < (o->n + 4095) / 4096; w++)
+		if (((o->top >> w) & 1) != (o->w1[w] != 0))
+			FAIL("set top bit %u wrong", w);
+	for (i = 0; i < o->n; i++) {
+		uint32_t c = o->member[i];
+
+		if ((by_sib ? s->cls[c].sib : s->cls[c].lidx) != i)
+			FAIL("set member %u is class %u whose index is %u", i, c,
+			     by_sib ? s->cls[c].sib : s->cls[c].lidx);
+		cnt += _xtx_oset_has(o, i);
+	}
+	for (i = 0, w = _xtx_oset_next(o, 0); w != _XTX_OSET_NONE; w = _xtx_oset_next(o, w + 1))
+		i++;
+	if (i != cnt)
+		FAIL("set next() walks %u members, bitmap holds %u", i, cnt);
+out:
+	return rc;
+}
+
+int _xtx_sched__check(const struct xtx_sched *s, char *err, size_t errlen)
+{
+	uint64_t total_q = 0, free_n = 0, row_mask = 0;
+	uint32_t i, x;
+	int rc = 0;
+
+	if (err && errlen)
+		err[0] = '\0';
+
+	/* Pool: free + queued == size. */
+	for (x = s->free_head; x != _XTX_NIL && free_n <= s->npool; x = s->pool[x].next)
+		free_n++;
+	if (free_n + s->qlen != s->npool)
+		FAIL("pool: %llu free + %u queued != %u", (unsigned long long)free_n, s->qlen,
+		     s->npool);
+
+	/* Heaps: heap order, back-indexes. */
+	for (i = 1; i < s->wq_n; i++)
+		if (s->wq[(i - 1) / 2].key > s->wq[i].key)
+			FAIL("wait heap order broken at %u", i);
+	for (i = 0; i < s->wq_n; i++)
+		if (s->cls[s->wq[i].cls].pq_idx != i)
+			FAIL("wait heap index of class %u", s->wq[i].cls);
+	if (s->fh_n > s->fh_cap)
+		FAIL("flow heap holds %u, capacity %u", s->fh_n, s->fh_cap);
+	for (i = 1; i < s->fh_n; i++)
+		if (s->fh[(i - 1) / 2].key > s->fh[i].key)
+			FAIL("flow heap order broken at %u", i);
+
+	/* Rows and feeds. */
+	for (i = 0; i < _XTX_MAXDEPTH * _XTX_NUMPRIO; i++) {
+		const struct _xtx_oset *r = &s->row[i / _XTX_NUMPRIO][i % _XTX_NUMPRIO];
+
+		if (!_xtx_oset_empty(r))
+			row_mask |= 1ull << i;
+		rc = check_oset(s, r, false, err, errlen);
+		if (rc)
+			goto out;
+	}
+	for (i = 0; i < s->ninner * _XTX_NUMPRIO; i++) {
+		rc = check_oset(s, &s->feeds[i], true, err, errlen);
+		if (rc)
+			goto out;
+	}
+	if (row_mask != s->row_mask)
+		FAIL("row_mask %llx, rows say %llx", (unsigned long long)s->row_mask,
+		     (unsigned long long)row_mask);
+
+	/* Classes: mode vs heap, activity vs membership. */
+	for (i = 0; i < s->ncls; i++) {
+		const struct _xtx_class *cl = &s->cls[i];
+		unsigned p;
+
+		if ((cl->mode != _XTX_CAN_SEND) != (cl->pq_idx != _XTX_NIL))
+			FAIL("class %u: mode %u but heap index %u", i, cl->mode, cl->pq_idx);
+		for (p = 0; p < _XTX_NUMPRIO; p++) {
+			bool act = cl->prio_activity & (1u << p), want_row, want_feed;
+
+			want_row = act && cl->mode == _XTX_CAN_SEND;
+			want_feed = act && cl->mode == _XTX_MAY_BORROW && cl->parent != _XTX_NIL;
+			if (want_row != _xtx_oset_has(&s->row[cl->level][p], cl->lidx))
+				FAIL("class %u prio %u: row membership %d, expected %d", i, p,
+				     !want_row, want_row);
+			if (cl->parent != _XTX_NIL) {
+				const struct _xtx_class *pc = &s->cls[cl->parent];
+				const struct _xtx_oset *f =
+					&s->feeds[(size_t)pc->inner * _XTX_NUMPRIO + p];
+
+				if (want_feed != _xtx_oset_has(f, cl->sib))
+					FAIL("class %u prio %u: feed membership %d, expected %d",
+					     i, p, !want_feed, want_feed);
+			}
+			if (cl->leaf == _XTX_NIL) {
+				const struct _xtx_oset *f =
+					&s->feeds[(size_t)cl->inner * _XTX_NUMPRIO + p];
+
+				if (act != !_xtx_oset_empty(f))
+					FAIL("inner class %u prio %u: active %d, feed empty %d", i,
+					     p, act, _xtx_oset_empty(f));
+			}
+		}
+	}
+
+	/* Leaves and flows. */
+	for (i = 0; i < s->nleaves; i++) {
+		const struct _xtx_leaf *L = &s->leaves[i];
+		uint64_t q = 0, attached = 0, ready = 0, listed = 0, inlist = 0;
+		uint32_t fi;
+		int pass;
+
+		for (fi = 0; fi < L->nflows; fi++) {
+			const struct _xtx_flow *f = &L->flows[fi];
+			uint32_t k = 0;
+
+			for (x = f->head; x != _XTX_NIL && k <= s->npool; x = s->pool[x].next) {
+				k++;
+				if (s->pool[x].next == _XTX_NIL && x != f->tail)
+					FAIL("leaf %u flow %u: tail is not the last packet", i, fi);
+			}
+			if (k != f->qlen)
+				FAIL("leaf %u flow %u: qlen %u, chain %u", i, fi, (unsigned)f->qlen, k);
+			if (f->qlen > L->flow_limit)
+				FAIL("leaf %u flow %u: qlen %u above flow_limit", i, fi,
+				     (unsigned)f->qlen);
+			q += f->qlen;
+			if (f->state != _XTX_FLOW_DETACHED)
+				attached++;
+			else if (f->qlen)
+				FAIL("leaf %u flow %u: detached with %u packets", i, fi,
+				     (unsigned)f->qlen);
+			if (f->state == _XTX_FLOW_LISTED || f->state == _XTX_FLOW_PENDING)
+				listed++;
+			if (f->state == _XTX_FLOW_LISTED && f->qlen) {
+				uint64_t t = s->pool[f->head].tts > f->tnp ? s->pool[f->head].tts
+									   : f->tnp;
+				ready++;
+				if (t > s->now)
+					FAIL("leaf %u flow %u: listed as ready but head leaves at "
+					     "%llu > now %llu", i, fi, (unsigned long long)t,
+					     (unsigned long long)s->now);
+			}
+		}
+		for (pass = 0; pass < 2; pass++) {
+			uint32_t last = _XTX_NIL, k = 0;
+
+			for (fi = pass ? L->old_head : L->new_head; fi != _XTX_NIL && k <= L->nflows;
+			     fi = L->flows[fi].next) {
+				uint8_t st = L->flows[fi].state;
+
+				if (st != _XTX_FLOW_LISTED && st != _XTX_FLOW_PENDING)
+					FAIL("leaf %u flow %u: in a list in state %u", i, fi, st);
+				last = fi;
+				k++;
+			}
+			if (last != (pass ? L->old_tail : L->new_tail))
+				FAIL("leaf %u: list %d tail mismatch", i, pass);
+			inlist += k;
+		}
+		if (inlist != listed)
+			FAIL("leaf %u: %llu flows in lists, %llu in listed states", i,
+			     (unsigned long long)inlist, (unsigned long long)listed);
+		if (q != L->qlen)
+			FAIL("leaf %u: qlen %u, flows hold %llu", i, L->qlen, (unsigned long long)q);
+		if (q > L->limit)
+			FAIL("leaf %u: qlen %llu above limit %u", i, (unsigned long long)q, L->limit);
+		if (attached != L->nattached)
+			FAIL("leaf %u: nattached %u, counted %llu", i, L->nattached,
+			     (unsigned long long)attached);
+		if (ready != L->nready)
+			FAIL("leaf %u: nready %u, counted %llu", i, L->nready,
+			     (unsigned long long)ready);
+		if ((L->nready > 0) != (s->cls[L->cls].prio_activity != 0))
+			FAIL("leaf %u: nready %u but activity %#x", i, L->nready,
+			     s->cls[L->cls].prio_activity);
+		total_q += q;
+	}
+	if (total_q != s->qlen)
+		FAIL("qlen %u, leaves hold %llu", s->qlen, (unsigned long long)total_q);
+
+	/* Flow heap entries: waiting flows, each once. */
+	for (i = 0; i < s->fh_n; i++) {
+		const struct _xtx_leaf *L = &s->leaves[s->fh[i].leaf];
+		const struct _xtx_flow *f = &L->flows[s->fh[i].flow];
+
+		if (f->state != _XTX_FLOW_PENDING && f->state != _XTX_FLOW_THROTTLED)
+			FAIL("flow heap: leaf %u flow %u in state %u", s->fh[i].leaf,
+			     s->fh[i].flow, f->state);
+	}
+	{
+		uint64_t waiting = 0;
+
+		for (i = 0; i < s->nleaves; i++)
+			for (x = 0; x < s->leaves[i].nflows; x++) {
+				uint8_t st = s->leaves[i].flows[x].state;
+
+				waiting += st == _XTX_FLOW_PENDING || st == _XTX_FLOW_THROTTLED;
+			}
+		if (waiting != s->fh_n)
+			FAIL("%llu flows waiting, flow heap holds %u",
+			     (unsigned long long)waiting, s->fh_n);
+	}
+out:
+	return rc;
+}

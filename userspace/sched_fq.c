@@ -1,0 +1,559 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* sched_fq.c - inside each leaf: per-flow fair queueing, pacing and EDT (enqueue, the
+ * leaf half of dequeue, purge).
+ *
+ * Design (after the kernel's net/sched/sch_fq.c, our own code)
+ *
+ *   Flow table: each leaf owns `flows` slots (a power of two), direct-mapped by
+ *   slot = (desc.hash * 0x9e3779b1) >> (32 - log2(flows)) (Fibonacci hashing, so weak
+ *   hashes spread too). Two flows whose hashes land in one slot while both have packets
+ *   share one queue: one FIFO, one DRR credit, one pacing clock (fq_codel's buckets do the
+ *   same). The slot stores the hash of its last user; an idle (DETACHED) slot taken by a
+ *   new hash starts fresh (credit = fq_quantum, no pacing history): this is the reuse /
+ *   garbage collection of idle flows, with no memory to free. A leaf without fq is the
+ *   same code with one slot: a FIFO.
+ *
+ *   Lists: sch_fq's new_flows and old_flows, singly linked through flow.next. Dequeue
+ *   serves the head of new_flows, else of old_flows:
+ *     - credit <= 0: credit += fq_quantum, move to the tail of old_flows;
+ *     - empty: from new_flows go to old_flows (so a flow cannot stay "new" by sending one
+ *       packet at a time), from old_flows detach;
+ *     - otherwise send the head packet, credit -= wire length.
+ *   A detached flow that gets a packet joins new_flows, so a sparse flow's first packet
+ *   leaves ahead of the backlogged ones; a flow idle for over ~40 ms gets its credit
+ *   topped up to one quantum (sch_fq's flow_refill_delay).
+ *
+ *   Time: a packet may carry a txtime (EDT). A flow's head may leave at
+ *   max(txtime, time_next_packet); with maxrate on, each packet sent moves
+ *   time_next_packet = now + wire * 1e9 / maxrate (<= 1 s), less up to half of that for
+ *   lateness, as sch_fq. A flow whose head may not leave yet is never left where dequeue
+ *   would trip on it: it goes to a flow timer heap shared by all leaves (THROTTLED), or,
+ *   when it is an empty flow still in a list that gets a future packet, it stays in the
+ *   list and also goes to the heap (PENDING; dequeue drops it from the list when it
+ *   reaches it). So `nready` (listed flows with an eligible head) is exact, and a leaf is
+ *   active in the HTB tree iff nready > 0: HTB never picks a leaf that has nothing to
+ *   send, and a leaf whose flows are all held comes back when the first timer fires.
+ *
+ *   Packets: one pool of 32-byte nodes allocated at create, free list LIFO (cache-warm);
+ *   per-flow FIFO through node.next.
+ *
+ * Enqueue checks, in sch_fq's order, and drop reasons:
+ *   leaf qlen >= limit            XTX_DROP_LEAF_LIMIT
+ *   txtime > now + horizon        XTX_DROP_HORIZON   (sch_fq's horizon_drop)
+ *   flow qlen >= flow_limit       XTX_DROP_FLOW_LIMIT
+ *   pool empty                    XTX_DROP_NO_BUFS
+ *
+ * Complexity: enqueue O(1) (O(log F) when the packet must wait: heap push); dequeue O(1)
+ * amortised per packet plus O(log F) per flow throttled (F = flows waiting on a timer).
+ * Each flow visit is a random access into a table that may be megabytes: enqueue works
+ * in chunks with prefetches (xtx_sched__enqueue_burst), dequeue prefetches the next flow
+ * of the list it walks.
+ *
+ * Differences from sch_fq: flows are found by desc.hash in a direct-mapped table (no
+ * per-socket rb-tree, no allocation); packets of a flow stay in arrival order (sch_fq
+ * sorts a flow by time_to_send), so a flow's later packet with an earlier txtime waits
+ * behind its head; pacing applies per packet (sch_fq paces per quantum above its 550
+ * kbit low_rate_threshold) on the wire length, rounded to the nearest ns; new flows start
+ * with one fq_quantum (sch_fq: initial_quantum, 10 * mtu); no priority bands, no CE
+ * marking, no horizon capping (always drop). As sch_fq, fq_quantum is clamped to
+ * [256, 1 << 20]; a flow holds at most 2^24 - 1 packets (flow_limit is clamped).
+ */
+#include <stdint.h>
+
+#include "sched_int.h"
+
+/* --- flow timer heap -------------------------------------------------------------------- */
+
+static void fh_sift_down(struct _xtx_fev *h, uint32_t n, uint32_t i)
+{
+	struct _xtx_fev e = h[i];
+
+	for (;;) {
+		uint32_t l = 2 * i + 1, m;
+
+		if (l >= n)
+			break;
+		m = (l + 1 < n && h[l + 1].key < h[l].key) ? l + 1 : l;
+		if (h[m].key >= e.key)
+			break;
+		h[i] = h[m];
+		i = m;
+	}
+	h[i] = e;
+}
+
+static void detach(struct _xtx_leaf *L, struct _xtx_flow *f, uint64_t now);
+
+/* Drop the entries of flows that purge emptied while they waited (what their timer would
+ * do: a THROTTLED one detaches, a PENDING one stays listed) and rebuild the heap. O(heap);
+ * runs only when the heap is full, which needs such entries: see fh_push. */
+static void fh_compact(struct xtx_sched *s)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < s->fh_n; i++) {
+		struct _xtx_fev e = s->fh[i];
+		struct _xtx_leaf *L = &s->leaves[e.leaf];
+		struct _xtx_flow *f = &L->flows[e.flow];
+
+		if (f->qlen) {
+			s->fh[n++] = e;
+		} else if (f->state == _XTX_FLOW_THROTTLED) {
+			detach(L, f, s->now);
+		} else {
+			f->state = _XTX_FLOW_LISTED;
+		}
+	}
+	s->fh_n = n;
+	for (i = n / 2; i-- > 0;)
+		fh_sift_down(s->fh, n, i);
+}
+
+/* Precondition: the flow is not in the heap, and holds a packet. Capacity: a flow is in
+ * the heap at most once, and the flows in it that hold packets are at most min(flow
+ * slots, pool) = fh_cap, counting this one; the others were emptied by purge, and
+ * compaction removes them when the heap is full. */
+static void fh_push(struct xtx_sched *s, uint64_t key, uint32_t leaf, uint32_t flow)
+{
+	struct _xtx_fev *h = s->fh;
+	uint32_t i;
+
+	if (__builtin_expect(s->fh_n == s->fh_cap, 0))
+		fh_compact(s);
+	i = s->fh_n++;
+
+	while (i > 0) {
+		uint32_t p = (i - 1) / 2;
+
+		if (h[p].key <= key)
+			break;
+		h[i] = h[p];
+		i = p;
+	}
+	h[i] = (struct _xtx_fev){ .key = key, .leaf = leaf, .flow = flow };
+}
+
+static void fh_pop(struct xtx_sched *s)
+{
+	uint32_t n = --s->fh_n;
+
+	if (!n)
+		return;
+	s->fh[0] = s->fh[n];
+	fh_sift_down(s->fh, n, 0);
+}
+
+/* --- lists ------------------------------------------------------------------------------ */
+
+static inline void add_tail(struct _xtx_leaf *L, bool to_new, uint32_t fi)
+{
+	uint32_t *head = to_new ? &L->new_head : &L->old_head;
+	uint32_t *tail = to_new ? &L->new_tail : &L->old_tail;
+
+	L->flows[fi].next = _XTX_NIL;
+	if (*head == _XTX_NIL)
+		*head = fi;
+	else
+		L->flows[*tail].next = fi;
+	*tail = fi;
+}
+
+/* Precondition: fi is the head of the list. */
+static inline void pop_head(struct _xtx_leaf *L, bool from_new, uint32_t fi)
+{
+	uint32_t next = L->flows[fi].next;
+
+	if (from_new) {
+		L->new_head = next;
+		if (next == _XTX_NIL)
+			L->new_tail = _XTX_NIL;
+	} else {
+		L->old_head = next;
+		if (next == _XTX_NIL)
+			L->old_tail = _XTX_NIL;
+	}
+}
+
+static inline uint32_t flow_age(uint64_t now)
+{
+	return (uint32_t)(now >> 20);	/* ~1.05 ms units, wraps after ~52 days: compared
+					 * by unsigned difference */
+}
+
+static inline uint64_t head_time(const struct xtx_sched *s, const struct _xtx_flow *f)
+{
+	uint64_t t = s->pool[f->head].tts;
+
+	return t > f->tnp ? t : f->tnp;
+}
+
+static void detach(struct _xtx_leaf *L, struct _xtx_flow *f, uint64_t now)
+{
+	f->state = _XTX_FLOW_DETACHED;
+	f->tail = flow_age(now);
+	L->nattached--;
+}
+
+/* A listed flow just got an eligible head: count it; the first one wakes the leaf. */
+static inline void make_ready(struct xtx_sched *s, struct _xtx_leaf *L)
+{
+	if (L->nready++ == 0)
+		_xtx_htb_activate(s, L->cls);
+}
+
+static inline uint32_t flow_slot(const struct _xtx_leaf *L, uint32_t hash)
+{
+	return (uint32_t)((uint64_t)(uint32_t)(hash * 0x9e3779b1u) >> L->hash_shift);
+}
+
+/* --- enqueue ---------------------------------------------------------------------------- */
+
+/* Queue one descriptor on leaf li. Returns XTX_DROP__MAX when accepted, else the drop
+ * reason. Never fails otherwise; never allocates. */
+static inline unsigned enqueue_one(struct xtx_sched *s, uint32_t li, const struct xtx_desc *d,
+				   uint64_t tts, uint64_t now)
+{
+	struct _xtx_leaf *L = &s->leaves[li];
+	struct _xtx_flow *f;
+	struct _xtx_pkt *p;
+	uint32_t fi, pi;
+
+	if (L->qlen >= L->limit)
+		return XTX_DROP_LEAF_LIMIT;
+	if (tts > now && tts - now > s->horizon_ns)
+		return XTX_DROP_HORIZON;
+	fi = flow_slot(L, d->hash);
+	f = &L->flows[fi];
+	if (f->qlen >= L->flow_limit)
+		return XTX_DROP_FLOW_LIMIT;
+	pi = s->free_head;
+	if (pi == _XTX_NIL)
+		return XTX_DROP_NO_BUFS;
+
+	p = &s->pool[pi];
+	s->free_head = p->next;
+	p->d = *d;
+	p->tts = tts;
+	p->next = _XTX_NIL;
+	L->qlen++;
+	s->qlen++;
+
+	if (f->qlen) {			/* join the flow's queue */
+		s->pool[f->tail].next = pi;
+		f->tail = pi;
+		f->qlen++;
+		if (f->hash != d->hash && L->fq)
+			L->collisions++;
+		return XTX_DROP__MAX;
+	}
+
+	/* First packet of an empty flow: it is the new head. */
+	if (f->hash != d->hash) {	/* another flow's idle slot: start afresh */
+		f->hash = d->hash;
+		f->tnp = 0;
+		if (f->state == _XTX_FLOW_DETACHED)
+			f->credit = L->quantum;
+	} else if (f->state == _XTX_FLOW_DETACHED &&
+		   flow_age(now) - f->tail > _XTX_REFILL_AGE && f->credit < L->quantum) {
+		f->credit = L->quantum;
+	}
+	f->head = pi;
+	f->tail = pi;
+	f->qlen = 1;
+
+	switch (f->state) {
+	case _XTX_FLOW_DETACHED:
+		L->nattached++;
+		if (head_time(s, f) <= now) {
+			f->state = _XTX_FLOW_LISTED;
+			add_tail(L, true, fi);
+			make_ready(s, L);
+		} else {
+			f->state = _XTX_FLOW_THROTTLED;
+			fh_push(s, head_time(s, f), li, fi);
+		}
+		break;
+	case _XTX_FLOW_LISTED:		/* emptied but still in a list */
+		if (head_time(s, f) <= now) {
+			make_ready(s, L);
+		} else {
+			f->state = _XTX_FLOW_PENDING;
+			fh_push(s, head_time(s, f), li, fi);
+		}
+		break;
+	default:			/* PENDING / THROTTLED emptied by purge: its timer
+					 * re-checks the new head */
+		break;
+	}
+	return XTX_DROP__MAX;
+}
+
+/* Leaf of a descriptor's class index: invalid indexes (out of range, inner) go to the
+ * default leaf; _XTX_NIL when there is none. */
+static inline uint32_t leaf_of(const struct xtx_sched *s, uint32_t c)
+{
+	uint32_t li = c < s->ncls ? s->cls_leaf[c] : _XTX_NIL;
+
+	return __builtin_expect(li != _XTX_NIL, 1) ? li : s->dflt_leaf;
+}
+
+#define ENQ_CHUNK	32
+
+/* Work in chunks of ENQ_CHUNK descriptors, in three passes so the cache misses of a
+ * chunk overlap instead of queueing up (DPDK's prefetch pipelining): (1) find each leaf
+ * and prefetch its two lines, (2) find each flow slot and prefetch it, (3) enqueue. */
+unsigned xtx_sched__enqueue_burst(struct xtx_sched *s, const struct xtx_desc *d,
+				  const uint64_t *txtime, unsigned n, uint64_t now_ns,
+				  struct xtx_desc *drops, unsigned *ndrops)
+{
+	uint32_t lis[ENQ_CHUNK];
+	unsigned base, i, nd = 0;
+
+	/* One clock for enqueue and dequeue, never going back (precondition; enforced by
+	 * holding the time still): what is eligible now stays eligible for dequeue. */
+	if (now_ns < s->now)
+		now_ns = s->now;
+	s->now = now_ns;
+	for (base = 0; base < n; base += ENQ_CHUNK) {
+		unsigned m = n - base < ENQ_CHUNK ? n - base : ENQ_CHUNK;
+
+		for (i = 0; i < m; i++) {
+			uint32_t li = leaf_of(s, d[base + i].cls);
+
+			lis[i] = li;
+			if (li != _XTX_NIL) {
+				__builtin_prefetch(&s->leaves[li], 1);
+				__builtin_prefetch((const char *)&s->leaves[li] + 64, 1);
+				/* activation reads the class's tree line */
+				__builtin_prefetch((const char *)&s->cls[d[base + i].cls < s->ncls ?
+						   d[base + i].cls : 0] + 64, 1);
+			}
+		}
+		for (i = 0; i < m; i++)
+			if (lis[i] != _XTX_NIL) {
+				const struct _xtx_leaf *L = &s->leaves[lis[i]];
+
+				__builtin_prefetch(&L->flows[flow_slot(L, d[base + i].hash)], 1);
+			}
+		for (i = 0; i < m; i++) {
+			const struct xtx_desc *di = &d[base + i];
+			struct _xtx_leaf *L;
+			unsigned why;
+
+			if (__builtin_expect(lis[i] == _XTX_NIL, 0)) {
+				if (di->cls < s->ncls)
+					s->cls[di->cls].drops[XTX_DROP_NO_CLASS]++;
+				else
+					s->drop_no_class++;
+				drops[nd++] = *di;
+				continue;
+			}
+			L = &s->leaves[lis[i]];
+			why = enqueue_one(s, lis[i], di, txtime ? txtime[base + i] : 0, now_ns);
+			if (__builtin_expect(why == XTX_DROP__MAX, 1)) {
+				L->enq_pkts++;
+				L->enq_bytes += di->len;
+			} else {
+				s->cls[L->cls].drops[why]++;
+				drops[nd++] = *di;
+			}
+		}
+	}
+	if (ndrops)
+		*ndrops = nd;
+	return n - nd;
+}
+
+/* --- dequeue (leaf half) ------------------------------------------------------------------ */
+
+bool _xtx_fq_dequeue(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now,
+		     struct xtx_desc *out)
+{
+	struct _xtx_flow *f;
+	struct _xtx_pkt *p;
+	uint32_t fi, pi, wire;
+	bool is_new;
+
+	for (;;) {
+		if (L->new_head != _XTX_NIL) {
+			fi = L->new_head;
+			is_new = true;
+		} else if (L->old_head != _XTX_NIL) {
+			fi = L->old_head;
+			is_new = false;
+		} else {
+			return false;
+		}
+		f = &L->flows[fi];
+		/* the list walk is a pointer chase through a large table: start the next
+		 * visit's miss now, it overlaps with this one's work */
+		if (f->next != _XTX_NIL)
+			__builtin_prefetch(&L->flows[f->next], 1);
+		if (f->credit <= 0) {
+			f->credit += L->quantum;
+			pop_head(L, is_new, fi);
+			add_tail(L, false, fi);
+			continue;
+		}
+		if (f->state == _XTX_FLOW_PENDING) {	/* its timer is armed */
+			pop_head(L, is_new, fi);
+			f->state = _XTX_FLOW_THROTTLED;
+			continue;
+		}
+		if (!f->qlen) {
+			pop_head(L, is_new, fi);
+			if (is_new)
+				add_tail(L, false, fi);
+			else
+				detach(L, f, now);
+			continue;
+		}
+		break;
+	}
+
+	/* LISTED with packets: its head is eligible (it was checked when it became head). */
+	pi = f->head;
+	p = &s->pool[pi];
+	*out = p->d;
+	f->head = p->next;
+	f->qlen--;
+	L->qlen--;
+	s->qlen--;
+	p->next = s->free_head;
+	s->free_head = pi;
+
+	wire = (uint32_t)out->len + s->overhead;
+	f->credit -= (int32_t)wire;
+	if (L->pace_mult) {
+		/* len_ns = wire * 1e9 / maxrate, rounded to nearest, <= 1 s */
+		uint64_t len_ns = (uint64_t)(((unsigned __int128)wire * L->pace_mult +
+					      (1ull << 31)) >> 32);
+
+		if (len_ns > _XTX_PACE_MAX_NS) {
+			len_ns = _XTX_PACE_MAX_NS;
+			L->pace_clamped++;
+		}
+		if (f->tnp && now > f->tnp) {	/* sch_fq: forgive up to half for lateness */
+			uint64_t late = now - f->tnp;
+
+			len_ns -= late < len_ns / 2 ? late : len_ns / 2;
+		}
+		f->tnp = now + len_ns;
+	}
+	if (f->qlen) {
+		uint64_t t = head_time(s, f);
+
+		if (t > now) {		/* the new head must wait: off the list, on a timer */
+			pop_head(L, is_new, fi);
+			f->state = _XTX_FLOW_THROTTLED;
+			fh_push(s, t, (uint32_t)(L - s->leaves), fi);
+			L->nready--;
+		}
+	} else {
+		L->nready--;		/* stays listed, empty, until dequeue reaches it */
+	}
+	return true;
+}
+
+void _xtx_fq_do_timers(struct xtx_sched *s, uint64_t now)
+{
+	while (s->fh_n && s->fh[0].key <= now) {
+		struct _xtx_fev e = s->fh[0];
+		struct _xtx_leaf *L = &s->leaves[e.leaf];
+		struct _xtx_flow *f = &L->flows[e.flow];
+		uint64_t t;
+
+		fh_pop(s);
+		if (!f->qlen) {			/* emptied by purge while waiting */
+			if (f->state == _XTX_FLOW_THROTTLED)
+				detach(L, f, now);
+			else
+				f->state = _XTX_FLOW_LISTED;
+			continue;
+		}
+		t = head_time(s, f);
+		if (t > now) {			/* head changed by purge + enqueue */
+			fh_push(s, t, e.leaf, e.flow);
+			continue;
+		}
+		if (f->state == _XTX_FLOW_THROTTLED)
+			add_tail(L, false, e.flow);	/* sch_fq: back on old_flows */
+		f->state = _XTX_FLOW_LISTED;
+		make_ready(s, L);
+	}
+}
+
+/* --- purge ------------------------------------------------------------------------------ */
+
+/* After purge emptied a leaf: detach every listed flow (all are empty) so the stats and
+ * the lists start clean. PENDING flows keep their timer as THROTTLED; it detaches them. */
+static void leaf_reset_lists(struct _xtx_leaf *L, uint64_t now)
+{
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		uint32_t fi = pass ? L->old_head : L->new_head;
+
+		while (fi != _XTX_NIL) {
+			struct _xtx_flow *f = &L->flows[fi];
+			uint32_t next = f->next;
+
+			if (f->state == _XTX_FLOW_PENDING)
+				f->state = _XTX_FLOW_THROTTLED;
+			else
+				detach(L, f, now);
+			fi = next;
+		}
+	}
+	L->new_head = L->new_tail = L->old_head = L->old_tail = _XTX_NIL;
+}
+
+unsigned xtx_sched__purge(struct xtx_sched *s, struct xtx_desc *out, unsigned n)
+{
+	unsigned cnt = 0;
+
+	while (cnt < n && s->qlen) {
+		struct _xtx_leaf *L = &s->leaves[s->pg_leaf];
+		struct _xtx_flow *f;
+		bool was_ready;
+
+		if (!L->qlen || s->pg_flow >= L->nflows) {
+			s->pg_leaf = s->pg_leaf + 1 < s->nleaves ? s->pg_leaf + 1 : 0;
+			s->pg_flow = 0;
+			continue;
+		}
+		f = &L->flows[s->pg_flow];
+		if (!f->qlen) {
+			s->pg_flow++;
+			continue;
+		}
+		was_ready = f->state == _XTX_FLOW_LISTED;
+		while (cnt < n && f->qlen) {
+			struct _xtx_pkt *p = &s->pool[f->head];
+			uint32_t pi = f->head;
+
+			out[cnt++] = p->d;
+			f->head = p->next;
+			f->qlen--;
+			L->qlen--;
+			s->qlen--;
+			s->cls[L->cls].drops[XTX_DROP_PURGED]++;
+			p->next = s->free_head;
+			s->free_head = pi;
+		}
+		if (was_ready && (!f->qlen || head_time(s, f) > s->now)) {
+			/* No longer an eligible head: not ready. A remaining head that must
+			 * wait keeps its list place and gets a timer (PENDING). */
+			L->nready--;
+			if (f->qlen) {
+				f->state = _XTX_FLOW_PENDING;
+				fh_push(s, head_time(s, f), s->pg_leaf, s->pg_flow);
+			}
+			if (!L->nready)
+				_xtx_htb_deactivate(s, L->cls);
+		}
+		if (!L->qlen)
+			leaf_reset_lists(L, s->now);
+	}
+	return cnt;
+}

@@ -1,0 +1,529 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* sched_htb.c - the HTB class tree: token buckets, class modes, borrowing, and dequeue.
+ *
+ * Design (after the kernel's net/sched/sch_htb.c, our own code)
+ *
+ *   Classes form a tree. Leaves (level 0) hold packets (sched_fq.c); inner classes have
+ *   level 7 at the top and one less per step down (sch_htb's levels), at most 8 levels.
+ *   Each class has two token buckets kept in nanoseconds of transmission time:
+ *     tokens  at `rate`, depth buffer  = burst  * 1e9 / rate ns
+ *     ctokens at `ceil`, depth cbuffer = cburst * 1e9 / ceil ns
+ *   A charge of a wire length L at time now does, per bucket:
+ *     toks = min(toks + min(now - t_c, 60 s), buffer) - L * 1e9 / rate;
+ *     if (toks <= -60 s) toks = 1 - 60 s;	(sch_htb's mbuffer clamp)
+ *   The division is a multiply by a 32.32 fixed-point ns-per-byte (psched_ratecfg's
+ *   mult/shift with a fixed shift), and the sub-ns remainder is carried to the next
+ *   charge, so rates are exact over any run (sch_htb truncates each packet).
+ *
+ *   Mode of a class (htb_class_mode), with sch_htb's hysteresis (HTB_HYSTERESIS; the
+ *   kernel's htb_hysteresis module parameter, off by default in Linux since 2.6.26; here
+ *   on unless built with -DXTX_SCHED_HYSTERESIS=0):
+ *     CANT_SEND   ctokens < lowater (-cbuffer while sending, 0 once stopped)
+ *     CAN_SEND    tokens >= hiwater (-buffer while CAN_SEND, 0 otherwise)
+ *     MAY_BORROW  otherwise
+ *   A class not CAN_SEND sits in the wait heap keyed by the absolute time its mode will
+ *   change (when the failing bucket is back to zero); dequeue applies due events first.
+ *
+ *   Active classes (sch_htb's prio_activity): a leaf with an eligible packet is active at
+ *   its prio. An active CAN_SEND class is in row[level][prio]; an active MAY_BORROW class
+ *   is in its parent's feed[prio], which makes the parent active at that prio, and so on
+ *   up (htb_activate_prios). row_mask has bit level*8+prio set for each non-empty row, so
+ *   the next (level, prio) to serve is one count-trailing-zeros: lowest level first (a
+ *   leaf's own rate before any borrowing, near ancestors before far ones), then the
+ *   highest priority (lowest number).
+ *
+ *   Within a row or feed, classes of one prio are served by DRR. sch_htb keeps rows and
+ *   feeds as rb-trees sorted by classid with a round-robin pointer, and when the class
+ *   under the pointer leaves it remembers its classid to resume at the first class >= it
+ *   (last_ptr_id): that keeps DRR fair while classes flip between CAN_SEND and
+ *   MAY_BORROW. Here a row or feed is a set ordered by handle, kept as a three-level
+ *   bitmap (_xtx_oset): insert, remove and "first member >= pointer" are O(1), and the
+ *   pointer is a position that may name an absent member, which is last_ptr_id for free.
+ *   The leaf's deficit for the level it was served at drops by the wire length, and when
+ *   negative gets `quantum` more while the pointer of the set holding the leaf moves on;
+ *   a pointer past the end rewinds and moves the pointer one level up (htb_lookup_leaf).
+ *
+ *   The packet's wire length is charged to the leaf and every ancestor: ctokens always,
+ *   tokens only for the classes at or above the level that served it (those below
+ *   borrowed; htb_charge_class). Mode changes move classes between rows, feeds and the
+ *   wait heap.
+ *
+ * Complexity per packet: O(1) to find the (level, prio) and the next class of a set;
+ * O(depth) to find the leaf and to charge; O(log classes) per mode change (binary heap
+ * with index). No scan over classes; no allocation; no failure. With many leaves the cost
+ * is cache misses, so dequeue prefetches along the DRR order (prefetch_next_leaves).
+ *
+ * Differences from sch_htb: a class whose mode stays throttled after a charge has its
+ * heap key updated at once instead of at the stale event (same modes, no spurious
+ * wakeups); a row pointer whose class left also resumes at the first class >= it
+ * (sch_htb moves a row pointer to the next class at once); a leaf is active only while
+ * one of its flows has an eligible packet (sch_htb would pick a leaf whose qdisc then
+ * returns nothing); inner classes count sent packets and bytes, no rate estimator.
+ */
+#include <stdint.h>
+
+#include "sched_int.h"
+
+/* --- rows and feeds -------------------------------------------------------------------- */
+
+static inline struct _xtx_oset *feed_of(struct xtx_sched *s, uint32_t c, unsigned prio)
+{
+	return &s->feeds[(size_t)s->cls[c].inner * _XTX_NUMPRIO + prio];
+}
+
+/* --- wait heap (classes keyed by the time their mode changes) -------------------------- */
+
+static inline void wq_set(struct xtx_sched *s, uint32_t i, struct _xtx_wev e)
+{
+	s->wq[i] = e;
+	s->cls[e.cls].pq_idx = i;
+}
+
+static void wq_sift_up(struct xtx_sched *s, uint32_t i)
+{
+	struct _xtx_wev e = s->wq[i];
+
+	while (i > 0) {
+		uint32_t p = (i - 1) / 2;
+
+		if (s->wq[p].key <= e.key)
+			break;
+		wq_set(s, i, s->wq[p]);
+		i = p;
+	}
+	wq_set(s, i, e);
+}
+
+static void wq_sift_down(struct xtx_sched *s, uint32_t i)
+{
+	struct _xtx_wev e = s->wq[i];
+	uint32_t n = s->wq_n;
+
+	for (;;) {
+		uint32_t l = 2 * i + 1, m;
+
+		if (l >= n)
+			break;
+		m = (l + 1 < n && s->wq[l + 1].key < s->wq[l].key) ? l + 1 : l;
+		if (s->wq[m].key >= e.key)
+			break;
+		wq_set(s, i, s->wq[m]);
+		i = m;
+	}
+	wq_set(s, i, e);
+}
+
+/* Precondition: c is not in the heap (capacity is one slot per class). */
+static void wq_push(struct xtx_sched *s, uint32_t c, uint64_t key)
+{
+	uint32_t i = s->wq_n++;
+
+	s->wq[i] = (struct _xtx_wev){ .key = key, .cls = c };
+	s->cls[c].pq_idx = i;
+	wq_sift_up(s, i);
+}
+
+static void wq_update(struct xtx_sched *s, uint32_t c, uint64_t key)
+{
+	uint32_t i = s->cls[c].pq_idx;
+	uint64_t old = s->wq[i].key;
+
+	s->wq[i].key = key;
+	if (key < old)
+		wq_sift_up(s, i);
+	else if (key > old)
+		wq_sift_down(s, i);
+}
+
+static void wq_remove(struct xtx_sched *s, uint32_t c)
+{
+	uint32_t i = s->cls[c].pq_idx, last = --s->wq_n;
+
+	s->cls[c].pq_idx = _XTX_NIL;
+	if (i == last)
+		return;
+	wq_set(s, i, s->wq[last]);
+	if (i > 0 && s->wq[(i - 1) / 2].key > s->wq[i].key)
+		wq_sift_up(s, i);
+	else
+		wq_sift_down(s, i);
+}
+
+/* --- activity (sch_htb's feed chains) --------------------------------------------------- */
+
+static void add_to_row(struct xtx_sched *s, uint32_t c, unsigned mask)
+{
+	unsigned level = s->cls[c].level;
+
+	while (mask) {
+		unsigned prio = (unsigned)__builtin_ctz(mask);
+
+		mask &= mask - 1;
+		_xtx_oset_add(&s->row[level][prio], s->cls[c].lidx);
+		s->row_mask |= 1ull << (level * _XTX_NUMPRIO + prio);
+	}
+}
+
+static void remove_from_row(struct xtx_sched *s, uint32_t c, unsigned mask)
+{
+	unsigned level = s->cls[c].level;
+
+	while (mask) {
+		unsigned prio = (unsigned)__builtin_ctz(mask);
+		struct _xtx_oset *l = &s->row[level][prio];
+
+		mask &= mask - 1;
+		_xtx_oset_del(l, s->cls[c].lidx);
+		if (_xtx_oset_empty(l))
+			s->row_mask &= ~(1ull << (level * _XTX_NUMPRIO + prio));
+	}
+}
+
+/* Connect c's active prios to its ancestors' feeds and/or the rows (htb_activate_prios).
+ * Precondition: c->mode is the new mode; c->prio_activity set; c in no feed/row. */
+static void activate_prios(struct xtx_sched *s, uint32_t c)
+{
+	uint32_t p = s->cls[c].parent;
+	unsigned mask = s->cls[c].prio_activity;
+
+	while (s->cls[c].mode == _XTX_MAY_BORROW && p != _XTX_NIL && mask) {
+		unsigned m = mask;
+
+		while (m) {
+			unsigned prio = (unsigned)__builtin_ctz(m);
+			struct _xtx_oset *f = feed_of(s, p, prio);
+
+			m &= m - 1;
+			if (!_xtx_oset_empty(f))	/* parent already active at prio */
+				mask &= ~(1u << prio);
+			_xtx_oset_add(f, s->cls[c].sib);
+		}
+		s->cls[p].prio_activity |= (uint8_t)mask;
+		c = p;
+		p = s->cls[c].parent;
+	}
+	if (s->cls[c].mode == _XTX_CAN_SEND && mask)
+		add_to_row(s, c, mask);
+}
+
+/* Undo activate_prios (htb_deactivate_prios). Precondition: c->mode is the mode it was
+ * activated with. */
+static void deactivate_prios(struct xtx_sched *s, uint32_t c)
+{
+	uint32_t p = s->cls[c].parent;
+	unsigned mask = s->cls[c].prio_activity;
+
+	while (s->cls[c].mode == _XTX_MAY_BORROW && p != _XTX_NIL && mask) {
+		unsigned m = mask;
+
+		mask = 0;
+		while (m) {
+			unsigned prio = (unsigned)__builtin_ctz(m);
+			struct _xtx_oset *f = feed_of(s, p, prio);
+
+			m &= m - 1;
+			_xtx_oset_del(f, s->cls[c].sib);
+			if (_xtx_oset_empty(f))		/* parent no longer active at prio */
+				mask |= 1u << prio;
+		}
+		s->cls[p].prio_activity &= (uint8_t)~mask;
+		c = p;
+		p = s->cls[c].parent;
+	}
+	if (s->cls[c].mode == _XTX_CAN_SEND && mask)
+		remove_from_row(s, c, mask);
+}
+
+void _xtx_htb_activate(struct xtx_sched *s, uint32_t c)
+{
+	struct _xtx_class *cl = &s->cls[c];
+
+	if (cl->prio_activity)
+		return;
+	cl->prio_activity = (uint8_t)(1u << cl->prio);
+	activate_prios(s, c);
+}
+
+void _xtx_htb_deactivate(struct xtx_sched *s, uint32_t c)
+{
+	struct _xtx_class *cl = &s->cls[c];
+
+	if (!cl->prio_activity)
+		return;
+	deactivate_prios(s, c);
+	cl->prio_activity = 0;
+}
+
+/* --- modes ------------------------------------------------------------------------------ */
+
+/* Mode of cl `diff` ns after its checkpoint (htb_class_mode). When not CAN_SEND, *diff
+ * becomes the ns from now until the failing bucket is back to zero (> 0). */
+static inline unsigned class_mode(const struct _xtx_class *cl, int64_t *diff)
+{
+	int64_t toks, low = 0, high = 0;
+
+	if (XTX_SCHED_HYSTERESIS) {
+		low = cl->mode != _XTX_CANT_SEND ? -cl->cbuffer : 0;
+		high = cl->mode == _XTX_CAN_SEND ? -cl->buffer : 0;
+	}
+	toks = cl->ctokens + *diff;
+	if (toks < low) {
+		*diff = -toks;
+		return _XTX_CANT_SEND;
+	}
+	toks = cl->tokens + *diff;
+	if (toks >= high)
+		return _XTX_CAN_SEND;
+	*diff = -toks;
+	return _XTX_MAY_BORROW;
+}
+
+/* Move c to `mode` between rows and feeds (htb_change_class_mode). Precondition: mode
+ * differs from c's. The caller keeps the wait heap in step. */
+static void set_class_mode(struct xtx_sched *s, uint32_t c, unsigned mode)
+{
+	struct _xtx_class *cl = &s->cls[c];
+
+	if (mode < cl->mode)
+		cl->throttled++;
+	if (cl->prio_activity) {
+		if (cl->mode != _XTX_CANT_SEND)
+			deactivate_prios(s, c);
+		cl->mode = (uint8_t)mode;
+		if (mode != _XTX_CANT_SEND)
+			activate_prios(s, c);
+	} else {
+		cl->mode = (uint8_t)mode;
+	}
+}
+
+/* Recompute c's mode; the common "unchanged" case stays inline. */
+static inline void change_class_mode(struct xtx_sched *s, uint32_t c, int64_t *diff)
+{
+	unsigned mode = class_mode(&s->cls[c], diff);
+
+	if (__builtin_expect(mode != s->cls[c].mode, 0))
+		set_class_mode(s, c, mode);
+}
+
+/* ns elapsed since the checkpoint, clamped to [0, mbuffer]. */
+static inline int64_t elapsed(const struct _xtx_class *cl, uint64_t now)
+{
+	if (now <= cl->t_c)
+		return 0;
+	return now - cl->t_c > (uint64_t)_XTX_MBUFFER_NS ? _XTX_MBUFFER_NS
+							  : (int64_t)(now - cl->t_c);
+}
+
+static inline int64_t accnt(int64_t toks, int64_t diff, int64_t buffer, int64_t cost)
+{
+	toks += diff;
+	if (toks > buffer)
+		toks = buffer;
+	toks -= cost;
+	if (toks <= -_XTX_MBUFFER_NS)
+		toks = 1 - _XTX_MBUFFER_NS;
+	return toks;
+}
+
+/* Charge `wire` bytes to leaf c and its ancestors; `level` served it (htb_charge_class).
+ * `len` (frame bytes) only feeds the counters. */
+static void charge(struct xtx_sched *s, uint32_t c, unsigned level, uint32_t wire,
+		   uint32_t len, uint64_t now)
+{
+	while (c != _XTX_NIL) {
+		struct _xtx_class *cl = &s->cls[c];
+		int64_t diff = elapsed(cl, now);
+		unsigned old = cl->mode;
+
+		if (cl->level >= level) {
+			cl->tokens = accnt(cl->tokens, diff, cl->buffer,
+					   (int64_t)_xtx_l2t(cl->rate_mult, wire, &cl->rate_rem));
+		} else {
+			cl->borrows++;
+			cl->tokens = accnt(cl->tokens, diff, cl->buffer, 0);
+		}
+		cl->ctokens = accnt(cl->ctokens, diff, cl->cbuffer,
+				    (int64_t)_xtx_l2t(cl->ceil_mult, wire, &cl->ceil_rem));
+		cl->t_c = now;
+		cl->sent_pkts++;
+		cl->sent_bytes += len;
+
+		diff = 0;
+		change_class_mode(s, c, &diff);
+		if (cl->mode != _XTX_CAN_SEND) {
+			uint64_t key = now + (uint64_t)(diff > 0 ? diff : 1);
+
+			if (old != _XTX_CAN_SEND)
+				wq_update(s, c, key);
+			else
+				wq_push(s, c, key);
+		} else if (old != _XTX_CAN_SEND) {
+			wq_remove(s, c);
+		}
+		c = cl->parent;
+	}
+}
+
+/* Apply every mode change due at or before now (htb_do_events, all levels at once: a
+ * level's events only move classes of that level, so the order does not matter). Each
+ * class is in the heap once and is re-keyed after now, so this ends. */
+static void do_events(struct xtx_sched *s, uint64_t now)
+{
+	while (s->wq_n && s->wq[0].key <= now) {
+		uint32_t c = s->wq[0].cls;
+		int64_t diff = elapsed(&s->cls[c], now);
+
+		change_class_mode(s, c, &diff);
+		if (s->cls[c].mode != _XTX_CAN_SEND)
+			wq_update(s, c, now + (uint64_t)(diff > 0 ? diff : 1));
+		else
+			wq_remove(s, c);
+	}
+}
+
+/* --- dequeue ---------------------------------------------------------------------------- */
+
+/* The leaf the DRR pointers lead to from row[level][prio] (htb_lookup_leaf). At each set
+ * the pointer resumes at the first member >= it (sch_htb's last_ptr_id recovery); past the
+ * end it rewinds to the first member and moves the pointer of the set above on by one.
+ * Precondition: the row is non-empty, and every active inner class has a non-empty feed
+ * at that prio. Terminates: each rewind advances a pointer one level up, and the top set
+ * rewinds in place. */
+static inline uint32_t lookup_leaf(struct xtx_sched *s, unsigned level, unsigned prio)
+{
+	struct _xtx_oset *stk[_XTX_MAXDEPTH + 1];
+	int sp = 0;
+
+	if (level == 0) {		/* a row of leaves: no descent */
+		struct _xtx_oset *o = &s->row[0][prio];
+		uint32_t j = _xtx_oset_next(o, o->ptr);
+
+		if (j == _XTX_OSET_NONE)
+			j = _xtx_oset_next(o, 0);
+		o->ptr = j;
+		return o->member[j];
+	}
+
+	stk[0] = &s->row[level][prio];
+	for (;;) {
+		struct _xtx_oset *o = stk[sp];
+		uint32_t j = _xtx_oset_next(o, o->ptr), c;
+
+		if (j == _XTX_OSET_NONE) {	/* past the end: rewind, go up */
+			o->ptr = _xtx_oset_next(o, 0);
+			if (sp > 0) {
+				stk[--sp]->ptr++;
+				continue;
+			}
+			j = o->ptr;
+		}
+		o->ptr = j;
+		c = o->member[j];
+		if (s->cls[c].leaf != _XTX_NIL)
+			return c;
+		stk[++sp] = feed_of(s, c, prio);
+	}
+}
+
+/* DRR over a row of leaves visits them in index order, and with many leaves each visit
+ * is a chain of misses: class, leaf, head flow, the flows after it. Prefetch along the
+ * likely order in three stages, each reading only lines the stage before prefetched:
+ *   leaf + 3: prefetch its class lines and leaf line;
+ *   leaf + 2: read its leaf line, prefetch the heads of its new and old lists;
+ *   leaf + 1: read those heads, prefetch the flows after them.
+ * Only hints: a wrong guess costs a few wasted prefetches. */
+static inline void prefetch_heads(const struct _xtx_leaf *L)
+{
+	if (L->new_head != _XTX_NIL)
+		__builtin_prefetch(&L->flows[L->new_head], 1);
+	if (L->old_head != _XTX_NIL)
+		__builtin_prefetch(&L->flows[L->old_head], 1);
+}
+
+static inline void prefetch_seconds(const struct _xtx_leaf *L)
+{
+	uint32_t n;
+
+	if (L->new_head != _XTX_NIL && (n = L->flows[L->new_head].next) != _XTX_NIL)
+		__builtin_prefetch(&L->flows[n], 1);
+	if (L->old_head != _XTX_NIL && (n = L->flows[L->old_head].next) != _XTX_NIL)
+		__builtin_prefetch(&L->flows[n], 1);
+}
+
+static inline void prefetch_next_leaves(struct xtx_sched *s, const struct _xtx_oset *r)
+{
+	uint32_t j1 = _xtx_oset_next(r, r->ptr + 1), j2, j3, c3;
+
+	if (j1 == _XTX_OSET_NONE)
+		return;
+	prefetch_seconds(&s->leaves[s->cls_leaf[r->member[j1]]]);
+	j2 = _xtx_oset_next(r, j1 + 1);
+	if (j2 == _XTX_OSET_NONE)
+		return;
+	prefetch_heads(&s->leaves[s->cls_leaf[r->member[j2]]]);
+	j3 = _xtx_oset_next(r, j2 + 1);
+	if (j3 == _XTX_OSET_NONE)
+		return;
+	c3 = r->member[j3];
+	__builtin_prefetch(&s->leaves[s->cls_leaf[c3]], 1);
+	__builtin_prefetch(&s->cls[c3], 1);
+	__builtin_prefetch((const char *)&s->cls[c3] + 64, 1);
+	__builtin_prefetch((const char *)&s->cls[c3] + 128, 1);
+}
+
+unsigned xtx_sched__dequeue_burst(struct xtx_sched *s, struct xtx_desc *out, unsigned n,
+				  uint64_t now_ns, uint64_t *next_ns)
+{
+	unsigned cnt = 0;
+	uint64_t next;
+
+	if (now_ns < s->now)	/* precondition: time does not go back; hold it still */
+		now_ns = s->now;
+	s->now = now_ns;
+	do_events(s, now_ns);
+	_xtx_fq_do_timers(s, now_ns);
+
+	while (cnt < n && s->row_mask) {
+		unsigned bit = (unsigned)__builtin_ctzll(s->row_mask);
+		unsigned level = bit / _XTX_NUMPRIO, prio = bit % _XTX_NUMPRIO;
+		uint32_t c = lookup_leaf(s, level, prio);
+		struct _xtx_class *cl = &s->cls[c];
+		struct _xtx_leaf *L = &s->leaves[cl->leaf];
+		struct xtx_desc *d = &out[cnt];
+		uint32_t wire;
+
+		if (level == 0)
+			prefetch_next_leaves(s, &s->row[0][prio]);
+
+		if (__builtin_expect(!_xtx_fq_dequeue(s, L, now_ns, d), 0)) {
+			_xtx_htb_deactivate(s, c);	/* cannot happen: nready > 0 */
+			continue;
+		}
+		wire = (uint32_t)d->len + s->overhead;
+		cl->deficit[level] -= (int32_t)wire;
+		if (cl->deficit[level] < 0) {
+			cl->deficit[level] += cl->quantum;
+			(level ? feed_of(s, cl->parent, prio) : &s->row[0][prio])->ptr++;
+		}
+		if (!L->nready)
+			_xtx_htb_deactivate(s, c);
+		charge(s, c, level, wire, d->len, now_ns);
+		cnt++;
+	}
+
+	if (s->row_mask) {
+		next = now_ns;
+	} else if (!s->qlen) {
+		next = UINT64_MAX;
+	} else {
+		next = UINT64_MAX;
+		if (s->wq_n)
+			next = s->wq[0].key;
+		if (s->fh_n && s->fh[0].key < next)
+			next = s->fh[0].key;
+	}
+	if (next_ns)
+		*next_ns = next;
+	return cnt;
+}

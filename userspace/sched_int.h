@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* sched_int.h - private layout of the scheduler shared by sched_core.c (create, destroy,
+ * stats), sched_htb.c (class tree, token buckets, dequeue) and sched_fq.c (per-leaf flow
+ * queues, pacing, enqueue, purge). Do not include directly from anywhere else; the unit
+ * tests include it for the test hooks at the end and to look at internal state (heap
+ * sizes, collision counters). Nothing here is exported (libxtx.map lists only the
+ * public API).
+ *
+ * Every object is an index into one array of the scheduler (u32, _XTX_NIL = none): classes,
+ * leaves, flows (per leaf), packet nodes. Indexes keep nodes 4 bytes wide, survive no
+ * pointer fix-up and let one allocation hold everything.
+ *
+ * Units: times and token counts in nanoseconds (u64 absolute, s64 relative), sizes in
+ * bytes. "wire" length = frame length + the configured per-packet overhead; every
+ * bandwidth computation (HTB tokens, HTB DRR, fq DRR, pacing) uses it.
+ */
+#ifndef XTX_SCHED_INT_H
+#define XTX_SCHED_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <xtx/desc.h>
+#include <xtx/sched.h>
+
+#define _XTX_NIL		UINT32_MAX
+#define _XTX_MAXDEPTH		8	/* levels 0 (leaves) .. 7, sch_htb's TC_HTB_MAXDEPTH */
+#define _XTX_NUMPRIO		8	/* sch_htb's TC_HTB_NUMPRIO */
+#define _XTX_NSEC_PER_SEC	1000000000ull
+#define _XTX_MBUFFER_NS		(60ll * 1000000000ll)	/* sch_htb: tokens >= -60 s */
+#define _XTX_PACE_MAX_NS	1000000000ull	/* sch_fq: one packet delays a flow <= 1 s */
+#define _XTX_REFILL_AGE		38u	/* ~40 ms in 2^20 ns units: sch_fq flow_refill_delay */
+#define _XTX_HORIZON_NS		(10ull * 1000000000ull)	/* sch_fq's default horizon */
+#define _XTX_POOL_MAX		(1u << 20)	/* default packet pool cap */
+#define _XTX_QLEN_MAX		((1u << 24) - 1)	/* per-flow packets (24-bit field) */
+/* Mode hysteresis as sch_htb's HTB_HYSTERESIS (module parameter htb_hysteresis): a class
+ * that can send keeps sending until its bucket is a whole burst below zero, and one that
+ * cannot waits until the bucket is back to zero. Fewer mode changes, same long-run rate. */
+#ifndef XTX_SCHED_HYSTERESIS
+#define XTX_SCHED_HYSTERESIS	1
+#endif
+
+/* sch_htb's class modes; the order matters (a lower mode is "more throttled"). */
+enum {
+	_XTX_CANT_SEND = 0,	/* over ceil: may not send, may not borrow */
+	_XTX_MAY_BORROW = 1,	/* over rate, under ceil: sends only on an ancestor's tokens */
+	_XTX_CAN_SEND = 2,	/* under rate: sends on its own tokens */
+};
+
+/* Flow states (sch_fq keeps the same information in f->next / f->age / the rb-trees). */
+enum {
+	_XTX_FLOW_DETACHED = 0,	/* in no list, no timer; qlen == 0 */
+	_XTX_FLOW_LISTED,	/* in new or old list; qlen == 0, or its head may leave now */
+	_XTX_FLOW_PENDING,	/* in a list AND in the timer heap: head not eligible yet */
+	_XTX_FLOW_THROTTLED,	/* in the timer heap only: head not eligible yet */
+};
+
+/* Ordered set of classes (a row, or an inner class's feed, for one prio) with sch_htb's
+ * DRR pointer. sch_htb keeps these as rb-trees sorted by classid and, when the class under
+ * the pointer leaves, remembers its classid to resume at the first class >= it; that is
+ * what keeps DRR fair while classes flip between CAN_SEND and MAY_BORROW. Here members
+ * have a local index in handle (classid) order and the set is a three-level bitmap:
+ * insert, remove and "first member >= i" are O(1) (three words at most), and the
+ * pointer is simply a local index that may name an absent member.
+ * Capacity: 64^3 = 262144 members. */
+struct _xtx_oset {
+	uint64_t top;		/* bit k: w1[k] != 0 */
+	uint64_t *w0;		/* bit i: member i present */
+	uint64_t *w1;		/* bit j: w0[j] != 0 */
+	const uint32_t *member;	/* local index -> class index */
+	uint32_t n;		/* local indexes 0 .. n-1 */
+	uint32_t ptr;		/* DRR pointer, 0 .. n (n: past the end) */
+};
+
+#define _XTX_OSET_NONE	UINT32_MAX
+
+static inline bool _xtx_oset_empty(const struct _xtx_oset *o)
+{
+	return o->top == 0;
+}
+
+static inline bool _xtx_oset_has(const struct _xtx_oset *o, uint32_t i)
+{
+	return (o->w0[i >> 6] >> (i & 63)) & 1;
+}
+
+static inline void _xtx_oset_add(struct _xtx_oset *o, uint32_t i)
+{
+	o->w0[i >> 6] |= 1ull << (i & 63);
+	o->w1[i >> 12] |= 1ull << ((i >> 6) & 63);
+	o->top |= 1ull << (i >> 12);
+}
+
+static inline void _xtx_oset_del(struct _xtx_oset *o, uint32_t i)
+{
+	if (o->w0[i >> 6] &= ~(1ull << (i & 63)))
+		return;
+	if (o->w1[i >> 12] &= ~(1ull << ((i >> 6) & 63)))
+		return;
+	o->top &= ~(1ull << (i >> 12));
+}
+
+/* Smallest member >= i, or _XTX_OSET_NONE. */
+static inline uint32_t _xtx_oset_next(const struct _xtx_oset *o, uint32_t i)
+{
+	uint32_t w, k;
+	uint64_t m;
+
+	if (i >= o->n)
+		return _XTX_OSET_NONE;
+	w = i >> 6;
+	m = o->w0[w] & (~0ull << (i & 63));
+	if (m)
+		return (w << 6) | (uint32_t)__builtin_ctzll(m);
+	k = w >> 6;			/* w1 word of w */
+	m = (w & 63) == 63 ? 0 : o->w1[k] & (~0ull << ((w & 63) + 1));
+	if (!m) {
+		m = k == 63 ? 0 : o->top & (~0ull << (k + 1));
+		if (!m)
+			return _XTX_OSET_NONE;
+		k = (uint32_t)__builtin_ctzll(m);
+		m = o->w1[k];
+	}
+	w = (k << 6) | (uint32_t)__builtin_ctzll(m);
+	return (w << 6) | (uint32_t)__builtin_ctzll(o->w0[w]);
+}
+
+/* Words of bitmap a set of n members needs (w0 then w1). */
+static inline size_t _xtx_oset_words(uint32_t n)
+{
+	return ((size_t)n + 63) / 64 + ((size_t)n + 4095) / 4096;
+}
+
+/* One HTB class. 256 bytes, grouped by what touches them. */
+struct _xtx_class {
+	/* Line 0: token buckets; read and written by every charge through this class. */
+	int64_t tokens;		/* ns of transmission at rate, in (-mbuffer, buffer] */
+	int64_t ctokens;	/* ns of transmission at ceil, in (-mbuffer, cbuffer] */
+	uint64_t t_c;		/* checkpoint: time tokens/ctokens were last brought up to */
+	int64_t buffer;		/* burst in ns at rate: the bucket depth */
+	int64_t cbuffer;	/* cburst in ns at ceil */
+	uint64_t rate_mult;	/* ns per byte at rate, fixed point << 32 */
+	uint64_t ceil_mult;	/* ns per byte at ceil, fixed point << 32 */
+	uint32_t rate_rem;	/* sub-ns remainder carried between charges (<< 32 units) */
+	uint32_t ceil_rem;
+
+	/* Line 1: tree, mode, DRR, per-packet counters. */
+	uint32_t parent;	/* class index, _XTX_NIL for a root */
+	uint32_t pq_idx;	/* position in the wait heap, _XTX_NIL when CAN_SEND */
+	uint8_t mode;		/* _XTX_CANT_SEND .. _XTX_CAN_SEND */
+	uint8_t level;		/* 0 for leaves; 7 for roots with children, parent - 1 below */
+	uint8_t prio;		/* 0 (highest) .. 7 */
+	uint8_t prio_activity;	/* bit p: active (in a row or a feed) at prio p */
+	int32_t quantum;	/* DRR bytes per round among equal prio, >= 1 */
+	uint32_t leaf;		/* index into leaves[], _XTX_NIL for an inner class */
+	uint32_t inner;		/* index into feeds[] / 8, _XTX_NIL for a leaf */
+	uint64_t sent_pkts, sent_bytes;	/* through this class (inner: of its subtree) */
+	uint64_t borrows;	/* packets sent on an ancestor's tokens */
+	uint64_t throttled;	/* mode changes to a lower mode */
+	uint32_t sib;		/* local index in the parent's feeds (handle order) */
+	uint32_t lidx;		/* local index in its level's rows (handle order) */
+
+	/* Line 2: leaf DRR deficits. */
+	int32_t deficit[_XTX_MAXDEPTH];	/* leaf: DRR deficit per level it is served at */
+	uint32_t handle;
+	uint32_t _pad2[7];
+
+	/* Line 3: drop counters (cold). */
+	uint64_t drops[XTX_DROP__MAX];
+	uint64_t _pad3[8 - XTX_DROP__MAX];
+} __attribute__((aligned(64)));
+
+_Static_assert(sizeof(struct _xtx_class) == 256, "class layout: 4 cache lines");
+_Static_assert(XTX_DROP__MAX <= 8, "drop counters fit line 3");
+
+/* One flow slot of a leaf: 32 bytes, two per cache line. The table is direct-mapped by
+ * hash; a slot remembers the hash of its last user. */
+struct _xtx_flow {
+	uint32_t head;		/* first packet node, _XTX_NIL when empty */
+	uint32_t tail;		/* last packet node; DETACHED: time emptied, ns >> 20 */
+	uint32_t qlen : 24;	/* packets queued, <= flow_limit <= _XTX_QLEN_MAX */
+	uint32_t state : 8;	/* _XTX_FLOW_* */
+	uint32_t hash;		/* desc.hash of the flow that last used the slot */
+	int32_t credit;		/* DRR bytes left this round */
+	uint32_t next;		/* next flow in the new/old list */
+	uint64_t tnp;		/* pacing: time_next_packet, ns; 0 = never paced */
+};
+
+_Static_assert(sizeof(struct _xtx_flow) == 32, "flow slot: half a cache line");
+
+/* One leaf: its flow table and fq lists. */
+struct _xtx_leaf {
+	/* Line 0: enqueue and dequeue. */
+	struct _xtx_flow *flows;
+	uint32_t new_head, new_tail;	/* sch_fq new_flows: served first */
+	uint32_t old_head, old_tail;	/* sch_fq old_flows */
+	uint32_t qlen;		/* packets in all flows */
+	uint32_t nready;	/* LISTED flows with packets: the leaf is active in HTB iff > 0 */
+	uint32_t limit;		/* packets in the leaf */
+	uint32_t flow_limit;	/* packets per flow slot */
+	int32_t quantum;	/* fq_quantum, bytes */
+	uint32_t hash_shift;	/* slot = (hash * golden) >> hash_shift, 32 - log2(flows) */
+	uint64_t pace_mult;	/* ns per byte at maxrate << 32; 0 = no pacing */
+	uint32_t cls;		/* class index */
+	uint32_t nattached;	/* flows not DETACHED (stats "flows") */
+
+	/* Line 1: enqueue counters, configuration and statistics for slow paths. */
+	uint64_t enq_pkts, enq_bytes;	/* accepted (the class's counters) */
+	uint32_t nflows;	/* slots, power of two */
+	uint8_t fq;
+	uint8_t _pad[3];
+	uint64_t collisions;	/* packets that joined a slot busy with another hash */
+	uint64_t pace_clamped;	/* pacing delays clamped to 1 s (sch_fq pkts_too_long) */
+	uint64_t _pad1[3];
+} __attribute__((aligned(64)));
+
+_Static_assert(sizeof(struct _xtx_leaf) == 128, "leaf layout: 2 cache lines");
+
+/* A queued descriptor. 32 bytes; free nodes are chained through `next`. */
+struct _xtx_pkt {
+	struct xtx_desc d;
+	uint64_t tts;		/* earliest departure time, ns; 0 = none */
+	uint32_t next;
+	uint32_t _pad;
+};
+
+/* Wait heap entry (classes whose mode changes at `key`). */
+struct _xtx_wev {
+	uint64_t key;
+	uint32_t cls;
+	uint32_t _pad;
+};
+
+/* Flow timer heap entry (flows whose head packet becomes eligible at `key`). */
+struct _xtx_fev {
+	uint64_t key;
+	uint32_t leaf;
+	uint32_t flow;
+};
+
+struct _xtx_hmap {
+	uint32_t handle, idx;
+};
+
+struct xtx_sched {
+	/* Read-mostly: array bases and configuration. */
+	struct _xtx_class *cls;
+	struct _xtx_leaf *leaves;
+	struct _xtx_oset *feeds;	/* [inner * 8 + prio]: an inner class's feeds */
+	struct _xtx_pkt *pool;
+	uint32_t *cls_leaf;		/* class index -> leaf index or _XTX_NIL */
+	struct _xtx_wev *wq;		/* wait heap of classes, capacity ncls */
+	struct _xtx_fev *fh;		/* flow timer heap, capacity fh_cap */
+	uint32_t ncls, nleaves, ninner, npool;
+	uint32_t fh_cap;
+	uint32_t dflt_leaf;		/* leaf index of the default class, _XTX_NIL = none */
+	uint32_t overhead;		/* bytes added to each frame on the wire */
+	uint32_t _pad0;
+	uint64_t horizon_ns;
+
+	/* Hot state, written per packet. */
+	uint64_t row_mask __attribute__((aligned(64)));	/* bit level*8+prio: row non-empty */
+	uint32_t free_head;		/* packet node free list (LIFO) */
+	uint32_t qlen;			/* packets queued in all leaves */
+	uint32_t wq_n, fh_n;		/* heap sizes */
+	uint64_t now;			/* latest now_ns seen by enqueue or dequeue */
+	struct _xtx_oset row[_XTX_MAXDEPTH][_XTX_NUMPRIO];	/* sch_htb's self feeds */
+
+	/* Cold. */
+	uint64_t drop_no_class __attribute__((aligned(64)));	/* cls index out of range */
+	uint32_t pg_leaf, pg_flow;	/* purge cursor */
+	struct _xtx_hmap *hmap;		/* (handle, index) sorted by handle */
+	void *mem;			/* the one allocation holding every array */
+	size_t mem_len;
+};
+
+/* --- token math ------------------------------------------------------------------------ */
+
+/* ns per byte at `rate` bytes/s, fixed point with 32 fractional bits. Precondition:
+ * rate >= 1. 1e9 << 32 / 1 < 2^63, so it fits. */
+static inline uint64_t _xtx_rate_mult(uint64_t rate)
+{
+	return (uint64_t)(((unsigned __int128)_XTX_NSEC_PER_SEC << 32) / rate);
+}
+
+/* Transmission time of `len` bytes in ns, carrying the sub-ns remainder in *rem so a long
+ * run of charges is exact (sch_htb truncates each packet, which at 100 Gbit/s and 88-byte
+ * wire frames would be 0.6% fast). len <= 2^17, mult < 2^63: the product fits 128 bits. */
+static inline uint64_t _xtx_l2t(uint64_t mult, uint32_t len, uint32_t *rem)
+{
+	unsigned __int128 p = (unsigned __int128)len * mult + *rem;
+
+	*rem = (uint32_t)p;
+	return (uint64_t)(p >> 32);
+}
+
+/* --- functions shared between the files (hidden by libxtx.map) ------------------------ */
+
+/* sched_htb.c. Preconditions: c is a leaf class; the caller has just made its leaf's
+ * nready go 0 -> 1 (activate) or found it 0 (deactivate). */
+void _xtx_htb_activate(struct xtx_sched *s, uint32_t c);
+void _xtx_htb_deactivate(struct xtx_sched *s, uint32_t c);
+
+/* sched_fq.c */
+/* Take the next packet of a leaf whose nready > 0, in sch_fq order. Returns false only if
+ * the leaf had nothing eligible (a broken invariant; the caller deactivates it). */
+bool _xtx_fq_dequeue(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now,
+		     struct xtx_desc *out);
+/* Move flows whose timer expired at or before now back to their lists; activates leaves. */
+void _xtx_fq_do_timers(struct xtx_sched *s, uint64_t now);
+
+/* --- test hooks (sched_core.c); not part of the API ------------------------------------ */
+
+/* Make class index `cls` the default leaf, or none with cls < 0 (so invalid class indexes
+ * drop with XTX_DROP_NO_CLASS; a validated config always has a default). 0 or -EINVAL. */
+int _xtx_sched__set_default(struct xtx_sched *s, int cls);
+/* Walk every structure and check the invariants the fast paths rely on. 0, or -EPROTO
+ * with a description in err. O(classes + flows + pool). */
+int _xtx_sched__check(const struct xtx_sched *s, char *err, size_t errlen);
+/* Internal counters that have no place in struct xtx_class_stats. */
+uint64_t _xtx_sched__drop_no_class(const struct xtx_sched *s);
+
+#endif /* XTX_SCHED_INT_H */
