@@ -4,6 +4,9 @@
 #   make test         every test: unit + stress (release, ASan+UBSan, TSan) and network tests
 #   make bench-mpsc   the MPSC stage benchmark against its peers (docs/BENCHMARKS.md)
 #   make bench-sched  the scheduler benchmark against rte_sched
+#   make bench-e2e    end to end on the veth testbed against plain AF_XDP and kernel HTB
+#   make bench        all three; each rewrites its section of docs/BENCHMARKS.md
+#   make demo         xtx beside the kernel's HTB on a throwaway testbed
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #   make deps         install missing Debian packages (tools/deps.sh)
 #
@@ -84,7 +87,7 @@ BPF_OBJS := $(BPF_SRCS:xdp/%.bpf.c=build/bpf/%.bpf.o)
 BPF_SKELS := $(BPF_SRCS:xdp/%.bpf.c=build/bpf/%.skel.h)
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Ixdp -Iinclude -I/usr/include/$(shell gcc -dumpmachine)
 
-.PHONY: all deps lib tools bpf tests test test-build bench bench-mpsc bench-sched \
+.PHONY: all deps lib tools bpf tests test test-build bench bench-mpsc bench-sched bench-e2e \
         install clean demo
 .DEFAULT_GOAL := all
 .SECONDARY:
@@ -164,13 +167,17 @@ test: test-build
 # --- benchmarks --------------------------------------------------------------
 bench-mpsc: all
 	$(Q)tools/bench/report.sh mpsc "MPSC stage: items per second against its peers" \
-		$(OUT)/bin/bench_mpsc --runs 5
+		$(OUT)/bin/bench_mpsc --runs 7
 
 bench-sched: all
 	$(Q)tools/bench/report.sh sched "Scheduler: ns per packet (enqueue + dequeue)" \
 		$(OUT)/bin/bench_sched --runs 5
 
-bench: bench-mpsc bench-sched
+bench-e2e: all
+	$(Q)tools/bench/report.sh e2e "End to end on veth: packets per second at the receiver" \
+		tools/bench/e2e.sh --runs 3
+
+bench: bench-mpsc bench-sched bench-e2e
 
 # --- demo ---------------------------------------------------------------------
 # xtx beside the kernel's HTB on a throwaway veth testbed (tools/demo.sh).

@@ -18,6 +18,7 @@
 #define XTX_DEQ_BATCH		64	/* bound of every dequeuer step (stage, TX, completions) */
 #define XTX_HEADROOM		64	/* bytes before each packet; the EDT lives at -8 */
 #define XTX_PROD_CACHE		(2 * XTX_BATCH)
+#define XTX_IDLE_POLL_NS	50000	/* dequeuer polls this long before sleeping */
 
 /* Counters written by one thread, read by any: relaxed load + store, no RMW. */
 #define CTR_ADD(c, v) atomic_store_explicit(&(c), \
@@ -82,6 +83,7 @@ struct xtx_engine {
 	size_t area_len;
 	int area_huge;
 	uint32_t frame_size, frame_shift, nframes;
+	uint32_t wake_frames;		/* producers wake when the pool holds this many */
 	struct xsk_umem *umem;
 	int zerocopy;
 	struct xtx_sched_config *own_cfg;	/* when opts.classes was NULL */
@@ -95,6 +97,14 @@ struct xtx_engine {
 	_Atomic uint16_t *owner;
 
 	struct xtx_queue q[XTX_MAX_QUEUES];
+
+	/* Producers waiting for frames or stage room (xtx_producer__wait): a futex word the
+	 * dequeuers bump after making room, and the number of waiters, so that dequeuers
+	 * skip the wake when nobody waits. See xtx_producer__wait() for the pairing. */
+	struct {
+		_Atomic uint32_t seq;
+		_Atomic uint32_t waiters;
+	} room __attribute__((aligned(64)));
 
 	_Atomic int stop;		/* dequeuers: finish (drain or drop) and exit */
 	_Atomic int drop;		/* dequeuers: drop what is queued */
@@ -112,6 +122,9 @@ int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen);
 int xtx_queue_socket(struct xtx_engine *e, struct xtx_queue *q, char *err, size_t errlen);
 void xtx_queue_socket_close(struct xtx_queue *q);
 void xtx_umem_teardown(struct xtx_engine *e);
+
+/* engine.c: wake producers blocked in xtx_producer__wait() (dequeuers, after making room). */
+void xtx_room_wake(struct xtx_engine *e, int force);
 
 /* dequeuer.c */
 void *xtx_dequeuer_main(void *arg);

@@ -68,9 +68,10 @@ int xtx_pool__put(struct xtx_pool *p, const uint64_t *addr, uint32_t n)
 		return -ENOSPC;
 	memcpy(p->batches[idx].addr, addr, n * sizeof(*addr));
 	p->batches[idx].n = n;
-	/* Relaxed: a counter; the batch itself is published by the push. */
-	atomic_fetch_add_explicit(&p->frames, n, memory_order_relaxed);
 	xtx_pool__push(p, &p->full, (uint32_t)idx);
+	/* seq_cst: a counter, and the store half of the (W1) Dekker pair in engine.c: a
+	 * producer that announced itself waiting either sees these frames or is woken. */
+	atomic_fetch_add_explicit(&p->frames, n, memory_order_seq_cst);
 	return 0;
 }
 

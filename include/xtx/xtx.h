@@ -118,6 +118,12 @@ unsigned xtx_producer__get_frames(struct xtx_producer *p, uint64_t *addrs, unsig
 /* Return frames got but not sent. */
 void xtx_producer__put_frames(struct xtx_producer *p, const uint64_t *addrs, unsigned n);
 
+/* Back-pressure: sleep until a dequeuer frees frames or stage room (or timeout_ns passes;
+ * UINT64_MAX = no timeout), instead of polling after get_frames() returned 0 or
+ * send_burst() returned short. Returns 0 (there may be room now), -ETIMEDOUT or -EINTR.
+ * Costs the dequeuers nothing while no producer waits. */
+int xtx_producer__wait(struct xtx_producer *p, uint64_t timeout_ns);
+
 /* Store an earliest departure time in the frame's headroom and flag the descriptor. */
 void xtx_producer__set_txtime(struct xtx_producer *p, struct xtx_desc *d, uint64_t t_ns);
 

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # tools/bench/report.sh NAME TITLE CMD [ARGS...]
+# tools/bench/report.sh --regen NAME TITLE    re-render NAME's section from its last run
+#                                             (after editing docs/bench/NAME.notes.md)
 #
 # Runs one benchmark program (which must accept --md FILE and --json FILE), then writes its
 # section docs/bench/NAME.md (title, the exact command, date, machine, the table, and the
@@ -8,19 +10,31 @@
 # page from that machine's numbers.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+regen=0
+if [ "${1:-}" = --regen ]; then regen=1; shift; fi
 name=$1 title=$2; shift 2
 mkdir -p build/bench docs/bench
-table=build/bench/$name.table.md json=build/bench/$name.json
+table=build/bench/$name.table.md json=docs/bench/$name.json meta=build/bench/$name.meta
 
-echo "bench: $*" >&2
-"$@" --md "$table" --json "$json"
-
-cpu=$(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)
+if [ $regen = 0 ]; then
+  echo "bench: $*" >&2
+  "$@" --md "$table" --json "$json"
+  cpu=$(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)
+  {
+    echo "cmd=$*"
+    echo "when=$(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "machine=$(nproc) CPUs ($cpu), kernel $(uname -r)"
+  } > "$meta"
+fi
+[ -f "$meta" ] && [ -f "$table" ] || { echo "report.sh: no earlier run of $name" >&2; exit 1; }
+cmd=$(sed -n 's/^cmd=//p' "$meta")
+when=$(sed -n 's/^when=//p' "$meta")
+machine=$(sed -n 's/^machine=//p' "$meta")
 {
   echo "## $title"
   echo
-  echo "Command: \`make bench-$name\`, which runs \`$*\`."
-  echo "Measured $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) CPUs ($cpu), kernel $(uname -r)."
+  echo "Command: \`make bench-$name\`, which runs \`$cmd\`."
+  echo "Measured $when on $machine."
   echo "Raw figures: \`$json\` (one JSON object per line)."
   echo
   cat "$table"

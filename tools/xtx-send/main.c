@@ -134,7 +134,8 @@ static void *producer_main(void *arg)
 				next_ns = now - 1000000;
 			if (next_ns > now) {
 				uint64_t gap = next_ns - now;
-				struct timespec ts = { 0, (long)(gap > 1000000 ? 1000000 : gap) };
+				/* At most 50 ms, so the stop flag is seen promptly. */
+				struct timespec ts = { 0, (long)(gap > 50000000 ? 50000000 : gap) };
 
 				if (gap > 50000)
 					nanosleep(&ts, NULL);
@@ -170,10 +171,8 @@ static void *producer_main(void *arg)
 		me->offered += k;
 		memmove(d, d + k, (pending - k) * sizeof(*d));
 		pending -= k;
-		if (pending || !k) {
-			struct timespec ts = { 0, 20000 };
-			nanosleep(&ts, NULL);	/* back-pressure: the stage or the pool is full */
-		}
+		if (pending || !k)	/* back-pressure: sleep until the engine made room */
+			xtx_producer__wait(p, 10 * 1000 * 1000);
 	}
 	/* Stopped early with frames built but not taken: give them back (not offered). */
 	for (unsigned i = 0; i < pending; i++)
