@@ -7,6 +7,7 @@
 #   make bench-e2e    end to end on the veth testbed against plain AF_XDP and kernel HTB
 #   make bench        all three; each rewrites its section of docs/BENCHMARKS.md
 #   make demo         xtx beside the kernel's HTB on a throwaway testbed
+#   make fuzz         libFuzzer on each tests/fuzz target for FUZZ_SECONDS (default 60)
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #   make deps         install missing Debian packages (tools/deps.sh)
 #
@@ -75,6 +76,13 @@ TEST_LOBJ := $(TEST_LIB:%.c=$(OUT)/obj/%.o)
 # Test builds compile the test-only fault points into the inline fast paths.
 TEST_CFLAGS := -DXTX_FAULT_INJECT -Itests/lib
 
+# Fuzz targets: LLVMFuzzerTestOneInput in tests/fuzz/fuzz_NAME.c, corpus in
+# tests/fuzz/corpus/NAME/. make test replays the corpus (replay.c as main) in the release
+# and asan builds; make fuzz runs libFuzzer (clang) on each for FUZZ_SECONDS.
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_REPLAY := $(FUZZ_SRCS:tests/fuzz/%.c=$(OUT)/tests/fuzz/%_replay)
+FUZZ_SECONDS ?= 60
+
 BENCH_SRCS := $(sort $(wildcard tools/bench/bench_*.c))
 BENCH_BINS := $(BENCH_SRCS:tools/bench/%.c=$(OUT)/bin/%)
 
@@ -87,7 +95,7 @@ BPF_OBJS := $(BPF_SRCS:xdp/%.bpf.c=build/bpf/%.bpf.o)
 BPF_SKELS := $(BPF_SRCS:xdp/%.bpf.c=build/bpf/%.skel.h)
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Ixdp -Iinclude -I/usr/include/$(shell gcc -dumpmachine)
 
-.PHONY: all deps lib tools bpf tests test test-build bench bench-mpsc bench-sched bench-e2e \
+.PHONY: all deps lib tools bpf tests test test-build bench bench-mpsc bench-sched bench-e2e fuzz \
         install clean demo
 .DEFAULT_GOAL := all
 .SECONDARY:
@@ -101,7 +109,7 @@ deps:
 lib: $(LIB_A) $(LIB_SO)
 tools: $(TOOL_BINS) $(BENCH_BINS)
 bpf: $(BPF_OBJS) $(BPF_SKELS)
-tests: $(TEST_BINS)
+tests: $(TEST_BINS) $(if $(filter tsan,$(VARIANT)),,$(FUZZ_REPLAY))
 
 $(OUT)/obj/%.o: %.c $(wildcard include/xtx/*.h userspace/*.h tests/lib/*.h)
 	@mkdir -p $(@D)
@@ -130,6 +138,31 @@ $(OUT)/tests/%: tests/%.c $(LIB_A) $(TEST_LOBJ) $(wildcard include/xtx/*.h tests
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_LOBJ) $(LIB_A) \
 		$(LIB_LIBS) $(LDLIBS) -lm
+
+$(OUT)/tests/fuzz/%_replay: tests/fuzz/%.c tests/fuzz/replay.c $(LIB_A) $(BPF_SKELS) \
+		$(wildcard include/xtx/*.h xdp/*.h)
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(LIB_A) $(LIB_LIBS) $(LDLIBS)
+
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuserspace -Ibuild/bpf \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+build/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(BPF_SKELS) $(wildcard include/xtx/*.h userspace/*.h)
+	@mkdir -p $(@D)
+	@echo "  FUZZ    $@"
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) $(LIB_LIBS) -pthread -lm
+
+# Each target for FUZZ_SECONDS; new inputs go to build/fuzz/corpus-NAME, crashes into
+# the committed corpus (so they become regression tests) and fail the run.
+fuzz: deps bpf $(FUZZ_SRCS:tests/fuzz/%.c=build/fuzz/%)
+	$(Q)set -e; for t in $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=%); do \
+		mkdir -p build/fuzz/corpus-$$t; \
+		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+		build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-artifact_prefix=tests/fuzz/corpus/$$t/crash- \
+			build/fuzz/corpus-$$t tests/fuzz/corpus/$$t 2>&1 | \
+			grep -E "^(#[0-9]+.*DONE|stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY)" ; \
+	done
 
 $(OUT)/bin/bench_%: tools/bench/bench_%.c $(LIB_A) $(wildcard include/xtx/*.h tools/bench/*.h)
 	@mkdir -p $(@D)
@@ -171,7 +204,7 @@ bench-mpsc: all
 
 bench-sched: all
 	$(Q)tools/bench/report.sh sched "Scheduler: ns per packet (enqueue + dequeue)" \
-		$(OUT)/bin/bench_sched --runs 5
+		$(OUT)/bin/bench_sched --runs 5 --cpu-time
 
 bench-e2e: all
 	$(Q)tools/bench/report.sh e2e "End to end on veth: packets per second at the receiver" \

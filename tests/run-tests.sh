@@ -53,6 +53,15 @@ for variant in release asan tsan; do
   done
 done
 
+# Fuzz corpora (every crash a fuzzer found is kept there): replayed without libFuzzer.
+for variant in release asan; do
+  for t in build/$variant/tests/fuzz/*_replay; do
+    [ -x "$t" ] || continue
+    n=$(basename "$t" _replay)
+    run_one "fuzz/$n [$variant]" "$t" "tests/fuzz/corpus/${n#fuzz_}"
+  done
+done
+
 for t in tests/build/*.sh; do
   [ -f "$t" ] || continue
   run_one "build/$(basename "$t" .sh)" bash "$t"
