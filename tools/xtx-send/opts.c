@@ -271,9 +271,29 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 		case O_BUSY:
 			o->busy_poll = 1;
 			break;
-		case O_CPUS:
+		case O_CPUS: {
+			/* The engine's syntax: N or A-B, comma separated, CPUs 0..4095. */
+			const char *c2 = optarg;
+			int ok = *c2 != 0;
+
+			while (ok && *c2) {
+				char *end;
+				long a = strtol(c2, &end, 10), b = a;
+
+				ok = end != c2 && a >= 0 && a <= 4095;
+				if (ok && *end == '-') {
+					c2 = end + 1;
+					b = strtol(c2, &end, 10);
+					ok = end != c2 && b >= a && b <= 4095;
+				}
+				ok = ok && (*end == ',' || !*end) && !(*end == ',' && !end[1]);
+				c2 = *end ? end + 1 : end;
+			}
+			if (!ok)
+				return bad("--cpus", optarg, "CPUs like 2,3 or 2-5 (0..4095)");
 			o->cpus = optarg;
 			break;
+		}
 		case O_FRAMES:
 			if (parse_u64(optarg, 1024, 1u << 26, &v))
 				return bad("--frames", optarg, "1024..67108864");
