@@ -124,7 +124,9 @@ int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen)
 	if (rc) {
 		xtx_errf(err, errlen, "cannot register the UMEM with the kernel: %s%s",
 			 strerror(-rc), rc == -EPERM ?
-			 " (needs CAP_NET_RAW, and CAP_IPC_LOCK or a large RLIMIT_MEMLOCK)" : "");
+			 " (needs CAP_NET_RAW, and CAP_IPC_LOCK or a large RLIMIT_MEMLOCK)" :
+			 rc == -ENOBUFS ? " (the UMEM exceeds RLIMIT_MEMLOCK: grant CAP_IPC_LOCK, "
+			 "raise ulimit -l, or use fewer frames)" : "");
 		return rc;
 	}
 	return 0;

@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -220,6 +223,19 @@ static const char *const drop_names[XTX_DROP__MAX] = {
 	[XTX_DROP_HORIZON] = "horizon", [XTX_DROP_PURGED] = "purged",
 };
 
+/* Least privilege: once the engine is open (socket bound, UMEM registered) nothing needs
+ * a capability any more (sending is sendto() on our own socket; teardown is close/munmap).
+ * Drop all of them: effective, permitted, inheritable and ambient. Returns 0 or -errno. */
+static int drop_capabilities(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct d[2];
+
+	memset(d, 0, sizeof(d));
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
 static int resolve_addresses(int ifindex)
 {
 	struct nexthop nh;
@@ -318,6 +334,10 @@ int main(int argc, char **argv)
 		xtx_sched_config__free(cfg);
 		return errno == EINVAL ? 2 : 1;
 	}
+
+	if (drop_capabilities() && !o.json)
+		fprintf(stderr, "xtx-send: warning: could not drop capabilities: %s\n",
+			strerror(errno));
 
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGINT, &sa, NULL);

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# privileges.sh - least privilege for xtx-send:
+#   - with exactly CAP_NET_RAW and CAP_IPC_LOCK (every other capability dropped from the
+#     bounding set with capsh) it sends, and the sink counts every packet;
+#   - without CAP_IPC_LOCK it fails and says what to do; without CAP_NET_RAW it fails and
+#     names CAP_NET_RAW;
+#   - once running it holds no capability at all (CapEff/CapPrm in /proc/PID/status).
+. "$(dirname "$0")/../lib/net.sh"
+command -v capsh >/dev/null || { echo "skip: capsh not installed (make deps)"; exit 77; }
+net_init --queues 1
+all=$(capsh --print | sed -n 's/^Bounding set =//p' | tr ',' ' ')
+only() { # caps to keep -> capsh --drop list of all others
+  local d=
+  for c in $all; do case " $* " in *" $c "*) ;; *) d+="$c," ;; esac; done
+  echo "${d%,}"
+}
+send_caps() { # caps... -- xtx-send args
+  local keep=()
+  while [ "$1" != -- ]; do keep+=("$1"); shift; done; shift
+  ip netns exec "$TX_NS" capsh --drop="$(only "${keep[@]}")" -- -c \
+    "exec $BIN/xtx-send --dev $TX_DEV --dst-ip $RX_IP --dst-mac $TX_NEXTHOP_MAC $*"
+}
+
+sink_start --ports 9000-9000
+send_caps cap_net_raw cap_ipc_lock -- --count 20000 --json > $TMPD/ok.json 2>$TMPD/ok.err ||
+  { cat $TMPD/ok.err; fail "xtx-send with CAP_NET_RAW + CAP_IPC_LOCK failed"; }
+sink_stop
+echo "with cap_net_raw,cap_ipc_lock: sent $(jget $TMPD/ok.json .sent_pkts), sink $(jget $SINK_JSON .pkts)"
+[ "$(jget $SINK_JSON .pkts)" = 20000 ] || fail "sink counted $(jget $SINK_JSON .pkts) of 20000"
+
+send_caps cap_net_raw -- --count 10 2>$TMPD/e1 >/dev/null && fail "ran without CAP_IPC_LOCK"
+grep -q "CAP_IPC_LOCK" $TMPD/e1 || fail "no CAP_IPC_LOCK hint: $(tail -1 $TMPD/e1)"
+echo "without cap_ipc_lock: $(tail -1 $TMPD/e1)"
+send_caps cap_ipc_lock -- --count 10 2>$TMPD/e2 >/dev/null && fail "ran without CAP_NET_RAW"
+grep -q "CAP_NET_RAW" $TMPD/e2 || fail "no CAP_NET_RAW in: $(tail -1 $TMPD/e2)"
+echo "without cap_net_raw: $(tail -1 $TMPD/e2)"
+
+# Capabilities of a running sender (as root, with all of them to start with).
+ip netns exec "$TX_NS" $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC" \
+  --rate 1000pps --duration 5 --json >/dev/null 2>&1 &
+pid=$!
+sleep 1.5
+eff=$(awk '/^CapEff/ {print $2}' /proc/$pid/status) prm=$(awk '/^CapPrm/ {print $2}' /proc/$pid/status)
+kill -INT $pid; wait $pid
+echo "running sender: CapEff $eff CapPrm $prm"
+[ "$eff" = 0000000000000000 ] && [ "$prm" = 0000000000000000 ] || fail "capabilities kept after setup"
+exit $FAILED
