@@ -361,6 +361,8 @@ int main(int argc, char **argv)
 		pthread_create(&prods[i].th, NULL, producer_main, &prods[i]);
 	}
 	/* Live lines until the producers are done (count) or the duration ends. */
+	int dev_gone = 0;
+	uint64_t last_dev_check = t0;
 	for (;;) {
 		unsigned done = 0;
 
@@ -373,6 +375,17 @@ int main(int argc, char **argv)
 		if (now >= deadline)
 			/* Relaxed: a stop flag. */
 			atomic_store_explicit(&stop_req, 1, memory_order_relaxed);
+		/* The interface may disappear (a veth deleted, a driver unbound): stop and report
+		 * instead of sending into nothing. Checked every 100 ms. */
+		if (!dev_gone && now - last_dev_check >= 100 * 1000 * 1000) {
+			last_dev_check = now;
+			if ((int)if_nametoindex(o.dev) != ifindex) {
+				dev_gone = 1;
+				fprintf(stderr, "xtx-send: interface %s disappeared; stopping\n", o.dev);
+				/* Relaxed: a stop flag. */
+				atomic_store_explicit(&stop_req, 1, memory_order_relaxed);
+			}
+		}
 		if (o.interval > 0 && !o.json && now - last >= (uint64_t)(o.interval * 1e9)) {
 			double dt = (double)(now - last) * 1e-9;
 
@@ -405,7 +418,7 @@ int main(int argc, char **argv)
 		if (prods[i].err)
 			perr = prods[i].err;
 	}
-	int stop_rc = xtx_engine__stop(eng);
+	int stop_rc = xtx_engine__stop(eng);	/* on a vanished device: drain times out, counted */
 	uint64_t t1 = now_ns();
 	double secs = (double)(t1 - t0) * 1e-9;
 	struct rusage ru;
@@ -432,10 +445,12 @@ int main(int argc, char **argv)
 		for (int r = 0; r < XTX_DROP__MAX; r++)
 			printf(", \"%s\": %lu", drop_names[r], (unsigned long)cur.drops[r]);
 		printf("}, \"unaccounted_pkts\": %lu, \"duration_s\": %.6f, \"pps\": %.1f, "
-		       "\"gbps\": %.6f, \"cpu_ns_per_pkt\": %.1f, \"interrupted\": %s, \"classes\": [",
+		       "\"gbps\": %.6f, \"cpu_ns_per_pkt\": %.1f, \"interrupted\": %s, "
+		       "\"device_gone\": %s, \"classes\": [",
 		       (unsigned long)(offered - cur.sent - cur.dropped), secs,
 		       (double)cur.sent / secs, (double)cur.bytes * 8 / secs * 1e-9,
-		       cur.sent ? cpu * 1e9 / (double)cur.sent : 0.0, got_signal ? "true" : "false");
+		       cur.sent ? cpu * 1e9 / (double)cur.sent : 0.0, got_signal ? "true" : "false",
+		       dev_gone ? "true" : "false");
 		for (unsigned l = 0; l < nleaves; l++) {
 			struct xtx_class_stats cs;
 			char h[16] = "1:";
@@ -486,5 +501,7 @@ int main(int argc, char **argv)
 	}
 	xtx_engine__close(eng);
 	xtx_sched_config__free(cfg);
-	return perr ? 1 : 0;
+	if (dev_gone)
+		fprintf(stderr, "xtx-send: %s disappeared during the run: exit status 1\n", o.dev);
+	return perr || dev_gone ? 1 : 0;
 }
