@@ -7,6 +7,7 @@
 #   make bench-e2e    end to end on the veth testbed against plain AF_XDP and kernel HTB
 #   make bench        all three; each rewrites its section of docs/BENCHMARKS.md
 #   make demo         xtx beside the kernel's HTB on a throwaway testbed
+#   make soak         10 min at full rate with link flaps; RSS and frames must stay flat
 #   make fuzz         libFuzzer on each tests/fuzz target for FUZZ_SECONDS (default 60)
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #   make deps         install missing Debian packages (tools/deps.sh)
@@ -95,7 +96,7 @@ BPF_OBJS := $(BPF_SRCS:xdp/%.bpf.c=build/bpf/%.bpf.o)
 BPF_SKELS := $(BPF_SRCS:xdp/%.bpf.c=build/bpf/%.skel.h)
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Ixdp -Iinclude -I/usr/include/$(shell gcc -dumpmachine)
 
-.PHONY: all deps lib tools bpf tests test test-build bench bench-mpsc bench-sched bench-e2e fuzz \
+.PHONY: all deps lib tools bpf tests test test-build bench bench-mpsc bench-sched bench-e2e fuzz soak \
         install clean demo
 .DEFAULT_GOAL := all
 .SECONDARY:
@@ -209,6 +210,10 @@ bench-sched: all
 bench-e2e: all
 	$(Q)tools/bench/report.sh e2e "End to end on veth: packets per second at the receiver" \
 		tools/bench/e2e.sh --runs 3
+
+# 10 minutes at full rate with link flaps every 30 s (SOAK_SECONDS to shorten).
+soak: all
+	$(Q)tools/bench/report.sh soak "Soak: full rate with link flaps" tools/soak.sh
 
 bench: bench-mpsc bench-sched bench-e2e
 

@@ -403,7 +403,13 @@ int main(int argc, char **argv)
 					(double)(cs.sent_bytes - prev_cls_bytes[l]) * 8 / dt * 1e-6);
 				prev_cls_bytes[l] = cs.sent_bytes;
 			}
-			fprintf(stderr, "  drops %lu\n", (unsigned long)(cur.dropped - prev.dropped));
+			struct xtx_frame_count lf;
+			xtx_engine__frames(eng, &lf);
+			fprintf(stderr, "  drops %lu  frames free %lu in-flight %lu of %lu\n",
+				(unsigned long)(cur.dropped - prev.dropped),
+				(unsigned long)(lf.pool + lf.cached + lf.dequeuer),
+				(unsigned long)(lf.stage + lf.sched + lf.tx + lf.app),
+				(unsigned long)lf.total);
 			prev = cur;
 			last = now;
 		}
