@@ -85,17 +85,19 @@ int sink_lock(struct sink *s)
 		fprintf(stderr, "xtx-sink: cannot stat /proc/self/ns/net: %s\n", strerror(errno));
 		return -errno;
 	}
-	if (mkdir(LOCK_DIR, 0755) && errno != EEXIST) {
+	/* Owner-only: the lock files name interfaces and PIDs of a root tool. */
+	if (mkdir(LOCK_DIR, 0700) && errno != EEXIST) {
 		fprintf(stderr, "xtx-sink: cannot create %s: %s; run as root\n", LOCK_DIR,
 			strerror(errno));
 		return -errno;
 	}
+	chmod(LOCK_DIR, 0700);	/* also when an older run made it wider */
 	snprintf(s->lock_path, sizeof(s->lock_path), LOCK_DIR "/net%lu-if%d.lock",
 		 (unsigned long)st.st_ino, s->ifindex);
 	/* The holder unlinks the file when it is done; so after locking, check that the
 	 * path still names the file we locked, else we locked a removed one: retry. */
 	for (tries = 0; tries < 10; tries++) {
-		fd = open(s->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		fd = open(s->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 		if (fd < 0) {
 			fprintf(stderr, "xtx-sink: cannot open lock file %s: %s; run as root\n",
 				s->lock_path, strerror(errno));
