@@ -9,7 +9,7 @@
  * sent and completed, no drop, producer counters add up, the frame accounting adds up to
  * the UMEM while running and after the last producer closed, bad descriptors are refused
  * and counted, and an idle engine sleeps (its dequeuers' CPU time over 1 s idle is small
- * compared with that second). Prints one JSON line with the figures for the script, which
+ * over 2 s idle is under 1% of a core). Prints one JSON line with the figures for the script, which
  * compares them with what the sink counted.
  */
 #include <arpa/inet.h>
@@ -157,11 +157,11 @@ int main(int argc, char **argv)
 		     fc.dequeuer);
 	CHECK_EQ_U64(0, fc.stage + fc.sched + fc.tx + fc.app);
 
-	/* Idle: the dequeuers sleep. CPU time of the whole process over 1 s. */
+	/* Idle: the dequeuers sleep. CPU time of the whole process over 2 s. */
 	double c0 = cpu_s();
-	usleep(1000 * 1000);
+	usleep(2000 * 1000);
 	double idle_cpu = cpu_s() - c0;
-	CHECK(idle_cpu < 0.05);
+	CHECK(idle_cpu < 0.02);	/* under 1% of a core over the 2 s */
 
 	uint64_t sent = 0, completed = 0, drops = 0, kicks = 0;
 	for (unsigned q = 0; q < nq; q++) {
