@@ -5,7 +5,8 @@
 #   make bench-mpsc   the MPSC stage benchmark against its peers (docs/BENCHMARKS.md)
 #   make bench-sched  the scheduler benchmark against rte_sched
 #   make bench-e2e    end to end on the veth testbed against plain AF_XDP and kernel HTB
-#   make bench        all three; each rewrites its section of docs/BENCHMARKS.md
+#   make bench-compare xtx-compare on the testbed: every path beside the kernel's qdiscs
+#   make bench        all four; each rewrites its section of docs/BENCHMARKS.md
 #   make demo         xtx beside the kernel's HTB on a throwaway testbed
 #   make soak         10 min at full rate with link flaps; RSS and frames must stay flat
 #   make fuzz         libFuzzer on each tests/fuzz target for FUZZ_SECONDS (default 60)
@@ -96,7 +97,8 @@ BPF_OBJS := $(BPF_SRCS:xdp/%.bpf.c=build/bpf/%.bpf.o)
 BPF_SKELS := $(BPF_SRCS:xdp/%.bpf.c=build/bpf/%.skel.h)
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Ixdp -Iinclude -I/usr/include/$(shell gcc -dumpmachine)
 
-.PHONY: all deps lib tools bpf tests test test-build bench bench-mpsc bench-sched bench-e2e fuzz soak \
+.PHONY: all deps lib tools bpf tests test test-build bench bench-mpsc bench-sched bench-e2e \
+        bench-compare fuzz soak \
         install clean demo
 .DEFAULT_GOAL := all
 .SECONDARY:
@@ -134,6 +136,7 @@ $(LIB_SO): $(LIB_OBJS) $(LIB_MAP)
 		$(LDFLAGS) -o $@ $(LIB_OBJS) $(LIB_LIBS) $(LDLIBS)
 
 $(OUT)/tests/%: tests/%.c $(LIB_A) $(TEST_LOBJ) $(wildcard include/xtx/*.h tests/lib/*.h tests/unit/*.h) \
+		$(wildcard tools/xtx-compare/*.c tools/xtx-compare/*.h) \
 		$(BPF_SKELS)
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
@@ -211,11 +214,15 @@ bench-e2e: all
 	$(Q)tools/bench/report.sh e2e "End to end on veth: packets per second at the receiver" \
 		tools/bench/e2e.sh --runs 3
 
+bench-compare: all
+	$(Q)tools/bench/report.sh compare "xtx beside the kernel's qdisc paths (xtx-compare)" \
+		tools/bench/compare.sh --runs 3
+
 # 10 minutes at full rate with link flaps every 30 s (SOAK_SECONDS to shorten).
 soak: all
 	$(Q)tools/bench/report.sh soak "Soak: full rate with link flaps" tools/soak.sh
 
-bench: bench-mpsc bench-sched bench-e2e
+bench: bench-mpsc bench-sched bench-e2e bench-compare
 
 # --- demo ---------------------------------------------------------------------
 # xtx beside the kernel's HTB on a throwaway veth testbed (tools/demo.sh).

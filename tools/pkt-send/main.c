@@ -1,0 +1,865 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* pkt-send - the PF_PACKET baseline for xtx-compare: whole Ethernet frames written by the
+ * application into AF_PACKET SOCK_RAW sockets, with or without PACKET_QDISC_BYPASS.
+ *
+ * Same flows, ports and payload as udp-send and xsk-plain (same frames on the wire): flow f
+ * has UDP destination port --dst-port + f and is owned by thread f % threads; a thread
+ * cycles over its flows, one sendmmsg() batch of --batch frames per flow per turn. Frames
+ * are built once per thread (include/xtx/pkt.h, complete IPv4 and UDP checksums); per
+ * packet only the destination port and the test payload are rewritten, with incremental
+ * checksum updates.
+ *
+ * Without --qdisc-bypass a frame takes dev_queue_xmit(): the device's qdisc (an HTB with
+ * u32 filters on the destination port classifies it as it would a UDP socket's datagram;
+ * the socket's protocol is 0, so the kernel reads the ethertype from the frame). With
+ * --qdisc-bypass (PACKET_QDISC_BYPASS) the frame goes straight to the driver's xmit: no
+ * qdisc, no shaping, no qdisc lock.
+ *
+ * ENOBUFS (the qdisc or the driver dropped the frame), EAGAIN (the socket's send buffer
+ * stayed full for 100 ms) and a few transient errors are counted, not fatal; the refused
+ * frame is sent again with the same sequence number, so sent_pkts counts only frames the
+ * kernel accepted and, with --stamp, each flow's seq has no gaps among them.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <ifaddrs.h>
+#include <limits.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <netpacket/packet.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xtx/payload.h>
+#include <xtx/pkt.h>
+
+#define PROG		"pkt-send"
+#define MAX_THREADS	256
+#define MAX_BATCH	1024
+#define MAX_FLOWS	65536
+#define MAX_SIZE	9216	/* jumbo frames at most */
+#define NSEC		1000000000ull
+
+static const char usage_text[] =
+"NAME\n"
+"    pkt-send - PF_PACKET sender of whole Ethernet frames (baseline for xtx-compare)\n"
+"\n"
+"SYNOPSIS\n"
+"    pkt-send --dev IF --dst-ip IP --dst-mac MAC [--src-ip IP] [--src-mac MAC]\n"
+"             [--size BYTES] [--flows N] [--dst-port P] [--src-port P] [--tos TOS]\n"
+"             [--threads N] [--cpus LIST] [--batch N] [--qdisc-bypass] [--sndbuf BYTES]\n"
+"             [--priority P] [--duration S | --count N [--timeout S]] [--stamp] [--json]\n"
+"             [--quiet]\n"
+"\n"
+"DESCRIPTION\n"
+"    Sends UDP/IPv4 frames, built whole by the application, on IF through AF_PACKET\n"
+"    SOCK_RAW sockets: one socket per thread, each thread pinned to a CPU, sendmmsg()\n"
+"    batches. Flow f goes to UDP port --dst-port + f and is sent by thread f mod N; a\n"
+"    thread sends one batch per flow in turn. The frames are those of udp-send and\n"
+"    xsk-plain (same headers, Don't Fragment set, same test payload), with complete\n"
+"    IPv4 and UDP checksums.\n"
+"\n"
+"    Without --qdisc-bypass the frames go through the device's qdisc like any\n"
+"    dev_queue_xmit() packet (a tc filter on the UDP port classifies them); with it,\n"
+"    PACKET_QDISC_BYPASS hands them to the driver directly: no qdisc, no shaping.\n"
+"\n"
+"    Errors from the kernel (ENOBUFS when the qdisc or driver drops, EAGAIN when the\n"
+"    socket buffer stays full for 100 ms) are counted and the refused frame is sent\n"
+"    again; only accepted frames count as sent.\n"
+"\n"
+"    Per-second rates go to stderr; a summary to stdout at the end, also after\n"
+"    SIGINT or SIGTERM.\n"
+"\n"
+"OPTIONS\n"
+"    --dev IF          interface to send on (required).\n"
+"    --dst-ip IP       destination IPv4 address (required).\n"
+"    --dst-mac MAC     destination (next hop) MAC, e.g. 02:00:c6:12:07:02 (required).\n"
+"    --src-ip IP       source IPv4 address (default: IF's first IPv4 address).\n"
+"    --src-mac MAC     source MAC (default: IF's address).\n"
+"    --size BYTES      Ethernet frame length without FCS, 60 .. min(MTU + 14, 9216)\n"
+"                      (default 64). UDP payload = BYTES - 42.\n"
+"    --flows N         number of flows, 1..65536 and >= --threads (default: --threads).\n"
+"    --dst-port P      UDP destination port of flow 0 (default 9000).\n"
+"    --src-port P      UDP source port (default 1024, as udp-send and xsk-plain).\n"
+"    --tos TOS         IPv4 TOS byte, DSCP << 2 | ECN, 0..255 (default 0).\n"
+"    --threads N       sender threads, one socket each (default 1).\n"
+"    --cpus LIST       CPUs for the threads, e.g. 0,2-3; thread i gets entry i mod\n"
+"                      the list's length (default: the CPUs this process may use).\n"
+"    --batch N         frames per sendmmsg() call, 1..1024 (default 64).\n"
+"    --qdisc-bypass    set PACKET_QDISC_BYPASS on the sockets.\n"
+"    --sndbuf BYTES    socket send buffer (SO_SNDBUFFORCE, needs CAP_NET_ADMIN).\n"
+"    --priority P      SO_PRIORITY of the sockets (skb->priority), 0..4294967295.\n"
+"    --duration S      send for S seconds (default 10 without --count).\n"
+"    --count N         send exactly N frames in total, split evenly over threads.\n"
+"    --timeout S       with --count: give up after S seconds (default 60).\n"
+"    --stamp           write the xtx test payload (include/xtx/payload.h: magic,\n"
+"                      flow, per-flow seq, CLOCK_MONOTONIC ns) into every frame, as\n"
+"                      much as fits: 16 bytes (no timestamp) for sizes 58..65, all\n"
+"                      24 from 66. Without it the UDP payload is zero.\n"
+"    --json            print the summary as one JSON object on stdout.\n"
+"    --quiet           no per-second lines.\n"
+"    --help            this text.\n"
+"\n"
+"OUTPUT\n"
+"    JSON fields: tool, dev, qdisc_bypass, threads, flows, size, stamp, sent_pkts,\n"
+"    sent_bytes (frame bytes without FCS), duration_s (first send to last),\n"
+"    pps, cpu_ns_per_pkt (CPU time of the sender threads, user + system, per frame\n"
+"    sent), errors (all counted errors), enobufs, eagain, errors_other, complete,\n"
+"    interrupted, per_thread [{thread, cpu, sent_pkts, calls, cpu_ns}].\n"
+"\n"
+"EXIT STATUS\n"
+"    0 done (also when stopped by SIGINT/SIGTERM), 1 runtime error or --count not\n"
+"    reached within --timeout, 2 bad usage.\n"
+"\n"
+"NOTES\n"
+"    Needs CAP_NET_RAW (root). cpu_ns_per_pkt includes the kernel's work in the\n"
+"    thread's context: the transmit path and, on veth, the receiving side's\n"
+"    processing (softirq run on the sending CPU) unless the kernel has\n"
+"    CONFIG_IRQ_TIME_ACCOUNTING. When a qdisc drops (ENOBUFS) the thread retries at\n"
+"    once, so a shaped run spends CPU spinning.\n"
+"\n"
+"EXAMPLES\n"
+"    pkt-send --dev tx0 --dst-ip 198.18.7.2 --dst-mac 02:00:c6:12:07:02 --count 100000\n"
+"    pkt-send --dev tx0 --dst-ip 198.18.7.2 --dst-mac 02:00:c6:12:07:02 --threads 2 \\\n"
+"             --flows 16 --size 128 --stamp --qdisc-bypass --duration 5 --json\n";
+
+struct cfg {
+	const char *dev;
+	int ifindex;
+	struct in_addr src_ip, dst_ip;
+	uint8_t src_mac[6], dst_mac[6];
+	bool have_src_ip, have_src_mac, have_dst_ip, have_dst_mac, have_priority;
+	bool bypass, stamp, json, quiet;
+	int sndbuf;		/* --sndbuf: SO_SNDBUFFORCE bytes, 0 = system default */
+	uint32_t size, flows, threads, batch, priority;
+	uint16_t dst_port, src_port;
+	uint8_t tos;
+	double duration, timeout;
+	uint64_t count;		/* 0: duration mode */
+	int cpus[CPU_SETSIZE];
+	int ncpus;
+};
+
+struct flow {
+	uint32_t id;		/* global flow index */
+	uint64_t seq;		/* next sequence number */
+};
+
+struct sender {
+	/* --- setup, read-only in the loop --- */
+	const struct cfg *cfg;
+	uint32_t t;
+	int cpu;
+	int fd;
+	struct flow *flows;
+	uint32_t nflows;
+	uint64_t quota;			/* frames to send if limited */
+	bool limited;			/* --count: stop at quota (may be 0) */
+	struct xtx_pkt_layout lay;	/* of every frame of the batch */
+	uint8_t *frames;		/* batch frames, cfg->size bytes apart */
+	uint32_t *frame_flow;		/* flow id each frame's port is set to now */
+	struct mmsghdr *msgs;
+	struct iovec *iov;
+	/* --- results --- */
+	uint64_t sent, calls, enobufs, eagain, other, cpu_ns, t_start, t_end;
+	int err;			/* fatal errno */
+	/* --- shared with the main thread --- */
+	/* Relaxed: a statistic for the per-second line; final values are read after
+	 * pthread_join, which orders them. */
+	_Alignas(64) _Atomic uint64_t progress;
+};
+
+/* Set by the main thread (signal, deadline) or a failing sender; polled by senders.
+ * Relaxed: a plain stop request, no data is published through it. */
+static _Atomic bool stop_flag;
+/* Senders that finished; relaxed: only lets the main thread stop waiting early. */
+static _Atomic unsigned done_count;
+static pthread_barrier_t start_barrier;
+
+static uint64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * NSEC + (uint64_t)ts.tv_nsec;
+}
+
+static void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '" PROG " --help'.\n");
+	exit(2);
+}
+
+static uint64_t parse_uint(const char *opt, const char *s, uint64_t min, uint64_t max)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+		die_usage("%s: '%s' is not a whole number in %llu..%llu", opt, s,
+			  (unsigned long long)min, (unsigned long long)max);
+	return v;
+}
+
+static double parse_seconds(const char *opt, const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || v > 86400)
+		die_usage("%s: '%s' is not a number of seconds in (0, 86400]", opt, s);
+	return v;
+}
+
+static void parse_cpus(struct cfg *c, const char *s)
+{
+	const char *p = s;
+
+	c->ncpus = 0;
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p || a < 0 || a >= CPU_SETSIZE)
+			goto bad;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || b < a || b >= CPU_SETSIZE)
+				goto bad;
+			p = end;
+		}
+		for (long i = a; i <= b && c->ncpus < CPU_SETSIZE; i++)
+			c->cpus[c->ncpus++] = (int)i;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			goto bad;
+	}
+	if (c->ncpus)
+		return;
+bad:
+	die_usage("--cpus: '%s' is not a CPU list like 0,2-3", s);
+}
+
+static void parse_args(struct cfg *c, int argc, char **argv)
+{
+	enum { O_DEV = 256, O_DST_IP, O_DST_MAC, O_SRC_IP, O_SRC_MAC, O_SIZE, O_FLOWS,
+	       O_DST_PORT, O_SRC_PORT, O_TOS, O_THREADS, O_CPUS, O_BATCH, O_BYPASS, O_SNDBUF,
+	       O_PRIORITY, O_DURATION, O_COUNT, O_TIMEOUT, O_STAMP, O_JSON, O_QUIET, O_HELP };
+	static const struct option opts[] = {
+		{ "dev", required_argument, NULL, O_DEV },
+		{ "dst-ip", required_argument, NULL, O_DST_IP },
+		{ "dst-mac", required_argument, NULL, O_DST_MAC },
+		{ "src-ip", required_argument, NULL, O_SRC_IP },
+		{ "src-mac", required_argument, NULL, O_SRC_MAC },
+		{ "size", required_argument, NULL, O_SIZE },
+		{ "flows", required_argument, NULL, O_FLOWS },
+		{ "dst-port", required_argument, NULL, O_DST_PORT },
+		{ "src-port", required_argument, NULL, O_SRC_PORT },
+		{ "tos", required_argument, NULL, O_TOS },
+		{ "threads", required_argument, NULL, O_THREADS },
+		{ "cpus", required_argument, NULL, O_CPUS },
+		{ "batch", required_argument, NULL, O_BATCH },
+		{ "qdisc-bypass", no_argument, NULL, O_BYPASS },
+		{ "sndbuf", required_argument, NULL, O_SNDBUF },
+		{ "priority", required_argument, NULL, O_PRIORITY },
+		{ "duration", required_argument, NULL, O_DURATION },
+		{ "count", required_argument, NULL, O_COUNT },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "stamp", no_argument, NULL, O_STAMP },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "quiet", no_argument, NULL, O_QUIET },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool have_flows = false, have_duration = false;
+	int o;
+
+	memset(c, 0, sizeof(*c));
+	c->size = 64;
+	c->threads = 1;
+	c->batch = 64;
+	c->dst_port = 9000;
+	c->src_port = 1024;
+	c->timeout = 60;
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case O_DEV:
+			c->dev = optarg;
+			break;
+		case O_DST_IP:
+			if (xtx_pkt__parse_ip4(optarg, &c->dst_ip))
+				die_usage("--dst-ip: '%s' is not an IPv4 address", optarg);
+			c->have_dst_ip = true;
+			break;
+		case O_DST_MAC:
+			if (xtx_pkt__parse_mac(optarg, c->dst_mac))
+				die_usage("--dst-mac: '%s' is not a MAC address like "
+					  "02:00:c6:12:07:02", optarg);
+			c->have_dst_mac = true;
+			break;
+		case O_SRC_IP:
+			if (xtx_pkt__parse_ip4(optarg, &c->src_ip))
+				die_usage("--src-ip: '%s' is not an IPv4 address", optarg);
+			c->have_src_ip = true;
+			break;
+		case O_SRC_MAC:
+			if (xtx_pkt__parse_mac(optarg, c->src_mac))
+				die_usage("--src-mac: '%s' is not a MAC address like "
+					  "02:00:c6:12:07:01", optarg);
+			c->have_src_mac = true;
+			break;
+		case O_SIZE:
+			c->size = (uint32_t)parse_uint("--size", optarg, XTX_PKT_MIN_FRAME,
+						       MAX_SIZE);
+			break;
+		case O_FLOWS:
+			c->flows = (uint32_t)parse_uint("--flows", optarg, 1, MAX_FLOWS);
+			have_flows = true;
+			break;
+		case O_DST_PORT:
+			c->dst_port = (uint16_t)parse_uint("--dst-port", optarg, 1, 65535);
+			break;
+		case O_SRC_PORT:
+			c->src_port = (uint16_t)parse_uint("--src-port", optarg, 0, 65535);
+			break;
+		case O_TOS:
+			c->tos = (uint8_t)parse_uint("--tos", optarg, 0, 255);
+			break;
+		case O_THREADS:
+			c->threads = (uint32_t)parse_uint("--threads", optarg, 1, MAX_THREADS);
+			break;
+		case O_CPUS:
+			parse_cpus(c, optarg);
+			break;
+		case O_BATCH:
+			c->batch = (uint32_t)parse_uint("--batch", optarg, 1, MAX_BATCH);
+			break;
+		case O_BYPASS:
+			c->bypass = true;
+			break;
+		case O_SNDBUF:
+			c->sndbuf = (int)parse_uint("--sndbuf", optarg, 4096, 1u << 30);
+			break;
+		case O_PRIORITY:
+			c->priority = (uint32_t)parse_uint("--priority", optarg, 0, UINT32_MAX);
+			c->have_priority = true;
+			break;
+		case O_DURATION:
+			c->duration = parse_seconds("--duration", optarg);
+			have_duration = true;
+			break;
+		case O_COUNT:
+			c->count = parse_uint("--count", optarg, 1, UINT64_MAX / 2);
+			break;
+		case O_TIMEOUT:
+			c->timeout = parse_seconds("--timeout", optarg);
+			break;
+		case O_STAMP:
+			c->stamp = true;
+			break;
+		case O_JSON:
+			c->json = true;
+			break;
+		case O_QUIET:
+			c->quiet = true;
+			break;
+		case O_HELP:
+			fputs(usage_text, stdout);
+			exit(0);
+		default:
+			die_usage("unknown option or missing value: '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		die_usage("unexpected argument '%s'", argv[optind]);
+	if (!c->dev)
+		die_usage("--dev IF is required");
+	if (!c->have_dst_ip)
+		die_usage("--dst-ip IP is required");
+	if (!c->have_dst_mac)
+		die_usage("--dst-mac MAC is required (the next hop's address: PF_PACKET "
+			  "frames are written whole, nothing resolves it)");
+	if (have_duration && c->count)
+		die_usage("--duration and --count exclude each other");
+	if (!have_duration && !c->count)
+		c->duration = 10;
+	if (!have_flows)
+		c->flows = c->threads;
+	if (c->flows < c->threads)
+		die_usage("--flows %u < --threads %u: every thread needs at least one flow",
+			  c->flows, c->threads);
+	if ((uint32_t)c->dst_port + c->flows - 1 > 65535)
+		die_usage("--dst-port %u + --flows %u goes past port 65535", c->dst_port,
+			  c->flows);
+	if (!c->ncpus) {
+		cpu_set_t set;
+
+		if (sched_getaffinity(0, sizeof(set), &set))
+			CPU_ZERO(&set);
+		for (int i = 0; i < CPU_SETSIZE; i++)
+			if (CPU_ISSET(i, &set))
+				c->cpus[c->ncpus++] = i;
+		if (!c->ncpus)
+			c->cpus[c->ncpus++] = 0;
+	}
+}
+
+/* Interface facts: index, MTU, and the MAC and first IPv4 address as defaults. */
+static void probe_dev(struct cfg *c)
+{
+	struct ifaddrs *ifa, *i;
+	struct ifreq ifr;
+	bool got_ip = false, got_mac = false;
+	int fd;
+
+	c->ifindex = (int)if_nametoindex(c->dev);
+	if (!c->ifindex) {
+		fprintf(stderr, PROG ": --dev %s: no such interface in this network namespace "
+			"(see 'ip link'; run inside the right namespace with 'ip netns exec')\n",
+			c->dev);
+		exit(1);
+	}
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", c->dev);
+	if (fd >= 0 && ioctl(fd, SIOCGIFMTU, &ifr) == 0 &&
+	    c->size > (uint32_t)ifr.ifr_mtu + XTX_PKT_ETH_HLEN) {
+		fprintf(stderr, PROG ": --size %u: larger than %s's MTU %d + 14; use --size <= %d "
+			"or raise the MTU\n", c->size, c->dev, ifr.ifr_mtu,
+			ifr.ifr_mtu + XTX_PKT_ETH_HLEN);
+		exit(1);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (getifaddrs(&ifa))
+		ifa = NULL;
+	for (i = ifa; i; i = i->ifa_next) {
+		if (!i->ifa_addr || strcmp(i->ifa_name, c->dev))
+			continue;
+		if (!c->have_src_ip && !got_ip && i->ifa_addr->sa_family == AF_INET) {
+			c->src_ip = ((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr;
+			got_ip = true;
+		}
+		if (!c->have_src_mac && !got_mac && i->ifa_addr->sa_family == AF_PACKET) {
+			struct sockaddr_ll *ll = (struct sockaddr_ll *)(void *)i->ifa_addr;
+
+			if (ll->sll_halen == 6) {
+				memcpy(c->src_mac, ll->sll_addr, 6);
+				got_mac = true;
+			}
+		}
+	}
+	if (ifa)
+		freeifaddrs(ifa);
+	if (!c->have_src_ip && !got_ip) {
+		fprintf(stderr, PROG ": %s has no IPv4 address to send from; give --src-ip\n",
+			c->dev);
+		exit(1);
+	}
+	if (!c->have_src_mac && !got_mac) {
+		fprintf(stderr, PROG ": cannot read %s's MAC address; give --src-mac\n", c->dev);
+		exit(1);
+	}
+}
+
+/* The thread's socket: AF_PACKET SOCK_RAW, protocol 0 (it receives nothing), bound to
+ * the interface. Returns the fd or -1 after printing why. */
+static int open_socket(const struct cfg *c, uint32_t t)
+{
+	struct sockaddr_ll ll = { .sll_family = AF_PACKET, .sll_ifindex = c->ifindex };
+	struct timeval tv = { .tv_sec = 0, .tv_usec = 100000 };
+	int one = 1, fd;
+	const char *what;
+
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		what = "socket(AF_PACKET, SOCK_RAW) (needs CAP_NET_RAW: run as root)";
+		goto fail;
+	}
+	what = "bind() to --dev";
+	if (bind(fd, (struct sockaddr *)&ll, sizeof(ll)))
+		goto fail;
+	what = "setsockopt(SO_SNDTIMEO)";
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
+		goto fail;
+	if (c->bypass) {
+		what = "setsockopt(PACKET_QDISC_BYPASS) (kernel older than 3.14?)";
+		if (setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)))
+			goto fail;
+	}
+	if (c->sndbuf) {
+		what = "setsockopt(SO_SNDBUFFORCE) (needs CAP_NET_ADMIN)";
+		if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &c->sndbuf, sizeof(c->sndbuf)))
+			goto fail;
+	}
+	if (c->have_priority) {
+		what = "setsockopt(SO_PRIORITY)";
+		if (setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &c->priority, sizeof(int)))
+			goto fail;
+	}
+	return fd;
+fail:
+	fprintf(stderr, PROG ": thread %u: %s: %s\n", t, what, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* Point frame i of the batch at flow f (destination port and payload flow, seq reset). */
+static void retarget(struct sender *s, uint32_t i, const struct flow *f)
+{
+	uint8_t *fr = s->frames + (size_t)i * s->cfg->size;
+
+	xtx_pkt__set_udp_dport(fr, &s->lay, (uint16_t)(s->cfg->dst_port + f->id));
+	if (s->cfg->stamp)
+		xtx_pkt__set_payload(fr, &s->lay, f->id, f->seq, 0);
+	s->frame_flow[i] = f->id;
+}
+
+static void *sender_main(void *arg)
+{
+	struct sender *s = arg;
+	const struct cfg *c = s->cfg;
+	const bool stamp = c->stamp && s->lay.pay_fit;
+	uint64_t cpu0;
+	uint32_t fi = 0;
+
+	pthread_barrier_wait(&start_barrier);
+	cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	s->t_start = now_ns(CLOCK_MONOTONIC);
+
+	while (!atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
+		struct flow *f = &s->flows[fi];
+		uint32_t n = c->batch;
+		int r;
+
+		if (s->limited) {
+			if (s->sent == s->quota)
+				break;
+			if (n > s->quota - s->sent)
+				n = (uint32_t)(s->quota - s->sent);
+		}
+		if (stamp || s->nflows > 1) {
+			uint64_t ts = stamp ? now_ns(CLOCK_MONOTONIC) : 0;
+
+			for (uint32_t i = 0; i < n; i++) {
+				if (s->frame_flow[i] != f->id)
+					retarget(s, i, f);
+				if (stamp)
+					xtx_pkt__stamp(s->frames + (size_t)i * c->size, &s->lay,
+						       f->seq + i, ts);
+			}
+		}
+		r = sendmmsg(s->fd, s->msgs, n, 0);
+		s->calls++;
+		if (r > 0) {
+			s->sent += (uint64_t)r;
+			f->seq += (uint64_t)r;
+			atomic_store_explicit(&s->progress, s->sent, memory_order_relaxed);
+		} else {
+			switch (errno) {
+			case ENOBUFS:
+				s->enobufs++;
+				break;
+			case EAGAIN:
+				s->eagain++;
+				break;
+			case EINTR:
+			case ENETDOWN:
+			case ENXIO:	/* device going down */
+				s->other++;
+				break;
+			default:
+				s->err = errno;
+				goto out;
+			}
+		}
+		if (++fi == s->nflows)
+			fi = 0;
+	}
+out:
+	s->t_end = now_ns(CLOCK_MONOTONIC);
+	s->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+	if (s->err) {
+		fprintf(stderr, PROG ": thread %u: sendmmsg: %s%s; stopping\n", s->t,
+			strerror(s->err), s->err == EMSGSIZE ?
+			" (--size larger than the MTU + 14?)" : "");
+		atomic_store_explicit(&stop_flag, true, memory_order_relaxed);
+	}
+	atomic_fetch_add_explicit(&done_count, 1, memory_order_relaxed);
+	return NULL;
+}
+
+static int setup_sender(struct sender *s, const struct cfg *c, uint32_t t)
+{
+	struct xtx_pkt_udp_opts o;
+	int len;
+
+	s->cfg = c;
+	s->t = t;
+	s->fd = -1;
+	s->cpu = c->cpus[t % (uint32_t)c->ncpus];
+	s->nflows = (c->flows - t + c->threads - 1) / c->threads;
+	s->limited = c->count != 0;
+	s->quota = c->count ? c->count / c->threads + (t < c->count % c->threads) : 0;
+	s->flows = calloc(s->nflows, sizeof(*s->flows));
+	s->frames = calloc(c->batch, c->size);
+	s->frame_flow = calloc(c->batch, sizeof(*s->frame_flow));
+	s->msgs = calloc(c->batch, sizeof(*s->msgs));
+	s->iov = calloc(c->batch, sizeof(*s->iov));
+	if (!s->flows || !s->frames || !s->frame_flow || !s->msgs || !s->iov) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return -1;
+	}
+	for (uint32_t i = 0; i < s->nflows; i++)
+		s->flows[i].id = t + i * c->threads;
+
+	memset(&o, 0, sizeof(o));
+	o.sz = sizeof(o);
+	memcpy(o.dst_mac, c->dst_mac, 6);
+	memcpy(o.src_mac, c->src_mac, 6);
+	o.src4 = c->src_ip;
+	o.dst4 = c->dst_ip;
+	o.src_port = c->src_port;
+	o.dst_port = (uint16_t)(c->dst_port + s->flows[0].id);
+	o.tos = c->tos;
+	o.flags = XTX_PKT_F_DF;
+	o.frame_len = c->size;
+	for (uint32_t i = 0; i < c->batch; i++) {
+		uint8_t *fr = s->frames + (size_t)i * c->size;
+
+		len = xtx_pkt__build_udp4(fr, c->size, &o);
+		if (len < 0 || (uint32_t)len != c->size) {
+			fprintf(stderr, PROG ": cannot build a %u-byte frame: %s\n", c->size,
+				strerror(len < 0 ? -len : EINVAL));
+			return -1;
+		}
+		if (i == 0 && xtx_pkt__parse_udp(fr, (size_t)len, &s->lay, NULL)) {
+			fprintf(stderr, PROG ": internal error: built frame does not parse\n");
+			return -1;
+		}
+		if (c->stamp)
+			xtx_pkt__set_payload(fr, &s->lay, s->flows[0].id, 0, 0);
+		s->frame_flow[i] = s->flows[0].id;
+		s->iov[i].iov_base = fr;
+		s->iov[i].iov_len = c->size;
+		s->msgs[i].msg_hdr.msg_iov = &s->iov[i];
+		s->msgs[i].msg_hdr.msg_iovlen = 1;
+	}
+	s->fd = open_socket(c, t);
+	return s->fd < 0 ? -1 : 0;
+}
+
+static void free_sender(struct sender *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->flows);
+	free(s->frames);
+	free(s->frame_flow);
+	free(s->msgs);
+	free(s->iov);
+}
+
+int main(int argc, char **argv)
+{
+	struct cfg c;
+	struct sender *snd;
+	pthread_t *tid;
+	sigset_t sigs;
+	uint64_t t0, next_tick, deadline, last_sent = 0, last_t;
+	bool interrupted = false, timed_out = false;
+	int rc = 0;
+
+	parse_args(&c, argc, argv);
+	probe_dev(&c);
+
+	snd = calloc(c.threads, sizeof(*snd));
+	tid = calloc(c.threads, sizeof(*tid));
+	if (!snd || !tid) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	for (uint32_t t = 0; t < c.threads; t++)
+		snd[t].fd = -1;
+	for (uint32_t t = 0; t < c.threads; t++) {
+		if (setup_sender(&snd[t], &c, t)) {
+			rc = 1;
+			goto out;
+		}
+	}
+	if (!c.quiet) {
+		char dst[INET_ADDRSTRLEN];
+
+		inet_ntop(AF_INET, &c.dst_ip, dst, sizeof(dst));
+		fprintf(stderr, PROG ": %s to %s ports %u..%u, %u thread(s), %u-byte frames, %s, ",
+			c.dev, dst, c.dst_port, c.dst_port + c.flows - 1, c.threads, c.size,
+			c.bypass ? "qdisc bypassed" : "through the qdisc");
+		if (c.count)
+			fprintf(stderr, "%llu frames", (unsigned long long)c.count);
+		else
+			fprintf(stderr, "%g s", c.duration);
+		fprintf(stderr, "%s\n", c.stamp ? ", stamped" : "");
+	}
+
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+
+	pthread_barrier_init(&start_barrier, NULL, c.threads + 1);
+	for (uint32_t t = 0; t < c.threads; t++) {
+		pthread_attr_t attr;
+		cpu_set_t set;
+		int e;
+
+		CPU_ZERO(&set);
+		CPU_SET(snd[t].cpu, &set);
+		pthread_attr_init(&attr);
+		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		e = pthread_create(&tid[t], &attr, sender_main, &snd[t]);
+		pthread_attr_destroy(&attr);
+		if (e) {
+			fprintf(stderr, PROG ": starting thread %u on CPU %d: %s (is the CPU in "
+				"this process's affinity mask? see --cpus)\n", t, snd[t].cpu,
+				strerror(e));
+			exit(1);
+		}
+	}
+	t0 = now_ns(CLOCK_MONOTONIC);
+	deadline = t0 + (uint64_t)((c.count ? c.timeout : c.duration) * 1e9);
+	pthread_barrier_wait(&start_barrier);
+	next_tick = t0 + NSEC;
+	last_t = t0;
+
+	while (atomic_load_explicit(&done_count, memory_order_relaxed) < c.threads) {
+		uint64_t t = now_ns(CLOCK_MONOTONIC), wait = 50000000;	/* 50 ms */
+		struct timespec ts;
+
+		if (t >= deadline && !atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
+			atomic_store_explicit(&stop_flag, true, memory_order_relaxed);
+			timed_out = c.count != 0;
+		}
+		if (t >= next_tick) {
+			uint64_t sum = 0;
+
+			for (uint32_t i = 0; i < c.threads; i++)
+				sum += atomic_load_explicit(&snd[i].progress, memory_order_relaxed);
+			if (!c.quiet)
+				fprintf(stderr, PROG ": %6.1f s  %10.0f pps  %8.3f Gbit/s\n",
+					(double)(t - t0) / 1e9,
+					(double)(sum - last_sent) * 1e9 / (double)(t - last_t),
+					(double)(sum - last_sent) * c.size * 8 / (double)(t - last_t));
+			last_sent = sum;
+			last_t = t;
+			next_tick += NSEC;
+		}
+		if (next_tick > t && next_tick - t < wait)
+			wait = next_tick - t;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)wait;
+		if (sigtimedwait(&sigs, NULL, &ts) > 0) {
+			interrupted = true;
+			atomic_store_explicit(&stop_flag, true, memory_order_relaxed);
+		}
+	}
+
+	uint64_t sent = 0, cpu = 0, enobufs = 0, eagain = 0, other = 0;
+	uint64_t tmin = UINT64_MAX, tmax = 0;
+	int fatal = 0;
+
+	for (uint32_t t = 0; t < c.threads; t++) {
+		struct sender *s = &snd[t];
+
+		pthread_join(tid[t], NULL);
+		sent += s->sent;
+		cpu += s->cpu_ns;
+		enobufs += s->enobufs;
+		eagain += s->eagain;
+		other += s->other;
+		tmin = s->t_start < tmin ? s->t_start : tmin;
+		tmax = s->t_end > tmax ? s->t_end : tmax;
+		fatal |= s->err;
+	}
+	double dur = tmax > tmin ? (double)(tmax - tmin) / 1e9 : 0;
+	uint64_t errors = enobufs + eagain + other;
+	bool complete = !fatal && (c.count ? sent == c.count : !interrupted);
+
+	if (c.json) {
+		printf("{\"tool\":\"" PROG "\",\"dev\":\"%s\",\"qdisc_bypass\":%s,\"threads\":%u,"
+		       "\"flows\":%u,\"size\":%u,\"stamp\":%s,\"sent_pkts\":%llu,"
+		       "\"sent_bytes\":%llu,\"duration_s\":%.6f,\"pps\":%.1f,"
+		       "\"cpu_ns_per_pkt\":%.2f,\"errors\":%llu,\"enobufs\":%llu,\"eagain\":%llu,"
+		       "\"errors_other\":%llu,\"complete\":%s,\"interrupted\":%s,\"per_thread\":[",
+		       c.dev, c.bypass ? "true" : "false", c.threads, c.flows, c.size,
+		       c.stamp ? "true" : "false", (unsigned long long)sent,
+		       (unsigned long long)(sent * c.size), dur,
+		       dur > 0 ? (double)sent / dur : 0.0,
+		       sent ? (double)cpu / (double)sent : 0.0, (unsigned long long)errors,
+		       (unsigned long long)enobufs, (unsigned long long)eagain,
+		       (unsigned long long)other, complete ? "true" : "false",
+		       interrupted ? "true" : "false");
+		for (uint32_t t = 0; t < c.threads; t++)
+			printf("%s{\"thread\":%u,\"cpu\":%d,\"sent_pkts\":%llu,\"calls\":%llu,"
+			       "\"cpu_ns\":%llu}", t ? "," : "", t, snd[t].cpu,
+			       (unsigned long long)snd[t].sent, (unsigned long long)snd[t].calls,
+			       (unsigned long long)snd[t].cpu_ns);
+		printf("]}\n");
+	} else {
+		printf(PROG ": %s, %s, %u thread(s), %u flow(s), %u-byte frames\n", c.dev,
+		       c.bypass ? "qdisc bypassed" : "through the qdisc", c.threads, c.flows,
+		       c.size);
+		printf("  sent        %llu frames, %llu bytes in %.3f s\n",
+		       (unsigned long long)sent, (unsigned long long)(sent * c.size), dur);
+		printf("  rate        %.0f pps, %.3f Gbit/s (frames without FCS)\n",
+		       dur > 0 ? (double)sent / dur : 0.0,
+		       dur > 0 ? (double)sent * c.size * 8 / dur / 1e9 : 0.0);
+		printf("  cpu         %.1f ns per frame (sender threads)\n",
+		       sent ? (double)cpu / (double)sent : 0.0);
+		printf("  errors      %llu (ENOBUFS %llu, EAGAIN %llu, other %llu)%s\n",
+		       (unsigned long long)errors, (unsigned long long)enobufs,
+		       (unsigned long long)eagain, (unsigned long long)other,
+		       interrupted ? ", interrupted" : "");
+	}
+	fflush(stdout);
+	if (fatal)
+		rc = 1;
+	else if (c.count && sent != c.count) {
+		fprintf(stderr, PROG ": sent %llu of --count %llu%s\n", (unsigned long long)sent,
+			(unsigned long long)c.count,
+			interrupted ? " (interrupted)" :
+			timed_out ? " within --timeout; raise --timeout or check the device" : "");
+		rc = interrupted ? 0 : 1;
+	}
+out:
+	for (uint32_t t = 0; t < c.threads; t++)
+		free_sender(&snd[t]);
+	free(snd);
+	free(tid);
+	return rc;
+}

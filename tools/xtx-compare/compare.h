@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* compare.h - the parts of xtx-compare:
+ *   main.c     options, --help, the plan of runs, cleanup on any exit
+ *   proc.c     child processes (spawn in a namespace, wait with a deadline, stop), files
+ *   measure.c  one measurement: qdisc for the path, sink, sender, figures
+ *   report.c   medians and spreads, the tables (terminal and markdown), --json, --plot
+ *   remote.c   the sink control channel (serve mode on the receiver, client here)
+ *   tc.c       class tree -> tc commands, expected rates (pure; unit-tested)
+ *   json.c     reading the tools' JSON summaries
+ * Internal to the tool.
+ */
+#ifndef XTX_COMPARE_H
+#define XTX_COMPARE_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <xtx/sched.h>
+
+#include "json.h"
+#include "tc.h"
+
+#define PROG		"xtx-compare"
+#define MAX_LIST	16		/* --producers, --size entries */
+#define MAX_TABLE_LEAVES 6		/* leaf columns in the tables (the JSON has all) */
+#define SNDBUF_BYTES	8388608		/* socket buffers of the kernel senders: the qdisc,
+					 * not the socket, holds the backlog */
+
+enum path_id {
+	P_KERNEL_HTB,		/* udp-send through the tree as tc htb */
+	P_KERNEL_NOQUEUE,	/* udp-send, root noqueue (veth's default) */
+	P_KERNEL_PFIFO_FAST,	/* udp-send, root pfifo_fast (lockless qdisc) */
+	P_PACKET_HTB,		/* pkt-send (PF_PACKET) through the tree as tc htb */
+	P_PACKET_BYPASS,	/* pkt-send with PACKET_QDISC_BYPASS */
+	P_XTX,			/* xtx-send with the tree */
+	P_AFXDP,		/* xsk-plain: one AF_XDP socket, no scheduling */
+	P__MAX
+};
+
+enum qdisc_need { QD_NONE, QD_HTB, QD_NOQUEUE, QD_PFIFO_FAST };
+
+struct path_def {
+	const char *name;
+	const char *what;		/* one line for --help and the report */
+	enum qdisc_need qdisc;
+	bool shaped;			/* applies the class tree */
+	bool per_producers;		/* runs once per --producers entry (else once) */
+};
+
+extern const struct path_def path_defs[P__MAX];
+
+/* Everything the options decide, plus the environment found at start. */
+struct opts {
+	/* what to run */
+	bool path_on[P__MAX];
+	unsigned producers[MAX_LIST], nproducers;
+	unsigned sizes[MAX_LIST], nsizes;
+	unsigned flows, base_port, runs, queues;
+	unsigned sndbuf;		/* udp-send / pkt-send --sndbuf; 0: system default */
+	double duration;
+	const char *classes;		/* NULL: the built-in tree */
+	/* where */
+	const char *dev;		/* NULL: make a testbed */
+	const char *netns;		/* namespace of dev (NULL: this one) */
+	const char *dst_ip, *dst_mac;
+	const char *sink_dev, *sink_netns;	/* local sink */
+	const char *sink_remote;	/* HOST:PORT of `xtx-compare serve` */
+	/* output */
+	const char *json_file, *md_file, *plot_file;
+	bool quiet;
+	/* serve mode */
+	bool serve;
+	const char *listen;
+};
+
+/* The run's fixed facts. */
+struct env {
+	char bindir[PATH_MAX];		/* where the sibling tools are */
+	char testbed[PATH_MAX + 32];	/* tools/testbed, "" if not found */
+	char tmpdir[128];
+	char tb_name[16];		/* testbed made by us, "" if none */
+	char tx_netns[64], tx_dev[32], rx_netns[64], rx_dev[32];
+	char dst_ip[64], dst_mac[32];
+	char classes_path[PATH_MAX];	/* file given to xtx-send */
+	char saved_qdisc[8192];		/* `tc qdisc show dev` before anything */
+	bool qdisc_ok;			/* saved state is the kernel's default: may change it */
+	bool fq_probed;			/* an fq leaf qdisc was tried */
+	bool fq_available;		/* ... and the kernel took it */
+	char kernel[400], cpu_model[256];
+	unsigned ncpus;
+	char xtx_mode[16], afxdp_mode[16];
+	char started_utc[32];
+	char cmdline[2048];
+	int remote_fd;			/* control channel, -1 if none */
+};
+
+/* One measurement's figures. NaN where a figure does not exist. */
+struct meas {
+	enum path_id path;
+	unsigned producers, size, run;
+	bool ok;
+	char error[512];
+	double duration_s;		/* the sender's send time */
+	double sink_pkts, sink_bytes;
+	double pps, bytes_per_s;
+	double cpu_ns_per_pkt;		/* as the sender reports it */
+	double sent_pkts, sender_drops;	/* sender's own counts */
+	double d50, d99, d999;		/* one-way delay, ns */
+	double jain_min;		/* lowest Jain index of a leaf's flows */
+	double *flow_pkts, *flow_bytes;	/* per flow at the sink (opts.flows) */
+	double *leaf_pkts, *leaf_bytes;	/* per leaf (plan.nleaves) */
+	double *leaf_jain;
+	bool qdisc_restored;
+	bool fq_fallback;		/* a fq leaf ran as pfifo */
+	struct json *sender;		/* the sender's summary */
+	struct json *sink;		/* the sink's summary */
+};
+
+/* A configuration's runs summarised. */
+struct stat5 { double median, min, max; unsigned n; };
+
+extern volatile sig_atomic_t g_stop;	/* SIGINT/SIGTERM seen */
+
+/* proc.c */
+struct child { pid_t pid; char out[700], err[700]; const char *what; };
+int proc_spawn(struct child *c, const char *netns, char *const argv[], const char *out,
+	       const char *err);
+int proc_wait(struct child *c, double timeout_s, int *status);
+void proc_stop(struct child *c, int sig, double grace_s);
+int proc_pause(struct child *c, double timeout_s, int *status);
+int proc_run(const char *netns, char *const argv[], double timeout_s, char *out,
+	     size_t outlen);
+char *read_file(const char *path, size_t max);
+void kill_all_children(void);
+void msleep(unsigned ms);
+double mono_s(void);
+
+/* measure.c */
+struct ctx {
+	struct opts *o;
+	struct env *e;
+	struct xtx_sched_config *cfg;
+	struct tc_plan plan;
+	double *expected_Bps;		/* per config class: expected wire bytes/s */
+	int *capped;
+};
+int qdisc_save(struct ctx *x, char *err, size_t errlen);
+int qdisc_restore(struct ctx *x, bool *same);
+int measure(struct ctx *x, enum path_id p, unsigned producers, unsigned size, unsigned run,
+	    struct meas *m);
+void meas_free(struct meas *m);
+
+/* report.c */
+void report_all(struct ctx *x, struct meas *ms, unsigned nms);
+
+/* remote.c */
+int serve_main(const struct opts *o);
+int remote_connect(const char *hostport, char *err, size_t errlen);
+int remote_start(int fd, unsigned lo, unsigned hi, char *err, size_t errlen);
+char *remote_stop(int fd, char *err, size_t errlen);
+void remote_bye(int fd);
+
+#endif /* XTX_COMPARE_H */

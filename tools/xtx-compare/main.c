@@ -1,0 +1,785 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* xtx-compare - xtx beside the kernel's qdisc paths, same tree, same offered load,
+ * measured at the receiver. `xtx-compare --help` is the manual; compare.h maps the files.
+ *
+ * This file: options, the environment, the interleaved plan of measurements, progress,
+ * and cleanup on every exit (children stopped by pid, the qdisc put back, the testbed
+ * removed, the temporary directory deleted).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "compare.h"
+
+volatile sig_atomic_t g_stop;
+
+static const char builtin_tree[] =
+"# xtx-compare's built-in tree: a capped tenant and a bulk class that borrows the rest.\n"
+"# 1:10 is shaped to exactly 50 Mbit/s (rate = ceil): its measured rate shows how\n"
+"# precisely each path shapes. 1:20 is guaranteed 100 Mbit/s and may borrow up to the\n"
+"# 10 Gbit/s root: its rate shows how many packets each path moves through the tree.\n"
+"class 1:   rate 10gbit\n"
+"class 1:10 parent 1: rate 50mbit ceil 50mbit prio 0\n"
+"class 1:20 parent 1: rate 100mbit ceil 10gbit prio 1\n";
+
+static const char usage_text[] =
+"NAME\n"
+"    xtx-compare - xtx beside the kernel's qdisc paths, with the same class tree and load\n"
+"\n"
+"SYNOPSIS\n"
+"    xtx-compare [--classes FILE] [--producers LIST] [--size LIST] [--flows N]\n"
+"                [--paths LIST] [--duration S] [--runs K] [--queues N]\n"
+"                [--json FILE] [--md FILE] [--plot FILE.png] [--quiet]\n"
+"    xtx-compare --dev IF --dst-ip IP --dst-mac MAC [--netns NS]\n"
+"                (--sink-dev IF [--sink-netns NS] | --sink HOST:PORT) [options above]\n"
+"    xtx-compare serve --dev IF [--netns NS] --listen ADDR:PORT\n"
+"\n"
+"DESCRIPTION\n"
+"    Sends the same UDP flows through each of these paths and counts what arrives at\n"
+"    the receiver with xtx-sink (XDP), never trusting a sender's own count:\n"
+"\n"
+"      kernel-htb         udp-send: N threads, sendmmsg() on UDP sockets, through the\n"
+"                         class tree translated to tc htb, with u32 filters putting\n"
+"                         each flow's UDP port into its class\n"
+"      kernel-noqueue     udp-send, root qdisc noqueue (no qdisc: veth's default)\n"
+"      kernel-pfifo_fast  udp-send, root qdisc pfifo_fast (the lockless qdisc)\n"
+"      packet-htb         pkt-send: N threads writing whole frames to PF_PACKET\n"
+"                         sockets, through the same tc htb tree\n"
+"      packet-bypass      pkt-send with PACKET_QDISC_BYPASS: straight to the driver\n"
+"      xtx                xtx-send: N producers, the tree in xtx's scheduler, AF_XDP\n"
+"      afxdp              xsk-plain: one AF_XDP socket and thread, no scheduling (the\n"
+"                         limit of the AF_XDP path on this interface; run once, not\n"
+"                         per N)\n"
+"\n"
+"    Flow i goes to UDP destination port 9000 + i and belongs to leaf class i mod L\n"
+"    (leaves in file order), on every path: what xtx-send does and what the u32\n"
+"    filters do. Every sender writes the xtx test payload (sequence number and a\n"
+"    CLOCK_MONOTONIC timestamp) into each packet; the sink checks the order and\n"
+"    keeps a histogram of the one-way delay.\n"
+"\n"
+"    The measurements are interleaved: each round runs every path at every size\n"
+"    and producer count once, and K rounds are run, so a slow moment of the host\n"
+"    hits all paths alike. Each figure is the median of the K runs, with the spread\n"
+"    (max - min).\n"
+"\n"
+"    By default xtx-compare makes its own testbed (tools/testbed: a veth pair in two\n"
+"    fresh network namespaces, addresses in 198.18.0.0/15), runs everything there and\n"
+"    removes it at the end, also after an error or Ctrl-C. With --dev it sends on a\n"
+"    real interface instead; see docs/compare.md.\n"
+"\n"
+"    The qdisc. Before anything, `tc qdisc show dev IF` is saved. After every run the\n"
+"    root qdisc is deleted, which puts the kernel's default back, and the state is\n"
+"    compared with the saved one; any difference stops the comparison with an error.\n"
+"    Because only the kernel's default qdiscs can be put back this way, the paths\n"
+"    that change the qdisc are refused on an interface with a configured qdisc.\n"
+"\n"
+"WHAT IS MEASURED\n"
+"    Per path, size and N (medians over the K runs):\n"
+"      Mpps, Gbit/s     packets and frame bytes (no FCS) counted by the sink, divided\n"
+"                       by the sender's send time. The qdisc is reset the moment the\n"
+"                       sender stops, so a shaped backlog is dropped, not counted.\n"
+"      vs htb           Mpps (and CPU) as a ratio to kernel-htb at the same size and N.\n"
+"      CPU ns/pkt       the sender's CPU time per packet it sent, from its JSON:\n"
+"                       threads (udp-send, pkt-send, xsk-plain) or the whole process\n"
+"                       (xtx-send, dequeuers included). Kernel work done in the\n"
+"                       sender's context counts (on veth also the receiver's softirq);\n"
+"                       work in other threads' softirq does not.\n"
+"      per class        packets, bytes and wire rate (frame + the tree's overhead) of\n"
+"                       each leaf's flows at the sink; the rate each leaf should get\n"
+"                       when all leaves are backlogged (HTB's rule: rate first, the\n"
+"                       spare by prio, in proportion to quantum, up to ceil), and the\n"
+"                       error against it. The error is shown for the shaped paths\n"
+"                       only, and only where it means something: for a leaf held by\n"
+"                       its own ceil, or when the tree's total was reached; otherwise\n"
+"                       the sender, not the tree, set the rate ('-' and a note).\n"
+"      Jain             Jain's fairness index of the packet counts of the flows of one\n"
+"                       leaf (equal flows, equal offer); the lowest over the leaves.\n"
+"      delay            one-way delay p50 / p99 / p99.9 from the sink's histogram\n"
+"                       (within 3.2%). Needs frames of 66 bytes or more (room for the\n"
+"                       timestamp) and sender and sink on one host (one clock).\n"
+"\n"
+"OPTIONS\n"
+"    --classes FILE     the class tree (docs/config.md). Default: a built-in tree,\n"
+"                       1:10 shaped to 50 Mbit/s and 1:20 borrowing up to 10 Gbit/s\n"
+"                       (printed in the JSON). fq leaves become fq leaf qdiscs; on a\n"
+"                       kernel without sch_fq they fall back to pfifo (said so).\n"
+"    --producers LIST   sender threads / xtx producers, comma-separated, each 1..256\n"
+"                       (default 1,2,4).\n"
+"    --size LIST        frame sizes in bytes without FCS, 60..1514 (default 128). 64\n"
+"                       works but leaves no room for the timestamp: no delay figures.\n"
+"    --flows N          flows, 1..65536 and at least the largest N (default 16).\n"
+"    --base-port P      UDP destination port of flow 0 (default 9000).\n"
+"    --paths LIST       paths to run, comma-separated names from the list above\n"
+"                       (default: all).\n"
+"    --duration S       seconds each sender runs, 0.2..3600 (default 2).\n"
+"    --runs K           rounds, 1..100 (default 3).\n"
+"    --queues N         testbed veth queues and xtx-send --queues (default 1).\n"
+"    --sndbuf BYTES     socket send buffer of udp-send and pkt-send (default 8388608,\n"
+"                       so that a full class answers ENOBUFS at once and the sender\n"
+"                       retries, as in make demo; 0 = the system default, with which\n"
+"                       sockets of a full class block instead; see docs/compare.md).\n"
+"    --json FILE        write every figure, every run and the environment as JSON.\n"
+"    --md FILE          write the tables as Markdown (for tools/bench/report.sh).\n"
+"    --plot FILE.png    draw with gnuplot: Mpps against N, one line per path, and the\n"
+"                       per-class rates of the shaped paths against the configured\n"
+"                       and expected rates (largest N, first size).\n"
+"    --quiet            no progress on stderr (errors still go there).\n"
+"  Real interfaces:\n"
+"    --dev IF           send on IF instead of making a testbed.\n"
+"    --netns NS         IF is in network namespace NS.\n"
+"    --dst-ip IP        the receiver's IPv4 address (required with --dev).\n"
+"    --dst-mac MAC      the next hop's MAC address (required with --dev).\n"
+"    --sink-dev IF      count on IF of this host (the other end of the link).\n"
+"    --sink-netns NS    --sink-dev is in namespace NS.\n"
+"    --sink HOST:PORT   count on another host, where 'xtx-compare serve' listens.\n"
+"  Serve mode (on the receiving host):\n"
+"    serve --dev IF     answer one controller at a time: start xtx-sink on IF when\n"
+"                       asked, stop it and send its JSON back (docs/compare.md).\n"
+"    --listen ADDR:PORT address to listen on (required). Anyone who reaches it can\n"
+"                       make this host count (and drop, XDP) UDP traffic to the given\n"
+"                       ports on IF for up to an hour: use a management address.\n"
+"    -h, --help         this text.\n"
+"\n"
+"OUTPUT\n"
+"    Progress on stderr, one line per measurement. At the end, on stdout: the main\n"
+"    table (one row per path, size and N) and the per-class table. Notes under the\n"
+"    tables say what a '-' means and whether a fq leaf fell back to pfifo.\n"
+"\n"
+"    --json writes one object on one line: tool, environment (kernel, CPU model and\n"
+"    count, date, command line, interface, queues, AF_XDP copy or zero-copy mode, fq\n"
+"    availability, saved qdisc), config (tree, leaves with their tc classid,\n"
+"    configured and expected rates, tc commands), results (per path, size, N:\n"
+"    medians, min and max of pps, bytes_per_s, cpu_ns_per_pkt, jain, delay, and per\n"
+"    class) and runs (every measurement with the sender's and the sink's summaries).\n"
+"\n"
+"EXIT STATUS\n"
+"    0 every measurement succeeded; 1 a measurement or the setup failed (the tables\n"
+"    show what was measured), or the qdisc could not be put back; 2 bad usage;\n"
+"    130 interrupted (after cleaning up).\n"
+"\n"
+"EXAMPLES\n"
+"    xtx-compare\n"
+"    xtx-compare --classes docs/examples/demo.conf --producers 1,2,4,8 --size 128,1500 \\\n"
+"                --runs 5 --json out.json --plot out.png\n"
+"    xtx-compare --paths kernel-htb,xtx --duration 1 --runs 1\n"
+"    xtx-compare --dev ens1f0 --dst-ip 198.18.1.2 --dst-mac 0c:42:a1:00:00:02 \\\n"
+"                --sink 10.0.0.2:7807\n"
+"    xtx-compare serve --dev ens1f1 --listen 10.0.0.2:7807     # on the receiver\n"
+"\n"
+"NOTES\n"
+"    Needs root (namespaces, tc, XDP, AF_XDP, raw sockets), iproute2 and, for --plot,\n"
+"    gnuplot. The tools it runs (udp-send, pkt-send, xtx-send, xsk-plain, xtx-sink)\n"
+"    must be next to it. On a 2-core VM the senders, the sink and the kernel share\n"
+"    two CPUs: compare ratios, not absolute rates. After SIGKILL the testbed stays:\n"
+"    'tools/testbed list', then 'tools/testbed down cmpNNNNN'. docs/compare.md has the\n"
+"    details (how each figure is taken, the tc translation, real NICs).\n";
+
+static struct opts o;
+static struct env e;
+static struct ctx x;
+static bool qdisc_touched;
+
+static void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nRun '" PROG " --help' for the usage.\n");
+	exit(2);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	g_stop = 1;
+}
+
+static unsigned parse_uint(const char *opt, const char *s, unsigned min, unsigned max)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+		die_usage("%s: '%s' is not a whole number from %u to %u", opt, s, min, max);
+	return (unsigned)v;
+}
+
+static unsigned parse_list(const char *opt, const char *s, unsigned *out, unsigned min,
+			   unsigned max)
+{
+	char buf[256], *save = NULL;
+	unsigned n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (n == MAX_LIST)
+			die_usage("%s: at most %d values", opt, MAX_LIST);
+		out[n] = parse_uint(opt, t, min, max);
+		for (unsigned i = 0; i < n; i++)
+			if (out[i] == out[n])
+				die_usage("%s: %u given twice", opt, out[n]);
+		n++;
+	}
+	if (!n)
+		die_usage("%s: give a comma-separated list like 1,2,4", opt);
+	return n;
+}
+
+static void parse_paths(const char *s)
+{
+	char buf[512], *save = NULL;
+
+	memset(o.path_on, 0, sizeof(o.path_on));
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int found = -1;
+
+		for (int p = 0; p < P__MAX; p++)
+			if (!strcmp(t, path_defs[p].name))
+				found = p;
+		if (found < 0)
+			die_usage("--paths: unknown path '%s' (kernel-htb, kernel-noqueue, "
+				  "kernel-pfifo_fast, packet-htb, packet-bypass, xtx, afxdp)", t);
+		o.path_on[found] = true;
+	}
+}
+
+static void parse_args(int argc, char **argv)
+{
+	enum { O_CLASSES = 256, O_PRODUCERS, O_SIZE, O_FLOWS, O_BASE_PORT, O_PATHS,
+	       O_DURATION, O_RUNS, O_QUEUES, O_JSON, O_MD, O_PLOT, O_QUIET, O_DEV, O_NETNS,
+	       O_DST_IP, O_DST_MAC, O_SINK_DEV, O_SINK_NETNS, O_SINK, O_LISTEN, O_SNDBUF,
+	       O_HELP };
+	static const struct option lo[] = {
+		{ "classes", required_argument, NULL, O_CLASSES },
+		{ "producers", required_argument, NULL, O_PRODUCERS },
+		{ "size", required_argument, NULL, O_SIZE },
+		{ "flows", required_argument, NULL, O_FLOWS },
+		{ "base-port", required_argument, NULL, O_BASE_PORT },
+		{ "paths", required_argument, NULL, O_PATHS },
+		{ "duration", required_argument, NULL, O_DURATION },
+		{ "runs", required_argument, NULL, O_RUNS },
+		{ "queues", required_argument, NULL, O_QUEUES },
+		{ "json", required_argument, NULL, O_JSON },
+		{ "md", required_argument, NULL, O_MD },
+		{ "plot", required_argument, NULL, O_PLOT },
+		{ "quiet", no_argument, NULL, O_QUIET },
+		{ "dev", required_argument, NULL, O_DEV },
+		{ "netns", required_argument, NULL, O_NETNS },
+		{ "dst-ip", required_argument, NULL, O_DST_IP },
+		{ "dst-mac", required_argument, NULL, O_DST_MAC },
+		{ "sink-dev", required_argument, NULL, O_SINK_DEV },
+		{ "sink-netns", required_argument, NULL, O_SINK_NETNS },
+		{ "sink", required_argument, NULL, O_SINK },
+		{ "listen", required_argument, NULL, O_LISTEN },
+		{ "sndbuf", required_argument, NULL, O_SNDBUF },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	for (int p = 0; p < P__MAX; p++)
+		o.path_on[p] = true;
+	o.producers[0] = 1, o.producers[1] = 2, o.producers[2] = 4, o.nproducers = 3;
+	o.sizes[0] = 128, o.nsizes = 1;
+	o.flows = 16;
+	o.base_port = 9000;
+	o.runs = 3;
+	o.queues = 1;
+	o.sndbuf = SNDBUF_BYTES;
+	o.duration = 2;
+	if (argc > 1 && !strcmp(argv[1], "serve")) {
+		o.serve = true;
+		argv++;
+		argc--;
+	}
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case O_CLASSES: o.classes = optarg; break;
+		case O_PRODUCERS:
+			o.nproducers = parse_list("--producers", optarg, o.producers, 1, 256);
+			break;
+		case O_SIZE:
+			o.nsizes = parse_list("--size", optarg, o.sizes, 60, 1514);
+			break;
+		case O_FLOWS: o.flows = parse_uint("--flows", optarg, 1, 65536); break;
+		case O_BASE_PORT: o.base_port = parse_uint("--base-port", optarg, 1, 65535); break;
+		case O_PATHS: parse_paths(optarg); break;
+		case O_DURATION: {
+			char *end;
+
+			o.duration = strtod(optarg, &end);
+			if (end == optarg || *end || !(o.duration >= 0.2 && o.duration <= 3600))
+				die_usage("--duration: '%s' is not a number of seconds from 0.2 to "
+					  "3600", optarg);
+			break;
+		}
+		case O_RUNS: o.runs = parse_uint("--runs", optarg, 1, 100); break;
+		case O_QUEUES: o.queues = parse_uint("--queues", optarg, 1, 64); break;
+		case O_JSON: o.json_file = optarg; break;
+		case O_MD: o.md_file = optarg; break;
+		case O_PLOT: o.plot_file = optarg; break;
+		case O_QUIET: o.quiet = true; break;
+		case O_DEV: o.dev = optarg; break;
+		case O_NETNS: o.netns = optarg; break;
+		case O_DST_IP: o.dst_ip = optarg; break;
+		case O_DST_MAC: o.dst_mac = optarg; break;
+		case O_SINK_DEV: o.sink_dev = optarg; break;
+		case O_SINK_NETNS: o.sink_netns = optarg; break;
+		case O_SINK: o.sink_remote = optarg; break;
+		case O_LISTEN: o.listen = optarg; break;
+		case O_SNDBUF:
+			o.sndbuf = parse_uint("--sndbuf", optarg, 0, 1u << 30);
+			if (o.sndbuf && o.sndbuf < 4096)
+				die_usage("--sndbuf: give 0 (the system default) or 4096 .. 2^30 bytes");
+			break;
+		case 'h':
+		case O_HELP:
+			fputs(usage_text, stdout);
+			exit(0);
+		default:
+			die_usage("unknown option or missing value: '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		die_usage("unexpected argument '%s'", argv[optind]);
+	if (o.serve) {
+		if (!o.dev || !o.listen)
+			die_usage("serve: --dev IF (the interface to count on) and --listen "
+				  "ADDR:PORT (an address of a management network, e.g. "
+				  "10.0.0.2:7807) are required");
+		return;
+	}
+	if (o.base_port + o.flows - 1 > 65535)
+		die_usage("--base-port %u + --flows %u goes past port 65535", o.base_port, o.flows);
+	for (unsigned i = 0; i < o.nproducers; i++)
+		if (o.producers[i] > o.flows)
+			die_usage("--producers %u > --flows %u: every sender thread needs a flow of "
+				  "its own; raise --flows", o.producers[i], o.flows);
+	if (o.dev) {
+		if (!o.dst_ip || !o.dst_mac)
+			die_usage("--dev needs --dst-ip (the receiver's address) and --dst-mac (the "
+				  "next hop's MAC: see 'ip neigh show dev %s')", o.dev);
+		if (!o.sink_dev == !o.sink_remote)
+			die_usage("--dev needs one receiver: --sink-dev IF (an interface of this "
+				  "host) or --sink HOST:PORT ('xtx-compare serve' on the receiver)");
+	} else if (o.netns || o.dst_ip || o.dst_mac || o.sink_dev || o.sink_netns ||
+		   o.sink_remote) {
+		die_usage("--netns, --dst-ip, --dst-mac, --sink-dev, --sink-netns and --sink go "
+			  "with --dev; without --dev a testbed is made");
+	}
+	if (o.sink_netns && !o.sink_dev)
+		die_usage("--sink-netns goes with --sink-dev");
+	if (o.plot_file) {
+		size_t n = strlen(o.plot_file);
+
+		if (n < 5 || strcmp(o.plot_file + n - 4, ".png"))
+			die_usage("--plot: '%s' should end in .png", o.plot_file);
+	}
+}
+
+/* --- environment ------------------------------------------------------------------- */
+
+static void find_tools(void)
+{
+	char self[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0) {
+		fprintf(stderr, PROG ": cannot find my own path (/proc/self/exe): %s\n",
+			strerror(errno));
+		exit(1);
+	}
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	*slash = 0;
+	snprintf(e.bindir, sizeof(e.bindir), "%s", self);
+	snprintf(e.testbed, sizeof(e.testbed), "%s/../../../tools/testbed", self);
+	if (access(e.testbed, X_OK))
+		e.testbed[0] = 0;
+}
+
+static void need_tool(const char *name)
+{
+	char p[PATH_MAX + 64];
+
+	snprintf(p, sizeof(p), "%s/%s", e.bindir, name);
+	if (access(p, X_OK)) {
+		fprintf(stderr, PROG ": %s not found next to me (%s); build it with 'make'\n",
+			name, p);
+		exit(1);
+	}
+}
+
+static void read_environment(int argc, char **argv)
+{
+	struct utsname u;
+	FILE *f;
+	char line[512];
+	time_t now = time(NULL);
+	size_t off = 0;
+
+	if (uname(&u) == 0)
+		snprintf(e.kernel, sizeof(e.kernel), "%s %s %s %s", u.sysname, u.release,
+			 u.version, u.machine);
+	f = fopen("/proc/cpuinfo", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':');
+
+		if (!strncmp(line, "model name", 10) && c) {
+			c += 2;
+			c[strcspn(c, "\n")] = 0;
+			snprintf(e.cpu_model, sizeof(e.cpu_model), "%s", c);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	e.ncpus = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	strftime(e.started_utc, sizeof(e.started_utc), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	for (int i = 0; i < argc && off + 2 < sizeof(e.cmdline); i++) {
+		int k = snprintf(e.cmdline + off, sizeof(e.cmdline) - off, "%s%s", i ? " " : "",
+				 i ? argv[i] : PROG);
+
+		if (k > 0)
+			off += (size_t)k;
+	}
+	snprintf(e.xtx_mode, sizeof(e.xtx_mode), "-");
+	snprintf(e.afxdp_mode, sizeof(e.afxdp_mode), "-");
+}
+
+/* tools/testbed up NAME: fills the tx/rx names and addresses. */
+static int testbed_up(void)
+{
+	char out[4096], q[16];
+	char *argv[] = { e.testbed, (char *)"up", e.tb_name, (char *)"--queues", q, NULL };
+	int rc;
+
+	/* A fresh name: 'testbed up' would first remove a testbed of the same name, which
+	 * could be another xtx-compare's. */
+	for (unsigned i = 0; i < 100; i++) {
+		char ns[64];
+
+		snprintf(e.tb_name, sizeof(e.tb_name), "cmp%05u",
+			 (unsigned)(getpid() * 7919u + (unsigned)time(NULL) + i * 104729u) % 100000);
+		snprintf(ns, sizeof(ns), "/run/netns/xtx-%s-tx", e.tb_name);
+		if (access(ns, F_OK))
+			break;
+	}
+	snprintf(q, sizeof(q), "%u", o.queues);
+	rc = proc_run(NULL, argv, 60, out, sizeof(out));
+	if (rc) {
+		fprintf(stderr, PROG ": tools/testbed up %s failed (%d): %s\n", e.tb_name, rc, out);
+		return -1;
+	}
+	for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
+		char *v = strchr(l, '=');
+
+		if (!v)
+			continue;
+		*v++ = 0;
+		if (!strcmp(l, "TX_NS"))
+			snprintf(e.tx_netns, sizeof(e.tx_netns), "%s", v);
+		else if (!strcmp(l, "RX_NS"))
+			snprintf(e.rx_netns, sizeof(e.rx_netns), "%s", v);
+		else if (!strcmp(l, "TX_DEV"))
+			snprintf(e.tx_dev, sizeof(e.tx_dev), "%s", v);
+		else if (!strcmp(l, "RX_DEV"))
+			snprintf(e.rx_dev, sizeof(e.rx_dev), "%s", v);
+		else if (!strcmp(l, "RX_IP"))
+			snprintf(e.dst_ip, sizeof(e.dst_ip), "%s", v);
+		else if (!strcmp(l, "TX_NEXTHOP_MAC"))
+			snprintf(e.dst_mac, sizeof(e.dst_mac), "%s", v);
+	}
+	if (!e.tx_netns[0] || !e.rx_netns[0] || !e.tx_dev[0] || !e.rx_dev[0] || !e.dst_ip[0] ||
+	    !e.dst_mac[0]) {
+		fprintf(stderr, PROG ": tools/testbed up %s printed no complete description\n",
+			e.tb_name);
+		return -1;
+	}
+	return 0;
+}
+
+static void cleanup(void)
+{
+	bool same;
+
+	kill_all_children();
+	if (qdisc_touched && e.qdisc_ok) {
+		qdisc_restore(&x, &same);
+		if (!same)
+			fprintf(stderr, PROG ": WARNING: the qdisc of %s differs from the state "
+				"saved at start; check 'tc qdisc show dev %s'\n", e.tx_dev,
+				e.tx_dev);
+	}
+	if (e.remote_fd >= 0) {
+		remote_bye(e.remote_fd);
+		e.remote_fd = -1;
+	}
+	if (e.tb_name[0] && e.testbed[0]) {
+		char out[1024];
+		char *argv[] = { e.testbed, (char *)"down", e.tb_name, NULL };
+
+		if (proc_run(NULL, argv, 60, out, sizeof(out)))
+			fprintf(stderr, PROG ": removing testbed %s failed: %s; run 'tools/testbed "
+				"down %s'\n", e.tb_name, out, e.tb_name);
+		e.tb_name[0] = 0;
+	}
+	if (e.tmpdir[0]) {
+		DIR *d = opendir(e.tmpdir);
+		struct dirent *de;
+
+		while (d && (de = readdir(d))) {
+			char p[512];
+
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(p, sizeof(p), "%s/%s", e.tmpdir, de->d_name);
+			unlink(p);
+		}
+		if (d)
+			closedir(d);
+		rmdir(e.tmpdir);
+		e.tmpdir[0] = 0;
+	}
+}
+
+static void fmt_secs(double s, char *buf, size_t len)
+{
+	if (s >= 60)
+		snprintf(buf, len, "%dm%02ds", (int)s / 60, (int)s % 60);
+	else
+		snprintf(buf, len, "%ds", (int)(s + 0.5));
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct meas *ms = NULL;
+	unsigned total = 0, done = 0, failed = 0;
+	char err[2048];
+	double t0;
+	int rc = 0;
+
+	e.remote_fd = -1;
+	parse_args(argc, argv);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (o.serve)
+		return serve_main(&o);
+	if (geteuid() != 0) {
+		fprintf(stderr, PROG ": must run as root (network namespaces, tc, XDP, AF_XDP, raw "
+			"sockets); retry with sudo\n");
+		return 1;
+	}
+	find_tools();
+	read_environment(argc, argv);
+	if (o.path_on[P_KERNEL_HTB] || o.path_on[P_KERNEL_NOQUEUE] ||
+	    o.path_on[P_KERNEL_PFIFO_FAST])
+		need_tool("udp-send");
+	if (o.path_on[P_PACKET_HTB] || o.path_on[P_PACKET_BYPASS])
+		need_tool("pkt-send");
+	if (o.path_on[P_XTX])
+		need_tool("xtx-send");
+	if (o.path_on[P_AFXDP])
+		need_tool("xsk-plain");
+	if (!o.sink_remote)
+		need_tool("xtx-sink");
+
+	/* The tree, its tc translation and its expected rates. */
+	x.o = &o;
+	x.e = &e;
+	x.cfg = o.classes ? xtx_sched_config__parse_file(o.classes, err, sizeof(err)) :
+			    xtx_sched_config__parse_string(builtin_tree, "built-in tree", err,
+							   sizeof(err));
+	if (!x.cfg) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 2;
+	}
+	x.expected_Bps = calloc(xtx_sched_config__class_count(x.cfg), sizeof(double));
+	x.capped = calloc(xtx_sched_config__class_count(x.cfg), sizeof(int));
+	if (!x.expected_Bps || !x.capped || tc_expected_rates(x.cfg, x.expected_Bps, x.capped)) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+
+	snprintf(e.tmpdir, sizeof(e.tmpdir), "/tmp/xtx-compare.XXXXXX");
+	if (!mkdtemp(e.tmpdir)) {
+		fprintf(stderr, PROG ": cannot make a temporary directory in /tmp: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	if (o.classes) {
+		if (!realpath(o.classes, e.classes_path))
+			snprintf(e.classes_path, sizeof(e.classes_path), "%s", o.classes);
+	} else {
+		FILE *f;
+
+		snprintf(e.classes_path, sizeof(e.classes_path), "%s/classes.conf", e.tmpdir);
+		f = fopen(e.classes_path, "we");
+		if (!f || fputs(builtin_tree, f) < 0 || fclose(f)) {
+			fprintf(stderr, PROG ": cannot write %s\n", e.classes_path);
+			cleanup();
+			return 1;
+		}
+	}
+
+	/* Where to send and count. */
+	if (o.dev) {
+		snprintf(e.tx_dev, sizeof(e.tx_dev), "%s", o.dev);
+		snprintf(e.tx_netns, sizeof(e.tx_netns), "%s", o.netns ? o.netns : "");
+		snprintf(e.dst_ip, sizeof(e.dst_ip), "%s", o.dst_ip);
+		snprintf(e.dst_mac, sizeof(e.dst_mac), "%s", o.dst_mac);
+		if (o.sink_dev) {
+			snprintf(e.rx_dev, sizeof(e.rx_dev), "%s", o.sink_dev);
+			snprintf(e.rx_netns, sizeof(e.rx_netns), "%s",
+				 o.sink_netns ? o.sink_netns : "");
+		} else {
+			e.remote_fd = remote_connect(o.sink_remote, err, sizeof(err));
+			if (e.remote_fd < 0) {
+				fprintf(stderr, PROG ": --sink %s: %s\n", o.sink_remote, err);
+				cleanup();
+				return 1;
+			}
+		}
+	} else {
+		if (!e.testbed[0]) {
+			fprintf(stderr, PROG ": tools/testbed not found (looked next to the source "
+				"tree of %s); use --dev with --sink-dev on interfaces you made\n",
+				e.bindir);
+			cleanup();
+			return 1;
+		}
+		if (!o.quiet)
+			fprintf(stderr, PROG ": making a testbed (tools/testbed up)\n");
+		if (testbed_up()) {
+			cleanup();
+			return 1;
+		}
+	}
+	if (tc_plan__build(x.cfg, e.tx_dev, o.base_port, o.flows, &x.plan, err, sizeof(err))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		cleanup();
+		return 2;
+	}
+	if (qdisc_save(&x, err, sizeof(err))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		cleanup();
+		return 1;
+	}
+	if (!e.qdisc_ok) {
+		bool any = false;
+
+		for (int p = 0; p < P__MAX; p++)
+			any |= o.path_on[p] && path_defs[p].qdisc != QD_NONE;
+		if (any) {
+			fprintf(stderr, PROG ": %s\n", err);
+			cleanup();
+			return 1;
+		}
+	}
+
+	for (int p = 0; p < P__MAX; p++)
+		if (o.path_on[p])
+			total += o.nsizes * (path_defs[p].per_producers ? o.nproducers : 1);
+	total *= o.runs;
+	ms = calloc(total, sizeof(*ms));
+	if (!ms) {
+		fprintf(stderr, PROG ": out of memory\n");
+		cleanup();
+		return 1;
+	}
+	if (!o.quiet) {
+		char eta[32];
+
+		fmt_secs(total * (o.duration + 1.2), eta, sizeof(eta));
+		fprintf(stderr, PROG ": %s%s%s %s -> %s%s%s, %u measurements of %g s "
+			"(%u round%s), about %s\n", e.tb_name[0] ? "testbed " : "",
+			e.tb_name, e.tb_name[0] ? ":" : "", e.tx_dev,
+			e.remote_fd >= 0 ? o.sink_remote : e.rx_dev,
+			e.rx_netns[0] ? " in " : "", e.rx_netns, total, o.duration, o.runs,
+			o.runs == 1 ? "" : "s", eta);
+	}
+
+	/* Interleaved: every configuration once per round. */
+	t0 = mono_s();
+	for (unsigned r = 1; r <= o.runs && !g_stop; r++)
+		for (unsigned si = 0; si < o.nsizes && !g_stop; si++)
+			for (unsigned ni = 0; ni < o.nproducers && !g_stop; ni++)
+				for (int p = 0; p < P__MAX && !g_stop; p++) {
+					struct meas *m = &ms[done];
+
+					if (!o.path_on[p] || (!path_defs[p].per_producers && ni))
+						continue;
+					if (path_defs[p].qdisc != QD_NONE)
+						qdisc_touched = true;
+					measure(&x, (enum path_id)p, o.producers[ni], o.sizes[si], r, m);
+					done++;
+					if (g_stop)
+						break;
+					if (!o.quiet || !m->ok) {
+						char left[32];
+						double el = mono_s() - t0;
+
+						fmt_secs(el / done * (total - done), left, sizeof(left));
+						fprintf(stderr, PROG ": [%*u/%u] run %u/%u %4u B N=%-3u "
+							"%-17s ", total >= 100 ? 3 : 2, done, total, r,
+							o.runs, o.sizes[si], m->producers,
+							path_defs[p].name);
+						if (m->ok)
+							fprintf(stderr, "%8.3f Mpps  %6.0f ns/pkt  "
+								"(%s left)\n", m->pps / 1e6,
+								m->cpu_ns_per_pkt, left);
+						else
+							fprintf(stderr, "FAILED: %s\n", m->error);
+					}
+					if (!m->ok)
+						failed++;
+					if (!m->qdisc_restored) {
+						fprintf(stderr, PROG ": the qdisc of %s could not be put "
+							"back as it was; stopping. Saved state:\n%s",
+							e.tx_dev, e.saved_qdisc);
+						g_stop = 2;
+					}
+				}
+	if (g_stop == 1) {
+		fprintf(stderr, PROG ": interrupted; cleaning up\n");
+		rc = 130;
+	} else if (g_stop == 2 || failed) {
+		rc = 1;
+	}
+	kill_all_children();
+	if (done && rc != 130)
+		report_all(&x, ms, done);
+	cleanup();
+	if (failed)
+		fprintf(stderr, PROG ": %u of %u measurements failed (see above)\n", failed, done);
+	for (unsigned i = 0; i < done; i++)
+		meas_free(&ms[i]);
+	free(ms);
+	tc_plan__free(&x.plan);
+	free(x.expected_Bps);
+	free(x.capped);
+	xtx_sched_config__free(x.cfg);
+	return rc;
+}

@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* tc.c - an xtx class tree as tc commands (HTB, leaf qdiscs, u32 filters), and the model
+ * of each leaf's expected rate. See tc.h for the exact command forms and the model. Pure:
+ * no I/O, no global state; tests/unit/test_compare_tc.c includes this file directly.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tc.h"
+
+#define TC_U32_HT	0x100u		/* our hash table's id ("100:") */
+#define TC_U32_BUCKETS	256u		/* u32's largest divisor */
+#define TC_LEAF_QD_BASE	0xf000u		/* leaf qdisc majors when the minor cannot be used */
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+void tc_fmt_rate(uint64_t bps, char *buf, size_t len)
+{
+	static const struct { uint64_t div; const char *unit; } units[] = {
+		{ 1000000000000ull, "tbit" }, { 1000000000ull, "gbit" }, { 1000000ull, "mbit" },
+		{ 1000ull, "kbit" },
+	};
+	uint64_t bits;
+
+	if (bps > UINT64_MAX / 8) {	/* bits would not fit: tc's "bps" is bytes per second */
+		snprintf(buf, len, "%" PRIu64 "bps", bps);
+		return;
+	}
+	bits = bps * 8;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (bits && bits % units[i].div == 0) {
+			snprintf(buf, len, "%" PRIu64 "%s", bits / units[i].div, units[i].unit);
+			return;
+		}
+	snprintf(buf, len, "%" PRIu64 "bit", bits);
+}
+
+void tc_fmt_handle(uint32_t h, char *buf, size_t len)
+{
+	if (XTX_HANDLE_MIN(h))
+		snprintf(buf, len, "%x:%x", XTX_HANDLE_MAJ(h), XTX_HANDLE_MIN(h));
+	else
+		snprintf(buf, len, "%x:", XTX_HANDLE_MAJ(h));
+}
+
+/* A name tc can take as one token and the kernel as an interface name. */
+static bool dev_ok(const char *dev)
+{
+	size_t n = strlen(dev);
+
+	if (n == 0 || n > 15)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)dev[i];
+
+		if (c <= ' ' || c >= 0x7f || c == '/' || c == ':' || c == '#' || c == '"' ||
+		    c == '\'' || c == '\\')
+			return false;
+	}
+	return true;
+}
+
+/* Append one command. Returns 0 or -ENOMEM. */
+static int add_cmd(struct tc_plan *p, unsigned *cap, const char *note, const char *fallback,
+		   const char *fmt, ...)
+{
+	struct tc_cmd *c;
+	va_list ap;
+
+	if (p->ncmds == *cap) {
+		unsigned ncap = *cap ? *cap * 2 : 64;
+		struct tc_cmd *n = realloc(p->cmds, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->cmds = n;
+		*cap = ncap;
+	}
+	c = &p->cmds[p->ncmds++];
+	memset(c, 0, sizeof(*c));
+	va_start(ap, fmt);
+	vsnprintf(c->line, sizeof(c->line), fmt, ap);
+	va_end(ap);
+	if (fallback)
+		snprintf(c->fallback, sizeof(c->fallback), "%s", fallback);
+	c->note = note;
+	return 0;
+}
+
+void tc_plan__free(struct tc_plan *p)
+{
+	if (!p)
+		return;
+	free(p->cmds);
+	free(p->tc_classid);
+	free(p->leaves);
+	memset(p, 0, sizeof(*p));
+}
+
+/* 1 if class idx has a child. */
+static bool has_child(const struct xtx_sched_config *cfg, unsigned n, unsigned idx)
+{
+	uint32_t h = xtx_sched_config__class(cfg, idx)->handle;
+
+	for (unsigned j = 0; j < n; j++)
+		if (xtx_sched_config__class(cfg, j)->parent == h)
+			return true;
+	return false;
+}
+
+int tc_plan__build(const struct xtx_sched_config *cfg, const char *dev, uint32_t base_port,
+		   uint32_t flows, struct tc_plan *p, char *err, size_t errlen)
+{
+	unsigned n, cap = 0;
+	uint8_t *minor_used = NULL, *qd_used = NULL;
+	uint32_t major, def_handle;
+	char a[48], b[48], c[80], d[48];
+	int rc = -ENOMEM;
+
+	if (!p)
+		return -EINVAL;
+	memset(p, 0, sizeof(*p));
+	if (!cfg || !dev) {
+		set_err(err, errlen, "tc plan: no config or no device");
+		return -EINVAL;
+	}
+	if (!dev_ok(dev)) {
+		set_err(err, errlen, "device name '%s' cannot be used in a tc command (1..15 "
+			"characters, no blanks, '/', ':' or quotes)", dev);
+		return -EINVAL;
+	}
+	if (flows == 0 || base_port == 0 || base_port + flows - 1 > 65535) {
+		set_err(err, errlen, "flows %u from port %u: need 1 or more flows whose ports "
+			"(base + flow) stay within 1..65535", flows, base_port);
+		return -EINVAL;
+	}
+	n = xtx_sched_config__class_count(cfg);
+	if (n == 0) {
+		set_err(err, errlen, "the class tree has no classes");
+		return -EINVAL;
+	}
+	p->nclasses = n;
+	p->tc_classid = calloc(n, sizeof(*p->tc_classid));
+	p->leaves = calloc(n, sizeof(*p->leaves));
+	minor_used = calloc(65536, 1);
+	qd_used = calloc(65536, 1);
+	if (!p->tc_classid || !p->leaves || !minor_used || !qd_used)
+		goto fail;
+
+	/* tc classids: keep every handle of the qdisc's major with a non-zero minor; give
+	 * the others (root "M:" and classes of other majors) the smallest free minor. */
+	major = XTX_HANDLE_MAJ(xtx_sched_config__class(cfg, 0)->handle);
+	p->major = major;
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t h = xtx_sched_config__class(cfg, i)->handle;
+
+		if (XTX_HANDLE_MAJ(h) == major && XTX_HANDLE_MIN(h)) {
+			minor_used[XTX_HANDLE_MIN(h)] = 1;
+			p->tc_classid[i] = h;
+		}
+	}
+	for (unsigned i = 0, next = 1; i < n; i++) {
+		if (p->tc_classid[i])
+			continue;
+		while (next <= 0xffff && minor_used[next])
+			next++;
+		if (next > 0xffff) {
+			set_err(err, errlen, "no free tc minor for class %u under %x:", i, major);
+			rc = -EINVAL;
+			goto fail;
+		}
+		minor_used[next] = 1;
+		p->tc_classid[i] = XTX_HANDLE(major, next);
+	}
+
+	/* Leaves in config order, with their leaf qdisc handles. */
+	qd_used[major] = qd_used[0] = qd_used[0xffff] = 1;
+	for (unsigned i = 0; i < n; i++) {
+		const struct xtx_class_opts *o = xtx_sched_config__class(cfg, i);
+		struct tc_leaf *l;
+		uint32_t q;
+
+		if (has_child(cfg, n, i))
+			continue;
+		l = &p->leaves[p->nleaves++];
+		l->cfg_index = i;
+		l->handle = o->handle;
+		l->tc_classid = p->tc_classid[i];
+		l->fq = o->fq;
+		q = XTX_HANDLE_MIN(l->tc_classid);
+		if (qd_used[q])
+			for (q = TC_LEAF_QD_BASE; qd_used[q]; q++)
+				;
+		qd_used[q] = 1;
+		l->qdisc_major = q;
+	}
+
+	def_handle = xtx_sched_config__default(cfg);
+	{
+		int di = def_handle ? xtx_sched_config__class_index(cfg, def_handle) : -1;
+		uint32_t dc = di >= 0 ? p->tc_classid[di] : p->leaves[0].tc_classid;
+
+		if (add_cmd(p, &cap, NULL, NULL, "qdisc replace dev %s root handle %x: htb default "
+			    "%x r2q %u", dev, major, XTX_HANDLE_MIN(dc),
+			    xtx_sched_config__r2q(cfg)))
+			goto fail;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const struct xtx_class_opts *o = xtx_sched_config__class(cfg, i);
+		int pi = o->parent == XTX_HANDLE_ROOT ? -1 :
+			 xtx_sched_config__class_index(cfg, o->parent);
+
+		if (pi >= 0)
+			tc_fmt_handle(p->tc_classid[pi], a, sizeof(a));
+		else
+			snprintf(a, sizeof(a), "%x:", major);
+		tc_fmt_handle(p->tc_classid[i], b, sizeof(b));
+		tc_fmt_rate(o->rate, c, sizeof(c));
+		tc_fmt_rate(o->ceil, d, sizeof(d));
+		if (add_cmd(p, &cap, NULL, NULL, "class add dev %s parent %s classid %s htb rate %s "
+			    "ceil %s burst %u cburst %u prio %u quantum %u overhead %u", dev, a, b, c,
+			    d, o->burst, o->cburst, o->prio, o->quantum,
+			    xtx_sched_config__overhead(cfg)))
+			goto fail;
+	}
+	for (unsigned k = 0; k < p->nleaves; k++) {
+		const struct tc_leaf *l = &p->leaves[k];
+		const struct xtx_class_opts *o = xtx_sched_config__class(cfg, l->cfg_index);
+		char fifo[TC_LINE_MAX];
+
+		tc_fmt_handle(l->tc_classid, a, sizeof(a));
+		snprintf(fifo, sizeof(fifo), "qdisc add dev %s parent %s handle %x: pfifo limit %u",
+			 dev, a, l->qdisc_major, o->limit);
+		if (!o->fq) {
+			if (add_cmd(p, &cap, NULL, NULL, "%s", fifo))
+				goto fail;
+			continue;
+		}
+		c[0] = 0;
+		if (o->maxrate) {
+			tc_fmt_rate(o->maxrate, d, sizeof(d));
+			snprintf(c, sizeof(c), " maxrate %s", d);
+		}
+		if (add_cmd(p, &cap, "sch_fq is not available in this kernel: the leaf is a pfifo "
+			    "of the same limit (no per-flow fairness on the kernel path)", fifo,
+			    "qdisc add dev %s parent %s handle %x: fq limit %u flow_limit %u quantum "
+			    "%u buckets %u%s", dev, a, l->qdisc_major, o->limit, o->flow_limit,
+			    o->fq_quantum, o->flows, c))
+			goto fail;
+	}
+	if (add_cmd(p, &cap, NULL, NULL, "filter add dev %s parent %x: protocol ip prio 1 "
+		    "handle %x: u32 divisor %u", dev, major, TC_U32_HT, TC_U32_BUCKETS))
+		goto fail;
+	for (uint32_t f = 0; f < flows; f++) {
+		uint32_t port = base_port + f;
+
+		tc_fmt_handle(p->leaves[tc_plan__flow_leaf(p, f)].tc_classid, a, sizeof(a));
+		if (add_cmd(p, &cap, NULL, NULL, "filter add dev %s parent %x: protocol ip prio 1 "
+			    "u32 ht %x:%x: match ip dport %u 0xffff flowid %s", dev, major,
+			    TC_U32_HT, port & (TC_U32_BUCKETS - 1), port, a))
+			goto fail;
+	}
+	if (add_cmd(p, &cap, NULL, NULL, "filter add dev %s parent %x: protocol ip prio 1 u32 "
+		    "ht 800:: match ip protocol 17 0xff hashkey mask 0x000000ff at 20 link %x:",
+		    dev, major, TC_U32_HT))
+		goto fail;
+	free(minor_used);
+	free(qd_used);
+	return 0;
+fail:
+	if (rc == -ENOMEM)
+		set_err(err, errlen, "out of memory building the tc commands");
+	free(minor_used);
+	free(qd_used);
+	tc_plan__free(p);
+	return rc;
+}
+
+/* --- expected rates ----------------------------------------------------------------- */
+
+struct model {
+	const struct xtx_sched_config *cfg;
+	unsigned n;
+	int *first_child, *next_sib;	/* children lists by config index */
+	double *out;
+	int *capped;
+};
+
+/* Lowest prio and the sum of quanta over the leaves below idx (idx itself if a leaf). */
+static void leaf_stats(const struct model *m, int idx, unsigned *prio, double *quantum)
+{
+	const struct xtx_class_opts *o = xtx_sched_config__class(m->cfg, (unsigned)idx);
+
+	if (m->first_child[idx] < 0) {
+		if (o->prio < *prio)
+			*prio = o->prio;
+		*quantum += o->quantum;
+		return;
+	}
+	for (int c = m->first_child[idx]; c >= 0; c = m->next_sib[c])
+		leaf_stats(m, c, prio, quantum);
+}
+
+/* Give class idx the share `share` (bytes/s) and pass it down. Returns 0 or -ENOMEM. */
+static int distribute(struct model *m, int idx, double share)
+{
+	struct kid { int idx; unsigned prio; bool active; double got, q, ceil; } *k;
+	unsigned nk = 0, i = 0;
+	double left = share, total = 0;
+	int rc = 0;
+
+	if (m->first_child[idx] < 0) {
+		const struct xtx_class_opts *o = xtx_sched_config__class(m->cfg, (unsigned)idx);
+
+		m->out[idx] = share;
+		m->capped[idx] = share >= (double)o->ceil;
+		return 0;
+	}
+	for (int c = m->first_child[idx]; c >= 0; c = m->next_sib[c])
+		nk++;
+	k = calloc(nk, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	for (int c = m->first_child[idx]; c >= 0; c = m->next_sib[c], i++) {
+		const struct xtx_class_opts *o = xtx_sched_config__class(m->cfg, (unsigned)c);
+
+		k[i].idx = c;
+		k[i].got = (double)o->rate;	/* CAN_SEND: the rate is the child's own */
+		k[i].ceil = (double)o->ceil;
+		k[i].prio = XTX_PRIO_MAX + 1;
+		leaf_stats(m, c, &k[i].prio, &k[i].q);
+		if (k[i].q <= 0)
+			k[i].q = 1;
+		left -= k[i].got;
+	}
+	if (left < 0)
+		left = 0;
+	for (unsigned p = 0; p <= XTX_PRIO_MAX && left > 0; p++) {
+		unsigned nact = 0;
+
+		for (i = 0; i < nk; i++) {
+			k[i].active = k[i].prio == p && k[i].got < k[i].ceil;
+			nact += k[i].active;
+		}
+		/* Water-filling: each round either caps one child at its ceil or hands out
+		 * everything left; at most nact + 1 rounds. */
+		while (nact && left > 0) {
+			double qs = 0;
+			int capk = -1;
+
+			for (i = 0; i < nk; i++)
+				if (k[i].active)
+					qs += k[i].q;
+			for (i = 0; i < nk && capk < 0; i++)
+				if (k[i].active && k[i].got + left * k[i].q / qs >= k[i].ceil)
+					capk = (int)i;
+			if (capk >= 0) {
+				left -= k[capk].ceil - k[capk].got;
+				k[capk].got = k[capk].ceil;
+				k[capk].active = false;
+				nact--;
+				continue;
+			}
+			for (i = 0; i < nk; i++)
+				if (k[i].active)
+					k[i].got += left * k[i].q / qs;
+			left = 0;
+		}
+	}
+	for (i = 0; i < nk && !rc; i++) {
+		rc = distribute(m, k[i].idx, k[i].got);
+		total += m->out[k[i].idx];
+	}
+	m->out[idx] = total;
+	m->capped[idx] = 0;
+	free(k);
+	return rc;
+}
+
+int tc_expected_rates(const struct xtx_sched_config *cfg, double *out, int *capped)
+{
+	struct model m = { .cfg = cfg, .out = out, .capped = capped };
+	int *last, rc = 0;
+
+	if (!cfg || !out || !capped)
+		return -EINVAL;
+	m.n = xtx_sched_config__class_count(cfg);
+	m.first_child = malloc(m.n * sizeof(int));
+	m.next_sib = malloc(m.n * sizeof(int));
+	last = malloc(m.n * sizeof(int));
+	if (!m.first_child || !m.next_sib || !last) {
+		free(m.first_child);
+		free(m.next_sib);
+		free(last);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < m.n; i++)
+		m.first_child[i] = m.next_sib[i] = last[i] = -1;
+	for (unsigned i = 0; i < m.n; i++) {
+		const struct xtx_class_opts *o = xtx_sched_config__class(cfg, i);
+		int pi = o->parent == XTX_HANDLE_ROOT ? -1 :
+			 xtx_sched_config__class_index(cfg, o->parent);
+
+		if (pi < 0)
+			continue;
+		if (last[pi] < 0)
+			m.first_child[pi] = (int)i;
+		else
+			m.next_sib[last[pi]] = (int)i;
+		last[pi] = (int)i;
+	}
+	for (unsigned i = 0; i < m.n; i++) {
+		const struct xtx_class_opts *o = xtx_sched_config__class(cfg, i);
+
+		if (o->parent == XTX_HANDLE_ROOT && !rc)
+			rc = distribute(&m, (int)i, (double)o->ceil);
+	}
+	free(m.first_child);
+	free(m.next_sib);
+	free(last);
+	return rc;
+}
