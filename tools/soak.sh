@@ -27,16 +27,16 @@ d0=$(( $(txdrop) + $(rxdrop) ))
 ip netns exec "$TX_NS" $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC" \
   --flows 64 --producers 2 --duration "$secs" --interval 10 --json > $tmp/send.json 2> $tmp/live.log &
 pid=$!
-samples=() flaps=0 t=0 fail=0
+samples=() flaps=0 t=0 fail=0 next_flap=30
 while kill -0 $pid 2>/dev/null; do
   sleep 10; t=$((t + 10))
   rss=$(awk '/^VmRSS/ {print $2}' /proc/$pid/status 2>/dev/null) || break
   [ -n "$rss" ] || break
   samples+=("$t $rss")
   printf '\rsoak: %4d/%d s  RSS %d KiB  flaps %d' $t "$secs" "$rss" $flaps >&2
-  if [ $((t % 30)) = 0 ] && [ $t -lt "$secs" ]; then
+  if [ $t -ge $next_flap ] && [ $t -lt "$((secs - 5))" ]; then
     ip -n "$TX_NS" link set "$TX_DEV" down; sleep 2; ip -n "$TX_NS" link set "$TX_DEV" up
-    flaps=$((flaps + 1)); t=$((t + 2))
+    flaps=$((flaps + 1)); t=$((t + 2)); next_flap=$((next_flap + 30))
   fi
 done
 wait $pid; rc=$?
