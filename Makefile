@@ -6,7 +6,8 @@
 #   make bench-sched  the scheduler benchmark against rte_sched
 #   make bench-e2e    end to end on the veth testbed against plain AF_XDP and kernel HTB
 #   make bench-compare xtx-compare on the testbed: every path beside the kernel's qdiscs
-#   make bench        all four; each rewrites its section of docs/BENCHMARKS.md
+#   make bench-forward xtx-shape beside kernel forwarding with tc htb (three namespaces)
+#   make bench        all five; each rewrites its section of docs/BENCHMARKS.md
 #   make demo         xtx beside the kernel's HTB on a throwaway testbed
 #   make soak         10 min at full rate with link flaps; RSS and frames must stay flat
 #   make fuzz         libFuzzer on each tests/fuzz target for FUZZ_SECONDS (default 60)
@@ -98,7 +99,7 @@ BPF_SKELS := $(BPF_SRCS:xdp/%.bpf.c=build/bpf/%.skel.h)
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Ixdp -Iinclude -I/usr/include/$(shell gcc -dumpmachine)
 
 .PHONY: all deps lib tools bpf tests test test-build bench bench-mpsc bench-sched bench-e2e \
-        bench-compare fuzz soak \
+        bench-compare bench-forward fuzz soak \
         install clean demo
 .DEFAULT_GOAL := all
 .SECONDARY:
@@ -136,7 +137,7 @@ $(LIB_SO): $(LIB_OBJS) $(LIB_MAP)
 		$(LDFLAGS) -o $@ $(LIB_OBJS) $(LIB_LIBS) $(LDLIBS)
 
 $(OUT)/tests/%: tests/%.c $(LIB_A) $(TEST_LOBJ) $(wildcard include/xtx/*.h tests/lib/*.h tests/unit/*.h) \
-		$(wildcard tools/xtx-compare/*.c tools/xtx-compare/*.h) \
+		$(wildcard tools/xtx-compare/*.c tools/xtx-compare/*.h tools/xtx-shape/rules.[ch]) \
 		$(BPF_SKELS)
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
@@ -181,7 +182,7 @@ $(OUT)/bin/%: $$(wildcard tools/%/*.c tools/%/*.h) $(LIB_A) $(wildcard include/x
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c,$^) $(LIB_A) $(LIB_LIBS) $(LDLIBS) -lm
 
-build/bpf/%.bpf.o: xdp/%.bpf.c $(wildcard xdp/*.h include/xtx/payload.h)
+build/bpf/%.bpf.o: xdp/%.bpf.c $(wildcard xdp/*.h include/xtx/payload.h include/xtx/rxmeta.h)
 	@mkdir -p $(@D)
 	@echo "  BPF     $@"
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -218,11 +219,15 @@ bench-compare: all
 	$(Q)tools/bench/report.sh compare "xtx beside the kernel's qdisc paths (xtx-compare)" \
 		tools/bench/compare.sh --runs 3
 
+bench-forward: all
+	$(Q)tools/bench/report.sh forward "Forwarding through a shaper: xtx-shape beside kernel forwarding + tc htb" \
+		tools/bench/forward.sh --runs 3
+
 # 10 minutes at full rate with link flaps every 30 s (SOAK_SECONDS to shorten).
 soak: all
 	$(Q)tools/bench/report.sh soak "Soak: full rate with link flaps" tools/soak.sh
 
-bench: bench-mpsc bench-sched bench-e2e bench-compare
+bench: bench-mpsc bench-sched bench-e2e bench-compare bench-forward
 
 # --- demo ---------------------------------------------------------------------
 # xtx beside the kernel's HTB on a throwaway veth testbed (tools/demo.sh).

@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -39,9 +40,11 @@ static void flush_recycle(struct xtx_queue *q, int idle)
 	atomic_store_explicit(&q->ctr.held, 0, memory_order_relaxed);
 }
 
+/* Frames come back to the pool as base + XTX_HEADROOM, wherever in the frame their
+ * packet started (received frames start after the kernel's headroom). */
 static void recycle(struct xtx_queue *q, uint64_t addr)
 {
-	q->recycle[q->nrecycle++] = addr & XTX_DESC_ADDR_MASK;
+	q->recycle[q->nrecycle++] = xtx_frame_norm(q->e, addr);
 	if (q->nrecycle == XTX_BATCH)
 		flush_recycle(q, 0);
 	else
@@ -74,7 +77,7 @@ static int kick(struct xtx_queue *q)
 	return -errno;
 }
 
-static void pin_self(int cpu)
+void xtx_pin_self(int cpu)
 {
 	cpu_set_t set;
 
@@ -119,8 +122,11 @@ void *xtx_dequeuer_main(void *arg)
 	int dirty = 0;		/* class counters changed since the last publication */
 	int kick_rc = 0;	/* last kick's result: retry at once only if it worked */
 	uint64_t idle_since = 0;	/* first step of the current idle stretch, 0 = busy */
+	char name[16];
 
-	pin_self(q->cpu);
+	snprintf(name, sizeof(name), "xtx-deq/%u", q->qid);
+	pthread_setname_np(pthread_self(), name);
+	xtx_pin_self(q->cpu);
 	/* Sleep until the scheduler's next departure to the microsecond, not the default
 	 * 50 us timer slack. */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);

@@ -6,6 +6,8 @@
  * set to the producer) -> send_burst (owner checked and cleared) -> stage -> dequeuer ->
  * scheduler -> TX ring -> completion ring -> dequeuer's partial batch -> pool. Frames the
  * scheduler refuses go from the dequeuer straight back to its partial batch.
+ * Received frames (receiver.c): pool -> receive worker's cache -> fill ring (owner[] set
+ * to the queue) -> RX ring -> worker (owner cleared) -> stage -> ... as above.
  */
 #include <errno.h>
 #include <limits.h>
@@ -86,21 +88,23 @@ static int parse_cpus(const char *s, int *cpus, int max)
 	return n ? n : -EINVAL;
 }
 
-/* CPUs for the dequeuers: the user's list, else the CPUs of the NIC's NUMA node. */
-static int pick_cpus(struct xtx_engine *e, int *cpus, int max, char *err, size_t errlen)
+/* CPUs for the dequeuers (receive workers): the user's list, else the CPUs of the NIC's
+ * NUMA node. */
+static int pick_cpus(const char *list, const char *ifname, int *cpus, int max, char *err,
+		     size_t errlen)
 {
 	char path[128];
 	int node = -1, n = 0;
 	FILE *f;
 
-	if (e->o.cpus) {
-		n = parse_cpus(e->o.cpus, cpus, max);
+	if (list) {
+		n = parse_cpus(list, cpus, max);
 		if (n < 0)
 			xtx_errf(err, errlen, "bad CPU list '%s': expected e.g. 2,3 or 2-5",
-				 e->o.cpus);
+				 list);
 		return n;
 	}
-	snprintf(path, sizeof(path), "/sys/class/net/%s/device/numa_node", e->ifname);
+	snprintf(path, sizeof(path), "/sys/class/net/%s/device/numa_node", ifname);
 	f = fopen(path, "r");
 	if (f) {
 		if (fscanf(f, "%d", &node) != 1)
@@ -135,6 +139,7 @@ static struct xtx_sched_config *one_class_config(void)
 
 static void engine_free(struct xtx_engine *e)
 {
+	xtx_rx_free(e);		/* before the UMEM goes */
 	for (unsigned i = 0; i < e->nq; i++) {
 		struct xtx_queue *q = &e->q[i];
 
@@ -148,7 +153,76 @@ static void engine_free(struct xtx_engine *e)
 	free(e->owner);
 	xtx_sched_config__free(e->own_cfg);
 	pthread_mutex_destroy(&e->prod_lock);
+	pthread_mutex_destroy(&e->rx_lock);
 	free(e);
+}
+
+static int is_pow2_64(uint32_t v)
+{
+	return v >= 64 && !(v & (v - 1));
+}
+
+/* The receive side's options (opts.rx_ifname set): -EINVAL/-ENODEV with a message. */
+static int rx_options(struct xtx_engine *e, char *err, size_t errlen)
+{
+	if (!e->o.rx_queues)
+		e->o.rx_queues = 1;
+	if (!e->o.rx_ring_size)
+		e->o.rx_ring_size = 2048;
+	/* Twice the RX ring: the kernel can fill the RX ring and still have fill frames, so
+	 * a worker that falls behind shows as rx_ring_full, and fill_empty means frames
+	 * really ran short. */
+	if (!e->o.fill_ring_size)
+		e->o.fill_ring_size = 2 * e->o.rx_ring_size;
+	if (strlen(e->o.rx_ifname) >= IF_NAMESIZE ||
+	    !(e->rx_ifindex = (int)if_nametoindex(e->o.rx_ifname))) {
+		xtx_errf(err, errlen, "no interface '%s' in this network namespace (see ip link "
+			 "show)", e->o.rx_ifname);
+		return -ENODEV;
+	}
+	strcpy(e->rx_ifname, e->o.rx_ifname);
+	if (e->rx_ifindex == e->ifindex) {
+		xtx_errf(err, errlen, "the ingress interface is the egress interface (%s): "
+			 "forwarding back out of the interface a frame came in on is not "
+			 "supported", e->ifname);
+		return -EINVAL;
+	}
+	if (e->o.rx_queues > XTX_MAX_QUEUES) {
+		xtx_errf(err, errlen, "at most %d ingress queues, not %u", XTX_MAX_QUEUES,
+			 e->o.rx_queues);
+		return -EINVAL;
+	}
+	if (!is_pow2_64(e->o.rx_ring_size) || !is_pow2_64(e->o.fill_ring_size)) {
+		xtx_errf(err, errlen, "RX and fill ring sizes must be powers of two >= 64 (rx "
+			 "%u, fill %u)", e->o.rx_ring_size, e->o.fill_ring_size);
+		return -EINVAL;
+	}
+	e->nrq = e->o.rx_queues;
+	e->rx_size = e->o.rx_ring_size;
+	e->fill_size = e->o.fill_ring_size;
+	return 0;
+}
+
+/* Wake a dequeuer after e->stop was set and wait for it to exit. One kick can be lost: a
+ * dequeuer that read stop == 0 just before it was set, and then sampled the futex word
+ * in xtx_mpsc__wait() only after the kick bumped it, sleeps with no timeout. Any later
+ * kick wakes it (it sleeps on the word it sampled), and it then sees stop: so kick again
+ * every 10 ms until it is gone. */
+static void join_dequeuer(struct xtx_queue *q)
+{
+	for (;;) {
+		struct timespec ts;
+
+		xtx_mpsc__kick(q->stage);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 10 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		if (pthread_timedjoin_np(q->thread, NULL, &ts) != ETIMEDOUT)
+			return;
+	}
 }
 
 struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *err,
@@ -171,14 +245,21 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 		return NULL;
 	}
 	pthread_mutex_init(&e->prod_lock, NULL);
-	e->o = *opts;
+	pthread_mutex_init(&e->rx_lock, NULL);
+	for (unsigned i = 0; i < XTX_MAX_QUEUES; i++) {
+		e->rq[i].e = e;
+		e->rq[i].idx = i;
+		e->rq[i].fd = -1;
+		e->rq[i].evfd = -1;
+		e->rq[i].cpu = -1;
+	}
+	/* Only the fields the caller's struct has (sz); the rest stay 0 (defaults). */
+	memcpy(&e->o, opts, opts->sz < sizeof(e->o) ? opts->sz : sizeof(e->o));
 	e->o.sz = sizeof(e->o);
 	if (!e->o.queues)
 		e->o.queues = 1;
 	if (!e->o.frame_size)
 		e->o.frame_size = 2048;
-	if (!e->o.frame_count)
-		e->o.frame_count = 8192 * e->o.queues;
 	if (!e->o.tx_ring_size)
 		e->o.tx_ring_size = 2048;
 	if (!e->o.comp_ring_size)
@@ -197,6 +278,14 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 		goto fail;
 	}
 	strcpy(e->ifname, opts->ifname);
+	if (e->o.rx_ifname) {
+		rc = rx_options(e, err, errlen);
+		if (rc)
+			goto fail;
+		rc = -EINVAL;
+	}
+	if (!e->o.frame_count)
+		e->o.frame_count = 8192 * (e->o.queues + e->nrq);
 	if (e->o.queues > XTX_MAX_QUEUES) {
 		xtx_errf(err, errlen, "at most %d queues, not %u", XTX_MAX_QUEUES, e->o.queues);
 		goto fail;
@@ -211,20 +300,24 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 			 e->o.tx_ring_size, e->o.comp_ring_size);
 		goto fail;
 	}
-	if (e->o.max_producers > XTX_MPSC_MAX_LANES) {
-		xtx_errf(err, errlen, "at most %d producers", XTX_MPSC_MAX_LANES);
+	if (e->o.max_producers + e->nrq > XTX_MPSC_MAX_LANES) {
+		xtx_errf(err, errlen, "at most %d producers (receive queues included)",
+			 XTX_MPSC_MAX_LANES - e->nrq);
 		goto fail;
 	}
 	e->nq = e->o.queues;
 	e->frame_size = e->o.frame_size;
 	e->frame_shift = (uint32_t)__builtin_ctz(e->frame_size);
 	e->nframes = e->o.frame_count;
-	/* Enough frames for every TX ring and some for each producer to work with. */
-	if (e->nframes < e->nq * (e->o.tx_ring_size + 2 * XTX_BATCH) || e->nframes > (1u << 26)) {
+	/* Enough frames for every TX ring and some for each producer to work with; with a
+	 * receive side also every fill and RX ring full and the workers' caches. */
+	uint32_t min_frames = e->nq * (e->o.tx_ring_size + 2 * XTX_BATCH) +
+			      e->nrq * (e->fill_size + e->rx_size + XTX_RX_CACHE);
+	if (e->nframes < min_frames || e->nframes > (1u << 26)) {
 		xtx_errf(err, errlen, "frame count %u out of range: at least %u for %u queue(s) "
-			 "with TX rings of %u, at most %u", e->nframes,
-			 e->nq * (e->o.tx_ring_size + 2 * XTX_BATCH), e->nq, e->o.tx_ring_size,
-			 1u << 26);
+			 "with TX rings of %u%s, at most %u", e->nframes, min_frames, e->nq,
+			 e->o.tx_ring_size, e->nrq ? " and the receive queues' fill and RX rings" :
+			 "", 1u << 26);
 		goto fail;
 	}
 
@@ -243,7 +336,7 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 	e->ncls = xtx_sched_config__class_count(e->cfg);
 
 	rc = xtx_pool__init(&e->pool, e->nframes / XTX_BATCH + 2 +
-					2 * (e->nq + e->o.max_producers));
+					2 * (e->nq + e->nrq + e->o.max_producers));
 	if (rc) {
 		xtx_errf(err, errlen, "out of memory for the frame pool");
 		goto fail;
@@ -274,12 +367,13 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 
 	/* 8 batches, or an eighth of the frames on a small UMEM. */
 	e->wake_frames = e->nframes / 8 < 8 * XTX_BATCH ? e->nframes / 8 : 8 * XTX_BATCH;
-	ncpus = pick_cpus(e, cpus, 256, err, errlen);
+	ncpus = pick_cpus(e->o.cpus, e->ifname, cpus, 256, err, errlen);
 	if (ncpus < 0)
 		goto fail;
 	for (unsigned i = 0; i < e->nq; i++) {
 		struct xtx_queue *q = &e->q[i];
-		struct xtx_mpsc_opts mo = { .sz = sizeof(mo), .lanes = e->o.max_producers,
+		struct xtx_mpsc_opts mo = { .sz = sizeof(mo),
+					    .lanes = e->o.max_producers + e->nrq,
 					    .lane_size = e->o.lane_size, .numa_node = -1,
 					    .busy_poll = e->o.busy_poll };
 
@@ -299,9 +393,28 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 		if (ncpus > 0)
 			q->cpu = cpus[i % (unsigned)ncpus];
 	}
+	if (e->nrq) {
+		for (unsigned i = 0; i < e->nrq; i++)
+			e->rq[i].qid = e->o.rx_first_queue + i;
+		rc = xtx_rx_sockets(e, err, errlen);
+		if (rc)
+			goto fail;
+		ncpus = pick_cpus(e->o.rx_cpus, e->rx_ifname, cpus, 256, err, errlen);
+		if (ncpus < 0) {
+			rc = -EINVAL;
+			goto fail;
+		}
+		rc = xtx_rx_open(e, cpus, ncpus, err, errlen);
+		if (rc)
+			goto fail;
+	}
 	xtx_info(e, "%s: %u queue(s) from %u, %s mode, %u frames of %u bytes%s", e->ifname,
 		 e->nq, e->o.first_queue, e->zerocopy ? "zero-copy" : "copy", e->nframes,
 		 e->frame_size, e->area_huge ? " on huge pages" : "");
+	if (e->nrq)
+		xtx_info(e, "%s: %u receive queue(s) from %u, %s", e->rx_ifname, e->nrq,
+			 e->o.rx_first_queue, e->rx_copy ? "own UMEM, one copy per frame" :
+			 "shared UMEM, no copy in userspace");
 	for (unsigned i = 0; i < e->nq; i++) {
 		struct xtx_queue *q = &e->q[i];
 
@@ -312,17 +425,19 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 		}
 		q->thread_started = 1;
 	}
+	rc = xtx_rx_start(e, err, errlen);
+	if (rc)
+		goto fail_threads;
 	return e;
 
 fail_threads:
+	xtx_rx_stop(e);
 	/* Release, pairs with the dequeuers' acquire load of stop. */
 	atomic_store_explicit(&e->drop, 1, memory_order_relaxed);
 	atomic_store_explicit(&e->stop, 1, memory_order_release);
 	for (unsigned i = 0; i < e->nq; i++)
-		if (e->q[i].thread_started) {
-			xtx_mpsc__kick(e->q[i].stage);
-			pthread_join(e->q[i].thread, NULL);
-		}
+		if (e->q[i].thread_started)
+			join_dequeuer(&e->q[i]);
 fail:
 	engine_free(e);
 	errno = -rc;
@@ -342,6 +457,8 @@ int xtx_engine__stop(struct xtx_engine *e)
 			return -EBUSY;	/* close producers first */
 		}
 	pthread_mutex_unlock(&e->prod_lock);
+	/* Receive workers first: what they forward still goes through the dequeuers. */
+	xtx_rx_stop(e);
 	for (unsigned i = 0; i < e->nq; i++)
 		before += CTR_GET(e->q[i].ctr.drops[XTX_DROP_PURGED]);
 	e->stop_deadline_ns = xtx_now_ns() + e->o.drain_timeout_ns;
@@ -349,9 +466,8 @@ int xtx_engine__stop(struct xtx_engine *e)
 	/* Release, pairs with the dequeuers' acquire load: deadline and drop are visible. */
 	atomic_store_explicit(&e->stop, 1, memory_order_release);
 	for (unsigned i = 0; i < e->nq; i++) {
-		xtx_mpsc__kick(e->q[i].stage);
 		if (e->q[i].thread_started)
-			pthread_join(e->q[i].thread, NULL);
+			join_dequeuer(&e->q[i]);
 		e->q[i].thread_started = 0;
 	}
 	e->stopped = 1;
@@ -634,12 +750,6 @@ void xtx_producer__set_txtime(struct xtx_producer *p, struct xtx_desc *d, uint64
 	d->addr |= XTX_DESC_F_TXTIME;
 }
 
-static inline unsigned queue_of(const struct xtx_engine *e, uint32_t hash)
-{
-	/* Multiply-shift: stable for a given hash and queue count, no division. */
-	return (unsigned)(((uint64_t)hash * e->nq) >> 32);
-}
-
 unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc *d,
 				  unsigned n)
 {
@@ -658,9 +768,9 @@ unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc 
 				      memory_order_relaxed);
 	/* Runs of consecutive descriptors bound for the same queue. */
 	while (done < ok) {
-		unsigned q = queue_of(e, d[done].hash), run = 1, k;
+		unsigned q = xtx_queue_of(e, d[done].hash), run = 1, k;
 
-		while (done + run < ok && queue_of(e, d[done + run].hash) == q)
+		while (done + run < ok && xtx_queue_of(e, d[done + run].hash) == q)
 			run++;
 		k = xtx_mpsc__enqueue_burst(p->lane[q], d + done, run);
 		done += k;
@@ -820,4 +930,60 @@ void xtx_engine__frames(const struct xtx_engine *e, struct xtx_frame_count *fc)
 		 * come from the class snapshot, so this is exact when the dequeuer is idle. */
 		fc->sched += qs.stage_pkts - qs.sent_pkts - dropped;
 	}
+	for (unsigned i = 0; i < e->nrq; i++) {
+		const struct xtx_rxq *r = &e->rq[i];
+
+		fc->receiver += CTR_GET(r->ctr.held);
+		if (!e->rx_copy)	/* engine frames lent to the kernel, not back yet */
+			fc->fill += CTR_GET(r->ctr.filled) - CTR_GET(r->ctr.rx_pkts) -
+				    CTR_GET(r->ctr.reclaimed);
+	}
+}
+
+/* --- receive side -------------------------------------------------------------------- */
+
+unsigned xtx_engine__rx_queues(const struct xtx_engine *e)
+{
+	return e->nrq;
+}
+
+int xtx_engine__rx_socket(const struct xtx_engine *e, unsigned rq, uint32_t *qid)
+{
+	if (rq >= e->nrq)
+		return -ENOENT;
+	if (qid)
+		*qid = e->rq[rq].qid;
+	return e->rq[rq].xsk ? e->rq[rq].fd : -EBADF;
+}
+
+const char *xtx_engine__rx_path(const struct xtx_engine *e)
+{
+	return !e->nrq ? NULL : e->rx_copy ? "copy" : "shared UMEM";
+}
+
+int xtx_engine__rx_stats(const struct xtx_engine *e, unsigned rq, struct xtx_rx_stats *st)
+{
+	struct xtx_engine *me = (struct xtx_engine *)e;
+	struct xtx_rxq *r;
+
+	if (rq >= e->nrq)
+		return -ENOENT;
+	r = &me->rq[rq];
+	pthread_mutex_lock(&me->rx_lock);
+	xtx_rx_read_kstats(r);		/* nothing once the socket is closed: kept */
+	*st = r->kst;
+	pthread_mutex_unlock(&me->rx_lock);
+	st->rx_pkts = CTR_GET(r->ctr.rx_pkts);
+	st->rx_bytes = CTR_GET(r->ctr.rx_bytes);
+	st->fwd_pkts = CTR_GET(r->ctr.fwd_pkts);
+	st->fwd_bytes = CTR_GET(r->ctr.fwd_bytes);
+	for (unsigned k = 0; k < XTX_RX_DROP__MAX; k++)
+		st->drops[k] = CTR_GET(r->ctr.drops[k]);
+	st->no_meta = CTR_GET(r->ctr.no_meta);
+	st->reclaimed = CTR_GET(r->ctr.reclaimed);
+	st->copied = CTR_GET(r->ctr.copied);
+	st->wakeups = CTR_GET(r->ctr.wakeups);
+	st->sleeps = CTR_GET(r->ctr.sleeps);
+	st->loops = CTR_GET(r->ctr.loops);
+	return 0;
 }

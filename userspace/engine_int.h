@@ -19,6 +19,11 @@
 #define XTX_HEADROOM		64	/* bytes before each packet; the EDT lives at -8 */
 #define XTX_PROD_CACHE		(2 * XTX_BATCH)
 #define XTX_IDLE_POLL_NS	50000	/* dequeuer polls this long before sleeping */
+#define XTX_RX_BATCH		64	/* bound of every receive worker step */
+#define XTX_RX_CACHE		(4 * XTX_BATCH)	/* free frames a receive worker keeps */
+/* owner[] of a frame on the fill or RX ring of ingress queue i: XTX_OWNER_RXQ + i. Far
+ * above producer ids + 1 (at most XTX_MPSC_MAX_LANES). */
+#define XTX_OWNER_RXQ		0xf000u
 
 /* Counters written by one thread, read by any: relaxed load + store, no RMW. */
 #define CTR_ADD(c, v) atomic_store_explicit(&(c), \
@@ -63,6 +68,44 @@ struct xtx_queue {
 
 #define SNAP_WORDS ((sizeof(struct xtx_class_stats) + 7) / 8)
 
+/* Written by the queue's receive worker only (CTR_ADD); read by anyone. */
+struct xtx_rxq_ctr {
+	_Atomic uint64_t rx_pkts, rx_bytes, fwd_pkts, fwd_bytes;
+	_Atomic uint64_t drops[XTX_RX_DROP__MAX];
+	_Atomic uint64_t no_meta, copied, wakeups, sleeps, loops;
+	_Atomic uint64_t filled;	/* frames put on the fill ring (shared path) */
+	_Atomic uint64_t held;		/* engine frames in the worker's cache (gauge) */
+	_Atomic uint64_t reclaimed;	/* written by stop() after the worker exited */
+};
+
+/* One ingress queue: its RX socket and receive worker (receiver.c). */
+struct xtx_rxq {
+	struct xtx_engine *e;
+	unsigned idx;			/* 0..nrq-1 */
+	uint32_t qid;			/* NIC queue id: the XSKMAP key */
+	int cpu;			/* -1: not pinned */
+	struct xsk_socket *xsk;
+	struct xsk_ring_cons rx;
+	struct xsk_ring_prod fill;
+	struct xsk_ring_cons comp;	/* required by the kernel for a socket of its own
+					 * (device, queue); never used: no TX ring */
+	int fd;
+	int evfd;			/* stop() wakes a sleeping worker through it */
+	struct xtx_mpsc_prod *lane[XTX_MAX_QUEUES];	/* a lane on every egress stage */
+	pthread_t thread;
+	int thread_started;
+
+	/* Worker-private (and open()'s before the thread starts, stop()'s after it ended). */
+	uint32_t ncache;
+	uint64_t cache[XTX_RX_CACHE];	/* free engine frames, base + XTX_HEADROOM */
+	uint64_t rx_base;		/* copy path: first byte of this queue's RX frames */
+
+	struct xtx_rxq_ctr ctr __attribute__((aligned(64)));
+
+	/* The kernel's counters, last read (under e->rx_lock). */
+	struct xtx_rx_stats kst;
+};
+
 struct xtx_producer {
 	struct xtx_engine *e;
 	unsigned id;
@@ -98,6 +141,20 @@ struct xtx_engine {
 
 	struct xtx_queue q[XTX_MAX_QUEUES];
 
+	/* Receive side (nrq == 0: none). */
+	unsigned nrq;
+	char rx_ifname[IF_NAMESIZE];
+	int rx_ifindex;
+	int rx_copy;			/* own UMEM, one copy per frame */
+	uint32_t fill_size, rx_size;
+	void *rx_area;			/* copy path: the RX UMEM */
+	size_t rx_area_len;
+	struct xsk_umem *rx_umem;
+	_Atomic int rx_stop;		/* receive workers: finish and exit */
+	int rx_stopped;
+	pthread_mutex_t rx_lock;	/* socket close vs XDP_STATISTICS reads */
+	struct xtx_rxq rq[XTX_MAX_QUEUES];
+
 	/* Producers waiting for frames or stage room (xtx_producer__wait): a futex word the
 	 * dequeuers bump after making room, and the number of waiters, so that dequeuers
 	 * skip the wake when nobody waits. See xtx_producer__wait() for the pairing. */
@@ -122,6 +179,16 @@ int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen);
 int xtx_queue_socket(struct xtx_engine *e, struct xtx_queue *q, char *err, size_t errlen);
 void xtx_queue_socket_close(struct xtx_queue *q);
 void xtx_umem_teardown(struct xtx_engine *e);
+int xtx_rx_sockets(struct xtx_engine *e, char *err, size_t errlen);
+void xtx_rx_sockets_close(struct xtx_engine *e);
+void xtx_rx_read_kstats(struct xtx_rxq *r);
+
+/* receiver.c */
+int xtx_rx_open(struct xtx_engine *e, const int *cpus, int ncpus, char *err, size_t errlen);
+int xtx_rx_start(struct xtx_engine *e, char *err, size_t errlen);
+void xtx_rx_stop(struct xtx_engine *e);
+void xtx_rx_free(struct xtx_engine *e);
+void *xtx_receiver_main(void *arg);
 
 /* engine.c: wake producers blocked in xtx_producer__wait() (dequeuers, after making room). */
 void xtx_room_wake(struct xtx_engine *e, int force);
@@ -129,6 +196,7 @@ void xtx_room_wake(struct xtx_engine *e, int force);
 /* dequeuer.c */
 void *xtx_dequeuer_main(void *arg);
 void xtx_queue_publish_classes(struct xtx_queue *q, uint64_t now);
+void xtx_pin_self(int cpu);
 
 /* engine.c */
 uint64_t xtx_now_ns(void);
@@ -140,6 +208,20 @@ void xtx_info(const struct xtx_engine *e, const char *fmt, ...)
 static inline void *xtx_frame_ptr(const struct xtx_engine *e, uint64_t addr)
 {
 	return (char *)e->area + (addr & XTX_DESC_ADDR_MASK);
+}
+
+/* The egress queue of a flow hash. Multiply-shift: stable for a given hash and queue
+ * count, no division. */
+static inline unsigned xtx_queue_of(const struct xtx_engine *e, uint32_t hash)
+{
+	return (unsigned)(((uint64_t)hash * e->nq) >> 32);
+}
+
+/* A frame's pool address (base + XTX_HEADROOM) from any address inside it: received
+ * frames start elsewhere in their frame (the kernel's headroom). */
+static inline uint64_t xtx_frame_norm(const struct xtx_engine *e, uint64_t addr)
+{
+	return ((addr & XTX_DESC_ADDR_MASK) & ~(uint64_t)(e->frame_size - 1)) + XTX_HEADROOM;
 }
 
 #endif /* XTX_ENGINE_INT_H */

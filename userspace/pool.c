@@ -60,37 +60,116 @@ int xtx_pool__pop(struct xtx_pool *p, _Atomic uint64_t *stack)
 	return (int)(uint32_t)old - 1;
 }
 
+/* We hold container idx exclusively (0 <= n < XTX_BATCH frames in it): leave it in
+ * `part`, merging with whatever partial batch another thread left there meanwhile. */
+static void settle(struct xtx_pool *p, uint32_t idx)
+{
+	for (;;) {
+		struct xtx_batch *b = &p->batches[idx], *o;
+		uint32_t expect = 0, t, k;
+
+		if (!b->n) {
+			xtx_pool__push(p, &p->empty, idx);
+			return;
+		}
+		/* (S4) release on success, pairs with (S3): the contents go with it. */
+		if (atomic_compare_exchange_strong_explicit(&p->part, &expect, idx + 1,
+							    memory_order_release,
+							    memory_order_relaxed))
+			return;
+		/* (S3) acq_rel: take the other partial batch (and its contents). */
+		t = atomic_exchange_explicit(&p->part, 0, memory_order_acq_rel);
+		if (!t)
+			continue;	/* gone already: try to leave ours again */
+		o = &p->batches[t - 1];
+		/* Move as much of the other one into ours as fits. */
+		k = XTX_BATCH - b->n < o->n ? XTX_BATCH - b->n : o->n;
+		memcpy(b->addr + b->n, o->addr + (o->n - k), k * sizeof(*b->addr));
+		b->n += k;
+		o->n -= k;
+		if (b->n == XTX_BATCH) {
+			xtx_pool__push(p, &p->full, idx);
+			idx = t - 1;		/* carry on with what is left of the other */
+		} else {
+			xtx_pool__push(p, &p->empty, t - 1);	/* emptied */
+		}
+	}
+}
+
 int xtx_pool__put(struct xtx_pool *p, const uint64_t *addr, uint32_t n)
 {
-	int idx = xtx_pool__pop(p, &p->empty);
+	uint32_t left = n, t;
+	int idx;
 
-	if (idx < 0)
-		return -ENOSPC;
-	memcpy(p->batches[idx].addr, addr, n * sizeof(*addr));
-	p->batches[idx].n = n;
-	xtx_pool__push(p, &p->full, (uint32_t)idx);
+	if (n == XTX_BATCH) {
+		idx = xtx_pool__pop(p, &p->empty);
+		if (idx < 0)
+			return -ENOSPC;
+		memcpy(p->batches[idx].addr, addr, n * sizeof(*addr));
+		p->batches[idx].n = n;
+		xtx_pool__push(p, &p->full, (uint32_t)idx);
+		goto out;
+	}
+	/* (S3) acq_rel: take the partial batch, if any, to top it up. */
+	t = atomic_exchange_explicit(&p->part, 0, memory_order_acq_rel);
+	if (t) {
+		idx = (int)t - 1;
+	} else {
+		idx = xtx_pool__pop(p, &p->empty);
+		if (idx < 0)
+			return -ENOSPC;
+		p->batches[idx].n = 0;
+	}
+	for (;;) {
+		struct xtx_batch *b = &p->batches[idx];
+		uint32_t k = XTX_BATCH - b->n < left ? XTX_BATCH - b->n : left;
+
+		memcpy(b->addr + b->n, addr, k * sizeof(*addr));
+		b->n += k;
+		addr += k;
+		left -= k;
+		if (b->n < XTX_BATCH)
+			break;
+		xtx_pool__push(p, &p->full, (uint32_t)idx);
+		if (!left)
+			goto out;
+		idx = xtx_pool__pop(p, &p->empty);
+		if (idx < 0) {
+			/* Not reached with enough containers; the frames that did fit count. */
+			n -= left;
+			goto out;
+		}
+		p->batches[idx].n = 0;
+	}
+	settle(p, (uint32_t)idx);
+out:
 	/* seq_cst: a counter, and the store half of the (W1) Dekker pair in engine.c: a
 	 * producer that announced itself waiting either sees these frames or is woken. */
 	atomic_fetch_add_explicit(&p->frames, n, memory_order_seq_cst);
-	return 0;
+	return n == XTX_BATCH || !left ? 0 : -ENOSPC;
 }
 
 uint32_t xtx_pool__get(struct xtx_pool *p, uint64_t *out, uint32_t max)
 {
 	int idx = xtx_pool__pop(p, &p->full);
 	struct xtx_batch *b;
-	uint32_t n;
+	uint32_t n, t;
 
-	if (idx < 0)
-		return 0;
+	if (idx < 0) {
+		/* (S3) acq_rel: take the partial batch and its contents. */
+		t = atomic_exchange_explicit(&p->part, 0, memory_order_acq_rel);
+		if (!t)
+			return 0;
+		idx = (int)t - 1;
+	}
 	b = &p->batches[idx];
 	n = b->n < max ? b->n : max;
 	memcpy(out, b->addr + (b->n - n), n * sizeof(*out));
 	b->n -= n;
 	/* Relaxed: a counter. */
 	atomic_fetch_sub_explicit(&p->frames, n, memory_order_relaxed);
-	if (b->n)	/* split: the rest goes back as it is */
-		xtx_pool__push(p, &p->full, (uint32_t)idx);
+	if (b->n)	/* split: the rest goes back, merged as a partial batch */
+		settle(p, (uint32_t)idx);
 	else
 		xtx_pool__push(p, &p->empty, (uint32_t)idx);
 	return n;

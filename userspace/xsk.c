@@ -1,15 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* xsk.c - UMEM memory (huge pages, NUMA node of the NIC) and one AF_XDP socket per TX
- * queue on a shared UMEM, through libxdp's xsk API. TX only: no XDP program is loaded
- * (XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD) and no RX ring is created.
+ * queue on a shared UMEM, through libxdp's xsk API; with a receive side also one RX-only
+ * socket per ingress queue. No XDP program is loaded (XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD):
+ * the caller's program redirects into the RX sockets.
  *
  * Mode: XDP_ZEROCOPY is tried first unless copy is forced; if the driver refuses it, copy
  * mode (XDP_COPY) is used and reported. XDP_USE_NEED_WAKEUP is always requested, so the
  * dequeuer calls sendto() only when the kernel sets the flag on the TX ring.
+ *
+ * RX sockets, shared path: bound with XDP_SHARED_UMEM to the first TX socket, on another
+ * device and queue, each with a fill and completion ring of its own (libxdp makes them for
+ * a new (device, queue)); the kernel gives them the UMEM's mode (zero-copy or copy) and
+ * need_wakeup setting. If that bind is refused (the ingress driver cannot do the egress
+ * socket's mode), the receive side gets a UMEM of its own (copy path; receiver.c copies).
  */
 #include <dirent.h>
 #include <errno.h>
 #include <numa.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,7 +121,9 @@ int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen)
 	e->area_len = len;
 
 	struct xsk_umem_config ucfg = {
-		.fill_size = 64,	/* TX only: the fill ring stays empty */
+		/* Every fill ring has this size: the receive side's (shared path) and the
+		 * first TX socket's, which stays empty. */
+		.fill_size = e->nrq ? e->fill_size : 64,
 		.comp_size = e->o.comp_ring_size,
 		.frame_size = e->frame_size,
 		.frame_headroom = 0,
@@ -218,4 +228,167 @@ void xtx_queue_socket_close(struct xtx_queue *q)
 	if (q->xsk)
 		xsk_socket__delete(q->xsk);
 	q->xsk = NULL;
+}
+
+/* --- receive side ---------------------------------------------------------------------- */
+
+/* EBUSY right after a previous run closed its socket: retry up to 1 s (see try_socket). */
+static int rx_create(struct xtx_engine *e, struct xtx_rxq *r, struct xsk_umem *umem,
+		     int first, uint16_t bind_flags)
+{
+	struct xsk_socket_config cfg = {
+		.rx_size = e->rx_size,
+		.tx_size = 0,
+		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+		.bind_flags = bind_flags,	/* ignored by libxdp for a shared socket */
+	};
+	int rc;
+
+	for (int tries = 0;; tries++) {
+		if (first)
+			rc = xsk_socket__create(&r->xsk, e->rx_ifname, r->qid, umem, &r->rx,
+						NULL, &cfg);
+		else
+			rc = xsk_socket__create_shared(&r->xsk, e->rx_ifname, r->qid, umem,
+						       &r->rx, NULL, &r->fill, &r->comp, &cfg);
+		if (rc != -EBUSY || tries == 100)
+			break;
+		usleep(10 * 1000);
+	}
+	if (!rc)
+		r->fd = xsk_socket__fd(r->xsk);
+	return rc;
+}
+
+static void rx_errf(struct xtx_engine *e, struct xtx_rxq *r, int rc, char *err, size_t errlen)
+{
+	if (rc == -EPERM || rc == -EACCES)
+		xtx_errf(err, errlen, "%s queue %u: AF_XDP socket not permitted: needs "
+			 "CAP_NET_RAW and CAP_NET_ADMIN (run as root or grant them)",
+			 e->rx_ifname, r->qid);
+	else if (rc == -EBUSY)
+		xtx_errf(err, errlen, "%s queue %u already has an AF_XDP socket (another "
+			 "xtx-shape or AF_XDP program is using it); stop it or choose other "
+			 "queues", e->rx_ifname, r->qid);
+	else
+		xtx_errf(err, errlen, "%s queue %u: cannot create the receive socket: %s",
+			 e->rx_ifname, r->qid, strerror(-rc));
+}
+
+/* The copy path: a UMEM of fill_size frames per ingress queue, of the engine's frame
+ * size; queue i's frames are [i * fill_size, (i + 1) * fill_size). */
+static int rx_sockets_copy(struct xtx_engine *e, char *err, size_t errlen)
+{
+	struct xsk_umem_config ucfg = {
+		.fill_size = e->fill_size,
+		.comp_size = 64,	/* no TX on these sockets */
+		.frame_size = e->frame_size,
+		.frame_headroom = 0,
+	};
+	size_t per = (size_t)e->fill_size * e->frame_size;
+	uint16_t mode = e->o.mode == XTX_MODE_COPY ? XDP_COPY : XDP_ZEROCOPY;
+	int rc;
+
+	e->rx_area_len = per * e->nrq;
+	e->rx_area = mmap(NULL, e->rx_area_len, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (e->rx_area == MAP_FAILED) {
+		rc = -errno;
+		e->rx_area = NULL;
+		xtx_errf(err, errlen, "cannot allocate %zu MiB for the receive UMEM: %s",
+			 e->rx_area_len >> 20, strerror(-rc));
+		return rc;
+	}
+	rc = xsk_umem__create(&e->rx_umem, e->rx_area, e->rx_area_len, &e->rq[0].fill,
+			      &e->rq[0].comp, &ucfg);
+	if (rc) {
+		e->rx_umem = NULL;
+		xtx_errf(err, errlen, "cannot register the receive UMEM: %s", strerror(-rc));
+		return rc;
+	}
+	for (unsigned i = 0; i < e->nrq; i++) {
+		struct xtx_rxq *r = &e->rq[i];
+
+		r->rx_base = (uint64_t)i * per;
+		if (i == 0) {
+			rc = rx_create(e, r, e->rx_umem, 1, (uint16_t)(XDP_USE_NEED_WAKEUP | mode));
+			if (rc && mode == XDP_ZEROCOPY && e->o.mode != XTX_MODE_ZEROCOPY &&
+			    rc != -EBUSY && rc != -EPERM && rc != -ENODEV)
+				rc = rx_create(e, r, e->rx_umem, 1,
+					       (uint16_t)(XDP_USE_NEED_WAKEUP | XDP_COPY));
+		} else {
+			rc = rx_create(e, r, e->rx_umem, 0, 0);
+		}
+		if (rc) {
+			rx_errf(e, r, rc, err, errlen);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int xtx_rx_sockets(struct xtx_engine *e, char *err, size_t errlen)
+{
+	int rc = 0;
+
+	if (!e->o.rx_copy) {
+		for (unsigned i = 0; i < e->nrq && !rc; i++) {
+			rc = rx_create(e, &e->rq[i], e->umem, 0, 0);
+			if (rc && (rc == -EBUSY || rc == -EPERM || rc == -EACCES || rc == -ENODEV)) {
+				rx_errf(e, &e->rq[i], rc, err, errlen);
+				return rc;
+			}
+		}
+		if (!rc)
+			return 0;
+		/* The kernel refused to bind an RX socket of the ingress device to the
+		 * egress UMEM (-EOPNOTSUPP: the ingress driver cannot do the egress
+		 * socket's zero-copy; -EINVAL and others: the pair cannot share). */
+		xtx_info(e, "%s cannot share the UMEM of %s (%s mode): %s; receiving into a "
+			 "UMEM of its own, one copy per frame", e->rx_ifname, e->ifname,
+			 e->zerocopy ? "zero-copy" : "copy", strerror(-rc));
+		xtx_rx_sockets_close(e);
+	}
+	e->rx_copy = 1;
+	return rx_sockets_copy(e, err, errlen);
+}
+
+/* Caller holds e->rx_lock (or is alone with the engine). */
+void xtx_rx_read_kstats(struct xtx_rxq *r)
+{
+	struct xdp_statistics st;
+	socklen_t len = sizeof(st);
+
+	if (!r->xsk || getsockopt(r->fd, SOL_XDP, XDP_STATISTICS, &st, &len))
+		return;
+	r->kst.k_dropped = st.rx_dropped;
+	r->kst.k_invalid = st.rx_invalid_descs;
+	if (len >= offsetof(struct xdp_statistics, rx_fill_ring_empty_descs) + sizeof(__u64)) {
+		r->kst.k_rx_ring_full = st.rx_ring_full;
+		r->kst.k_fill_empty = st.rx_fill_ring_empty_descs;
+	}
+}
+
+void xtx_rx_sockets_close(struct xtx_engine *e)
+{
+	pthread_mutex_lock(&e->rx_lock);
+	for (unsigned i = 0; i < e->nrq; i++) {
+		struct xtx_rxq *r = &e->rq[i];
+
+		if (!r->xsk)
+			continue;
+		xtx_rx_read_kstats(r);
+		/* Synchronous: the kernel unbinds (synchronize_net) before close returns,
+		 * so it touches none of this socket's frames afterwards. */
+		xsk_socket__delete(r->xsk);
+		r->xsk = NULL;
+		r->fd = -1;
+	}
+	pthread_mutex_unlock(&e->rx_lock);
+	if (e->rx_umem)
+		xsk_umem__delete(e->rx_umem);
+	e->rx_umem = NULL;
+	if (e->rx_area)
+		munmap(e->rx_area, e->rx_area_len);
+	e->rx_area = NULL;
 }

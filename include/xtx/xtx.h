@@ -16,7 +16,22 @@
  * the producer's own thread only; counters may be read from any thread at any time.
  * Every frame is at every moment in exactly one place: free pool, a producer's cache, the
  * application (got, not yet sent), a stage, a scheduler, or the TX ring awaiting
- * completion. xtx_engine__frames() counts each place.
+ * completion; with a receive side also a receive worker's hands or the kernel's (fill and
+ * RX rings). xtx_engine__frames() counts each place.
+ *
+ * Receive side (forwarding; opts.rx_ifname): one AF_XDP socket and one receive worker
+ * thread per ingress queue, on the engine's UMEM (XDP_SHARED_UMEM across devices), so a
+ * received frame is forwarded by handing its descriptor on: RX ring -> worker -> stage ->
+ * scheduler -> TX ring -> completion -> pool -> fill ring. The worker takes class and
+ * flow hash from the metadata an XDP program put in front of the frame (xtx/rxmeta.h);
+ * the caller loads that program and puts the sockets into its XSKMAP
+ * (xtx_engine__rx_socket()). A frame is forwarded only in exchange for a free frame put
+ * on the fill ring in its place; without one it goes back to the fill ring itself
+ * (dropped, counted), so the fill ring never runs dry however many frames the schedulers
+ * hold. If the two interfaces cannot share a UMEM (the kernel refuses the bind: e.g. the
+ * egress queue is zero-copy and the ingress driver has no zero-copy) the receive side gets
+ * a UMEM of its own and copies each frame once into an engine frame (reported;
+ * xtx_engine__rx_path()).
  */
 #ifndef XTX_XTX_H
 #define XTX_XTX_H
@@ -54,7 +69,8 @@ struct xtx_engine_opts {
 	uint32_t queues;		/* TX queues used, from first_queue; default 1 */
 	uint32_t first_queue;		/* default 0 */
 	uint32_t frame_size;		/* 2048 or 4096; default 2048 */
-	uint32_t frame_count;		/* frames in the UMEM; default 8192 per queue */
+	uint32_t frame_count;		/* frames in the UMEM; default 8192 per queue, TX and
+					 * RX (RX: ingress queues) */
 	uint32_t tx_ring_size;		/* per socket, power of two; default 2048 */
 	uint32_t comp_ring_size;	/* per socket, power of two; default 2048 */
 	enum xtx_xdp_mode mode;
@@ -67,25 +83,43 @@ struct xtx_engine_opts {
 	uint64_t drain_timeout_ns;	/* close() waits this long for queued frames; 1 s */
 	int drop_on_close;		/* close() drops queued frames at once (counted) */
 	int quiet;			/* no messages on stderr about fallbacks */
+
+	/* Receive side (see the head of this file). Fields from here on are read only if
+	 * sz covers them. */
+	const char *rx_ifname;		/* ingress interface; NULL: transmit only */
+	uint32_t rx_queues;		/* ingress queues from rx_first_queue; default 1 */
+	uint32_t rx_first_queue;	/* default 0 */
+	uint32_t rx_ring_size;		/* per RX socket, power of two; default 2048 */
+	uint32_t fill_ring_size;	/* per RX socket, power of two; default 2 * rx_ring */
+	const char *rx_cpus;		/* receive worker CPUs; NULL: the ingress NIC's node */
+	int rx_busy_poll;		/* receive workers spin instead of sleeping in poll() */
+	int rx_copy;			/* force the one-copy path (own UMEM for receiving) */
 };
 
 struct xtx_engine;
 struct xtx_producer;
 
-/* Open the engine: UMEM, one AF_XDP socket and dequeuer thread per queue. No XDP program is
- * loaded (TX only). Returns NULL with errno set and a message in err:
- *   ENODEV  no such interface;  EINVAL  bad option or class config;
+/* Open the engine: UMEM, one AF_XDP socket and dequeuer thread per queue; with rx_ifname
+ * also one RX socket and receive worker per ingress queue, fill rings filled. No XDP program
+ * is loaded. Returns NULL with errno set and a message in err:
+ *   ENODEV  no such interface;  EINVAL  bad option or class config (also: rx_ifname is
+ *   ifname: forwarding back out of the ingress interface is not supported);
  *   EPERM   missing capability (the message names it: CAP_NET_RAW, CAP_NET_ADMIN, ...);
  *   EBUSY   the queue already has an AF_XDP socket (another xtx or AF_XDP program);
  *   EOPNOTSUPP  zero-copy required but not offered;  ENOMEM  UMEM too large. */
 struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *err,
 				    size_t errlen);
 
-/* Stop the dequeuers: send what is queued (up to drain_timeout_ns) unless drop_on_close,
- * then count what is left as dropped (XTX_DROP_PURGED) and return its frames to the pool.
- * Counters stay readable until close. Producers must be closed first. Returns 0,
- * -ETIMEDOUT if the drain timed out (the rest was dropped and counted), -EBUSY if a
- * producer is still open, -EALREADY if already stopped. */
+/* Stop: the receive workers first (each forwards what is on its RX ring, then exits), then
+ * the RX sockets are closed and the frames the kernel held for receiving come back to the
+ * pool (counted: reclaimed); detach the XDP program (or empty its XSKMAP) before, or
+ * frames that arrive between the workers' last look and the close are reclaimed without
+ * being counted as received. Then the dequeuers: send what is queued (up to
+ * drain_timeout_ns) unless drop_on_close, then count what is left as dropped
+ * (XTX_DROP_PURGED) and return its frames to the pool. Counters stay readable until
+ * close. Producers must be closed first. Returns 0, -ETIMEDOUT if the drain timed out (the
+ * rest was dropped and counted), -EBUSY if a producer is still open, -EALREADY if already
+ * stopped. */
 int xtx_engine__stop(struct xtx_engine *e);
 
 /* Stop (if not stopped yet) and free everything. Returns what stop returned, or 0. */
@@ -158,8 +192,9 @@ struct xtx_producer_stats {
 	uint64_t no_frames;		/* get_frames calls that found no frame */
 };
 
-/* Where the frames are. At quiescence (no thread inside a call) the places add up to
- * total; while running each count is exact for itself but they are read one by one. */
+/* Where the frames are. At quiescence (no thread inside a call, no frame arriving) the
+ * places add up to total; while running each count is exact for itself but they are read
+ * one by one. */
 struct xtx_frame_count {
 	uint64_t total;
 	uint64_t pool;			/* free, in the shared pool */
@@ -169,7 +204,50 @@ struct xtx_frame_count {
 	uint64_t sched;			/* in the schedulers */
 	uint64_t tx;			/* in the TX rings, awaiting completion */
 	uint64_t dequeuer;		/* held by a dequeuer between steps (a batch) */
+	uint64_t fill;			/* given to the kernel for receiving: on fill and RX
+					 * rings (shared-UMEM receive side only) */
+	uint64_t receiver;		/* free frames held by receive workers (their caches) */
 };
+
+/* --- receive side ------------------------------------------------------------------- */
+
+enum xtx_rx_drop_reason {
+	XTX_RX_DROP_STAGE_FULL,		/* the egress queue's stage had no room */
+	XTX_RX_DROP_NO_FRAME,		/* no free frame to give the kernel in exchange: the
+					 * received frame went back to the fill ring */
+	XTX_RX_DROP_BAD_DESC,		/* RX descriptor outside its frame or shorter than 14 */
+	XTX_RX_DROP__MAX
+};
+
+struct xtx_rx_stats {
+	uint64_t rx_pkts, rx_bytes;	/* read from the RX ring */
+	uint64_t fwd_pkts, fwd_bytes;	/* handed to the egress stages */
+	uint64_t drops[XTX_RX_DROP__MAX];
+	uint64_t no_meta;		/* frames without metadata: default class, hash 0 */
+	uint64_t reclaimed;		/* frames taken back from the kernel at stop */
+	uint64_t copied;		/* copy path: frames copied into engine frames */
+	/* The kernel's counters of the socket (XDP_STATISTICS), as of the last read. */
+	uint64_t k_dropped;		/* frames the socket could not take (no fill frame...) */
+	uint64_t k_rx_ring_full;	/* ... because the RX ring was full */
+	uint64_t k_fill_empty;		/* times the fill ring was empty */
+	uint64_t k_invalid;		/* invalid descriptors on the fill ring */
+	uint64_t wakeups;		/* recvfrom() kicks (fill ring need_wakeup) */
+	uint64_t sleeps;		/* poll() sleeps (idle) */
+	uint64_t loops;			/* worker iterations */
+};
+
+/* Ingress queues (0 without a receive side). */
+unsigned xtx_engine__rx_queues(const struct xtx_engine *e);
+/* The RX socket of ingress queue rq: its fd (for the XSKMAP) and NIC queue id (the XSKMAP
+ * key: the XDP program's ctx->rx_queue_index). -ENOENT for a bad rq, -EBADF once
+ * stopped. */
+int xtx_engine__rx_socket(const struct xtx_engine *e, unsigned rq, uint32_t *qid);
+/* "shared UMEM" or "copy" (one copy per frame into an engine frame); NULL without a
+ * receive side. */
+const char *xtx_engine__rx_path(const struct xtx_engine *e);
+/* Counters of ingress queue rq; -ENOENT for a bad rq. The k_* fields are read from the
+ * kernel (a syscall); kept from the last read before stop closed the socket. */
+int xtx_engine__rx_stats(const struct xtx_engine *e, unsigned rq, struct xtx_rx_stats *st);
 
 int xtx_engine__queue_stats(const struct xtx_engine *e, unsigned q, struct xtx_queue_stats *st);
 /* Sum over all queues' schedulers; as published by the dequeuers (at most ~10 ms old). */

@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# shape.sh - xtx-shape on a fresh three-namespace testbed (tx0 -> fw0 [xtx-shape] fw1 -> rx0,
+# two queues per veth):
+#   1. rates: three classes offered above the egress ceil (30 Mbit/s) by xtx-send on two
+#      queues, received by two workers (--queues 2) feeding one scheduler: one class
+#      under its rate, two above; at the receiver (xtx-sink, a window in the steady state)
+#      each class is within 2% of what HTB gives: the under-rate class all it offers, the
+#      prio-1 class its rate, the prio-0 class its rate plus all that is left over; flow
+#      order preserved; every frame accounted for (received = forwarded = sent + dropped
+#      by the scheduler; all frames back in the pool after exit);
+#   2. router mode, compared with tshark captures on tx0 and rx0 (kernel UDP sender): every
+#      frame arrives, byte for byte the same except the MACs (next hop's, fw1's) and the
+#      TTL (one less; IP checksum valid);
+#   3. while it runs: ARP and ICMP echo to the shaper's own addresses answered (the tx
+#      side's neighbour entry deleted first, so ARP must work); ICMP through it too;
+#   4. l2 mode (bump in the wire), on the one-copy receive path (--rx-copy, the fallback
+#      when the interfaces cannot share a UMEM): frames arrive unchanged, byte for byte;
+#   5. a shaper killed with SIGKILL leaves its program on fw0 (traffic still flows through
+#      the kernel); the next run removes it; after a clean exit no XDP program and no
+#      AF_XDP socket is left in the forwarding namespace.
+. "$(dirname "$0")/../lib/net.sh"
+PROBE=build/release/tests/net/test_icmp_probe
+for b in xtx-shape udp-send; do
+  [ -x $BIN/$b ] || { echo "missing $BIN/$b: run make"; exit 1; }
+done
+[ -x $PROBE ] || { echo "missing $PROBE: run make test-build"; exit 1; }
+command -v tshark >/dev/null || { echo "skip: tshark not installed (make deps)"; exit 77; }
+net_init --three --queues 2
+
+SHAPE_PID=
+shape_cleanup() {
+  [ -n "$SHAPE_PID" ] && kill -INT "$SHAPE_PID" 2>/dev/null && wait "$SHAPE_PID" 2>/dev/null
+  [ -n "${FW_NS:-}" ] && ip -n "$FW_NS" link set dev fw0 xdp off 2>/dev/null
+  net_cleanup
+}
+trap shape_cleanup EXIT
+
+shape_start() { # extra xtx-shape args
+  rm -f "$TMPD/shape.ready"
+  $BIN/xtx-shape --netns "$FW_NS" --in "$FW_IN_DEV" --out "$FW_OUT_DEV" --interval 0 --json \
+    --ready-file "$TMPD/shape.ready" "$@" > "$TMPD/shape.json" 2> "$TMPD/shape.err" &
+  SHAPE_PID=$!
+  for _ in $(seq 100); do [ -f "$TMPD/shape.ready" ] && return 0; sleep 0.05; done
+  cat "$TMPD/shape.err"; fail "xtx-shape did not start"; return 1
+}
+shape_stop() {
+  kill -INT "$SHAPE_PID"; wait "$SHAPE_PID"; local rc=$?; SHAPE_PID=
+  [ $rc = 0 ] || { cat "$TMPD/shape.err"; fail "xtx-shape exited $rc"; }
+}
+# Frame accounting of the last run's summary.
+check_frames() {
+  local f=$TMPD/shape.json
+  [ "$(jget $f .frames.pool)" = "$(jget $f .frames.total)" ] ||
+    fail "frames: $(jq -c .frames $f) (not all back in the pool)"
+  [ "$(jget $f .rx.pkts)" = "$(( $(jget $f .rx.fwd_pkts) + $(jq '[.rx.drops[]] | add' $f) ))" ] ||
+    fail "received $(jget $f .rx.pkts) != forwarded + dropped ($(jq -c .rx $f))"
+  [ "$(jget $f .rx.fwd_pkts)" = "$(( $(jget $f .tx.sent_pkts) + $(jq '[.tx.drops[]] | add' $f) ))" ] ||
+    fail "forwarded $(jget $f .rx.fwd_pkts) != sent + dropped ($(jq -c .tx $f))"
+}
+# AF_XDP sockets open in a namespace: the kernel's per-namespace count (ss --xdp needs
+# xdp_diag, which this kernel may lack, and then shows nothing either way).
+xdp_sockets() { ip netns exec "$1" awk '$1 == "XDP" { print $3 }' /proc/net/protocols; }
+nothing_attached() { # what
+  local l s
+  l=$(ip -n "$FW_NS" -o link show 2>/dev/null | grep -E ' xdp(generic|drv|offload)? |prog/xdp' || true)
+  s=$(xdp_sockets "$FW_NS")
+  [ -z "$l" ] || fail "$1: XDP program still attached: $l"
+  [ "$s" = 0 ] || fail "$1: $s AF_XDP socket(s) still open in $FW_NS"
+}
+
+cat > $TMPD/classes.conf <<'EOF'
+class 1:   rate 30mbit
+class 1:10 parent 1: rate 15mbit ceil 30mbit prio 0 limit 1000
+class 1:20 parent 1: rate 10mbit ceil 30mbit prio 1 limit 1000
+class 1:30 parent 1: rate 5mbit  ceil 30mbit prio 1 limit 1000
+EOF
+cat > $TMPD/rules <<'EOF'
+# 14 flows, 14 flows, 2 flows
+match proto udp dport 9000-9013 class 1:10
+match proto udp dport 9014-9027 class 1:20
+match proto udp dport 9028-9029 class 1:30
+EOF
+
+# --- 1. rates, order, accounting ----------------------------------------------------------
+shape_start --classes $TMPD/classes.conf --rules $TMPD/rules --queues 2
+echo "shaper: $(tr '\n' ' ' < "$TMPD/shape.ready")"
+# 30 flows of 2 Mbit/s of frame bytes (1000-byte frames: 2.048 Mbit/s on the wire).
+ip netns exec "$TX_NS" timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" \
+  --dst-mac "$TX_NEXTHOP_MAC" --flows 30 --size 1000 --rate 60mbit --duration 7 --producers 2 \
+  --queues 2 \
+  --interval 0 --json > $TMPD/send.json 2> $TMPD/send.err &
+send_pid=$!
+sleep 2.5			# queues full, rates settled
+sink_start --ports 9000-9029 --duration 3
+wait "$SINK_PID"; SINK_PID=
+wait $send_pid || { cat $TMPD/send.err; fail "xtx-send failed"; }
+sleep 1.5			# the queues drain
+shape_stop
+dur=$(jget $SINK_JSON .duration_s)
+wire() { # port_lo port_hi -> Mbit/s on the wire at the sink
+  jq --argjson lo "$1" --argjson hi "$2" --argjson d "$dur" \
+    '[.per_port[] | select(.port >= $lo and .port <= $hi)] | ((map(.bytes) | add) + 24 * (map(.pkts) | add)) * 8 / $d / 1e6' \
+    $SINK_JSON
+}
+a=$(wire 9000 9013) b=$(wire 9014 9027) c=$(wire 9028 9029)
+# HTB: 1:30 is offered 2 flows x 2.048 = 4.096 Mbit/s, under its rate: it gets all of it.
+# 1:20 (prio 1) is above its rate; 1:10 (prio 0) borrows first, so it gets the rest of
+# the parent's 30 Mbit/s: 30 - 10 - 1:30's share.
+exp_c=4.096 exp_b=10 exp_a=$(awk -v c="$exp_c" 'BEGIN { print 30 - 10 - c }')
+for x in "1:10 $a $exp_a" "1:20 $b $exp_b" "1:30 $c $exp_c"; do
+  set -- $x
+  e=$(awk -v m="$2" -v w="$3" 'BEGIN { printf "%.2f", (m - w) / w * 100 }')
+  echo "class $1: $(printf %.3f "$2") Mbit/s at the sink, HTB gives $3 ($e%)"
+  awk -v e="$e" 'BEGIN { exit !(e <= 2 && e >= -2) }' || fail "class $1 off by $e%"
+done
+[ "$(jq '.classes[] | select(.handle == "1:30") | .dropped_pkts' $TMPD/shape.json)" = 0 ] ||
+  fail "the under-rate class 1:30 lost frames in the shaper"
+echo "sink: $(jget $SINK_JSON .pkts) frames, in order $(jget $SINK_JSON .in_order), out of order $(jget $SINK_JSON .out_of_order)"
+[ "$(jget $SINK_JSON .out_of_order)" = 0 ] || fail "frames out of order at the sink"
+[ "$(jget $SINK_JSON '.per_port | length')" = 30 ] || fail "not all 30 flows arrived"
+echo "shaper: rx $(jget $TMPD/shape.json .rx.pkts) fwd $(jget $TMPD/shape.json .rx.fwd_pkts) sent $(jget $TMPD/shape.json .tx.sent_pkts) sched drops $(jq -c .tx.drops $TMPD/shape.json) xdp redirect $(jget $TMPD/shape.json .xdp.redirect.pkts)"
+[ "$(jget $TMPD/shape.json .rx.pkts)" -gt 30000 ] || fail "the shaper received too little"
+[ "$(jget $TMPD/shape.json .xdp.pass_no_socket.pkts)" = 0 ] || fail "frames arrived on a queue without a socket"
+[ "$(jget $TMPD/shape.json .xdp.redirect.pkts)" = "$(( $(jget $TMPD/shape.json .rx.pkts) + $(jget $TMPD/shape.json .rx.kernel.dropped) ))" ] ||
+  fail "XDP redirected $(jget $TMPD/shape.json .xdp.redirect.pkts), sockets got $(jget $TMPD/shape.json .rx.pkts) + kernel drops"
+check_frames
+
+# --- 2. router mode byte comparison, 3. ARP and ICMP ------------------------------------
+capture() { # ns dev file
+  ip netns exec "$1" timeout 20 tshark -q -i "$2" -c 300 -w "$3" \
+    -f "udp dst portrange 9000-9029" 2>/dev/null &
+}
+hexes() { tshark -r "$1" -T json -x 2>/dev/null | jq -r '.[]._source.layers.frame_raw[0]'; }
+compare() { # mode(router|l2) -> checks $TMPD/tx.pcap against $TMPD/rx.pcap
+  local mode=$1 t r n=0 bad=0 miss=0 want
+  declare -A TXF
+  while read -r t; do TXF[${t:84}]=$t; done < <(hexes $TMPD/tx.pcap)
+  want=$(echo "$RX_MAC$FW_OUT_MAC" | tr -d ':')
+  while read -r r; do
+    n=$((n + 1))
+    t=${TXF[${r:84}]:-}
+    if [ -z "$t" ]; then miss=$((miss + 1)); continue; fi
+    if [ "$mode" = l2 ]; then
+      [ "$r" = "$t" ] || bad=$((bad + 1))
+    elif [ "${r:0:24}" != "$want" ] || [ "${r:24:20}" != "${t:24:20}" ] ||
+         [ $((16#${r:44:2})) != $((16#${t:44:2} - 1)) ] || [ "${r:46:2}" != "${t:46:2}" ] ||
+         [ "${r:52}" != "${t:52}" ]; then
+      bad=$((bad + 1))
+      [ $bad -le 2 ] && echo "  sent     $t" && echo "  received $r"
+    fi
+  done < <(hexes $TMPD/rx.pcap)
+  local ck
+  ck=$(tshark -r $TMPD/rx.pcap -o ip.check_checksum:TRUE -Y "ip.checksum.status != 1" 2>/dev/null | wc -l)
+  echo "$mode: sent ${#TXF[@]} frames, received $n, unmatched $miss, differing $bad, bad IP checksums $ck"
+  [ "${#TXF[@]}" = 300 ] && [ "$n" = 300 ] || fail "$mode: captured ${#TXF[@]} sent / $n received, expected 300"
+  [ $miss = 0 ] && [ $bad = 0 ] && [ "$ck" = 0 ] || fail "$mode: frames changed beyond what the mode allows"
+}
+shape_start --classes $TMPD/classes.conf --rules $TMPD/rules
+capture "$TX_NS" "$TX_DEV" $TMPD/tx.pcap; cap1=$!
+capture "$RX_NS" "$RX_DEV" $TMPD/rx.pcap; cap2=$!
+sleep 1.5
+ip netns exec "$TX_NS" timeout 30 $BIN/udp-send --dst-ip "$RX_IP" --flows 30 --count 300 \
+  --size 200 --stamp --quiet --json > /dev/null || fail "udp-send failed"
+wait $cap1 $cap2
+compare router
+# ARP: drop the tx side's static entry for fw0 first; ICMP to both shaper addresses and
+# through it.
+ip -n "$TX_NS" neigh del "$FW_IN_IP" dev "$TX_DEV"
+ip netns exec "$TX_NS" $PROBE "$FW_IN_IP" 3 5 || fail "no ICMP echo reply from the shaper's $FW_IN_IP"
+ip -n "$TX_NS" neigh show "$FW_IN_IP" dev "$TX_DEV" | grep -q "lladdr $FW_IN_MAC" ||
+  fail "ARP for $FW_IN_IP was not answered ($(ip -n "$TX_NS" neigh show "$FW_IN_IP"))"
+ip netns exec "$TX_NS" $PROBE "$FW_OUT_IP" 3 5 || fail "no ICMP echo reply from the shaper's $FW_OUT_IP"
+ip netns exec "$TX_NS" $PROBE "$RX_IP" 3 5 || fail "no ICMP echo reply through the shaper"
+shape_stop
+echo "xdp: $(jq -c '.xdp | to_entries | map(select(.value.pkts > 0)) | map({(.key): .value.pkts}) | add' $TMPD/shape.json)"
+[ "$(jget $TMPD/shape.json .xdp.pass_arp.pkts)" -ge 1 ] || fail "no ARP went to the kernel"
+[ "$(jget $TMPD/shape.json .xdp.pass_not_fwded.pkts)" -ge 6 ] || fail "echo requests to the shaper were not passed"
+check_frames
+
+# --- 4. l2 mode ----------------------------------------------------------------------------
+# A bump in the wire: tx addresses rx's MAC directly; fw0 and fw1 are just the wire.
+ip -n "$TX_NS" neigh replace "$FW_IN_IP" lladdr "$RX_MAC" dev "$TX_DEV" nud permanent
+shape_start --classes $TMPD/classes.conf --rules $TMPD/rules --l2 --rx-copy
+capture "$TX_NS" "$TX_DEV" $TMPD/tx.pcap; cap1=$!
+capture "$RX_NS" "$RX_DEV" $TMPD/rx.pcap; cap2=$!
+sleep 1.5
+ip netns exec "$TX_NS" timeout 30 $BIN/udp-send --dst-ip "$RX_IP" --flows 30 --count 300 \
+  --size 200 --stamp --quiet --json > /dev/null || fail "udp-send failed"
+wait $cap1 $cap2
+shape_stop
+compare l2
+[ "$(jget $TMPD/shape.json .mode)" = l2 ] || fail "not in l2 mode"
+[ "$(jget $TMPD/shape.json .rx_path)" = copy ] || fail "--rx-copy: receive path is $(jget $TMPD/shape.json .rx_path)"
+[ "$(jget $TMPD/shape.json .rx.copied)" = "$(jget $TMPD/shape.json .rx.fwd_pkts)" ] ||
+  fail "copy path: copied $(jget $TMPD/shape.json .rx.copied) of $(jget $TMPD/shape.json .rx.fwd_pkts) forwarded"
+check_frames
+ip -n "$TX_NS" neigh replace "$FW_IN_IP" lladdr "$FW_IN_MAC" dev "$TX_DEV" nud permanent
+
+# --- 5. SIGKILL, stale program, nothing left -------------------------------------------
+shape_start --classes $TMPD/classes.conf --rules $TMPD/rules
+# One receive socket per fw0 queue (all of them by default) and one transmit socket.
+[ "$(xdp_sockets "$FW_NS")" = $((QUEUES + 1)) ] ||
+  fail "expected $((QUEUES + 1)) AF_XDP sockets while running, found $(xdp_sockets "$FW_NS")"
+kill -KILL "$SHAPE_PID"; wait "$SHAPE_PID" 2>/dev/null; SHAPE_PID=
+ip -n "$FW_NS" -o link show dev "$FW_IN_DEV" | grep -q xdp || fail "expected a stale program on fw0 after SIGKILL"
+ip netns exec "$TX_NS" $PROBE "$RX_IP" 2 5 || fail "a killed shaper's program blocks traffic"
+shape_start --classes $TMPD/classes.conf --rules $TMPD/rules
+grep -q "removing a stale xtx_redirect program" "$TMPD/shape.err" || fail "the stale program was not reported removed"
+shape_stop
+sleep 0.3
+nothing_attached "after exit"
+exit $FAILED

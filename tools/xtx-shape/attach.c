@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* attach.c - xtx-shape's setup and teardown around the engine: entering a network
+ * namespace, the per-interface lock, removing a stale xtx_redirect program, attaching the
+ * program (libxdp; native, else skb mode), filling its rule maps and its XSKMAP, detaching.
+ *
+ * The lock: /run/xtx-shape/net<netns inode>-if<ingress ifindex>.lock, held with flock()
+ * for the whole run. The kernel drops it when the process dies however it dies, so while
+ * we hold it no other live xtx-shape uses the ingress interface, and an xtx_redirect
+ * program found on it was left by a killed run: we detach it. A live one is never touched.
+ *
+ * Order at start: the program is attached with its XSKMAP empty, so every frame still
+ * goes to the kernel untouched (no socket on its queue); then the rule maps are filled;
+ * then the engine's RX sockets go into the XSKMAP, and only from then on are frames
+ * redirected. At exit the program is detached first (frames go back to the kernel), then
+ * the engine stops.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "shape.h"
+
+#define LOCK_DIR	"/run/xtx-shape"
+
+const char *shape_mode_name(enum xdp_attach_mode mode)
+{
+	switch (mode) {
+	case XDP_MODE_NATIVE: return "native";
+	case XDP_MODE_SKB: return "skb";
+	case XDP_MODE_HW: return "hw";
+	default: return "unspec";
+	}
+}
+
+static const char *err_str(int err, char *buf, size_t len)
+{
+	if (libxdp_strerror(err, buf, len))
+		snprintf(buf, len, "%s", strerror(-err));
+	return buf;
+}
+
+int shape_enter_netns(const char *netns)
+{
+	char path[256];
+	int fd, err;
+
+	if (strchr(netns, '/'))
+		snprintf(path, sizeof(path), "%s", netns);
+	else
+		snprintf(path, sizeof(path), "/run/netns/%s", netns);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		if (err == -ENOENT)
+			fprintf(stderr, "xtx-shape: --netns %s: no such network namespace (%s "
+				"does not exist); see 'ip netns list'\n", netns, path);
+		else
+			fprintf(stderr, "xtx-shape: --netns %s: cannot open %s: %s\n", netns,
+				path, strerror(-err));
+		return err;
+	}
+	if (setns(fd, CLONE_NEWNET)) {
+		err = -errno;
+		fprintf(stderr, "xtx-shape: --netns %s: setns(%s) failed: %s%s\n", netns, path,
+			strerror(-err), err == -EPERM ? "; run as root (needs CAP_SYS_ADMIN)" : "");
+		close(fd);
+		return err;
+	}
+	close(fd);
+	return 0;
+}
+
+int shape_lock(struct shape *s)
+{
+	char pid[32] = "";
+	struct stat st, fst;
+	ssize_t n;
+	int fd = -1, tries;
+
+	if (stat("/proc/self/ns/net", &st)) {
+		fprintf(stderr, "xtx-shape: cannot stat /proc/self/ns/net: %s\n", strerror(errno));
+		return -errno;
+	}
+	if (mkdir(LOCK_DIR, 0755) && errno != EEXIST) {
+		fprintf(stderr, "xtx-shape: cannot create %s: %s; run as root\n", LOCK_DIR,
+			strerror(errno));
+		return -errno;
+	}
+	snprintf(s->lock_path, sizeof(s->lock_path), LOCK_DIR "/net%lu-if%d.lock",
+		 (unsigned long)st.st_ino, s->in_ifindex);
+	/* The holder unlinks the file when it is done; so after locking, check that the
+	 * path still names the file we locked, else we locked a removed one: retry. */
+	for (tries = 0; tries < 10; tries++) {
+		fd = open(s->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			fprintf(stderr, "xtx-shape: cannot open lock file %s: %s; run as root\n",
+				s->lock_path, strerror(errno));
+			return -errno;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			int err = -errno;
+
+			n = pread(fd, pid, sizeof(pid) - 1, 0);
+			pid[n > 0 ? n : 0] = '\0';
+			pid[strcspn(pid, "\n")] = '\0';
+			if (err == -EWOULDBLOCK)
+				fprintf(stderr, "xtx-shape: another xtx-shape (pid %s) is using %s "
+					"in this namespace; stop it first (lock %s)\n",
+					pid[0] ? pid : "?", s->opt.in, s->lock_path);
+			else
+				fprintf(stderr, "xtx-shape: cannot lock %s: %s\n", s->lock_path,
+					strerror(-err));
+			close(fd);
+			return err;
+		}
+		if (!fstat(fd, &fst) && !stat(s->lock_path, &st) && fst.st_ino == st.st_ino &&
+		    fst.st_dev == st.st_dev)
+			break;
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0) {
+		fprintf(stderr, "xtx-shape: cannot keep hold of lock file %s (it keeps being "
+			"replaced); is another xtx-shape starting and stopping in a loop?\n",
+			s->lock_path);
+		return -EBUSY;
+	}
+	n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n)
+		fprintf(stderr, "xtx-shape: warning: cannot write the pid into %s: %s\n",
+			s->lock_path, strerror(errno));
+	s->lock_fd = fd;
+	return 0;
+}
+
+void shape_unlock(struct shape *s)
+{
+	if (s->lock_fd >= 0) {
+		unlink(s->lock_path);	/* while still holding it; see shape_lock() */
+		close(s->lock_fd);
+		s->lock_fd = -1;
+	}
+}
+
+/* One pass: finds an xtx_redirect program on the ingress interface and detaches it.
+ * Returns 1 if it detached one (call again: the other mode may hold another), 0 if none,
+ * or -errno. */
+static int detach_one_stale(struct shape *s)
+{
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(s->in_ifindex);
+	long err = libxdp_get_error(mp);
+	struct xdp_program *p;
+	enum xdp_attach_mode mode;
+	char buf[256];
+	int ret = 0;
+
+	if (err == -ENOENT || (!err && !mp))
+		return 0;
+	if (err) {
+		fprintf(stderr, "xtx-shape: warning: cannot inspect the XDP programs on %s: %s\n",
+			s->opt.in, err_str((int)err, buf, sizeof(buf)));
+		return (int)err;
+	}
+	mode = xdp_multiprog__attach_mode(mp);
+	if (xdp_multiprog__is_legacy(mp)) {
+		p = xdp_multiprog__main_prog(mp);
+		if (p && !strcmp(xdp_program__name(p), SHAPE_PROG_NAME)) {
+			fprintf(stderr, "xtx-shape: removing a stale %s program (id %u, %s mode) "
+				"left on %s by an earlier run\n", SHAPE_PROG_NAME,
+				xdp_program__id(p), shape_mode_name(mode), s->opt.in);
+			ret = xdp_multiprog__detach(mp);
+			ret = ret ? ret : 1;
+		}
+	} else {
+		for (p = xdp_multiprog__next_prog(NULL, mp); p; p = xdp_multiprog__next_prog(p, mp)) {
+			if (strcmp(xdp_program__name(p), SHAPE_PROG_NAME))
+				continue;
+			fprintf(stderr, "xtx-shape: removing a stale %s program (id %u, %s mode, "
+				"libxdp dispatcher) left on %s by an earlier run\n", SHAPE_PROG_NAME,
+				xdp_program__id(p), shape_mode_name(mode), s->opt.in);
+			ret = xdp_program__detach(p, s->in_ifindex, mode, 0);
+			ret = ret ? ret : 1;
+			break;
+		}
+	}
+	if (ret < 0)
+		fprintf(stderr, "xtx-shape: cannot detach the stale program from %s: %s; remove "
+			"it with 'xdp-loader unload %s --all'\n", s->opt.in,
+			err_str(ret, buf, sizeof(buf)), s->opt.in);
+	xdp_multiprog__close(mp);
+	return ret;
+}
+
+int shape_detach_stale(struct shape *s)
+{
+	int ret;
+
+	/* At most one per mode (native, skb) and a spare round. */
+	for (int i = 0; i < 3; i++) {
+		ret = detach_one_stale(s);
+		if (ret <= 0)
+			return ret == -ENOENT ? 0 : ret;
+	}
+	return 0;
+}
+
+struct rd_maps shape_maps(const struct shape *s)
+{
+	const struct xtx_redirect *k = s->skel;
+
+	return (struct rd_maps){
+		.src4 = bpf_map__fd(k->maps.rd_src4), .dst4 = bpf_map__fd(k->maps.rd_dst4),
+		.src6 = bpf_map__fd(k->maps.rd_src6), .dst6 = bpf_map__fd(k->maps.rd_dst6),
+		.sport = bpf_map__fd(k->maps.rd_sport), .dport = bpf_map__fd(k->maps.rd_dport),
+		.proto = bpf_map__fd(k->maps.rd_proto), .dscp = bpf_map__fd(k->maps.rd_dscp),
+		.vlan = bpf_map__fd(k->maps.rd_vlan), .misc = bpf_map__fd(k->maps.rd_misc),
+		.rules = bpf_map__fd(k->maps.rd_rules),
+	};
+}
+
+/* Loads and attaches in one mode; on failure leaves nothing loaded and s->skel NULL. */
+static int attach_mode(struct shape *s, const struct rd_rules *rs, enum xdp_attach_mode mode,
+		       char *why, size_t why_len)
+{
+	long err;
+
+	s->skel = xtx_redirect__open();
+	if (!s->skel) {
+		err = -errno;
+		snprintf(why, why_len, "opening the embedded BPF object: %s", strerror(errno));
+		return (int)err;
+	}
+	s->skel->rodata->cfg_mode = s->opt.l2 ? XTX_RD_MODE_L2 : XTX_RD_MODE_ROUTER;
+	s->skel->rodata->cfg_out_ifindex = (uint32_t)s->out_ifindex;
+	memcpy((void *)s->skel->rodata->cfg_in_mac, s->in_mac, 6);
+	s->skel->rodata->cfg_nrules = rs->n;
+
+	/* libxdp loads the object at attach time: as an extension of its dispatcher where
+	 * the kernel supports that (several programs can share the interface), else alone.
+	 * The XSKMAP is empty until shape_fill_xskmap(): frames go to the kernel. */
+	s->prog = xdp_program__from_bpf_obj(s->skel->obj, "xdp");
+	err = libxdp_get_error(s->prog);
+	if (err) {
+		s->prog = NULL;
+		libxdp_strerror((int)err, why, why_len);
+		goto out_destroy_skel;
+	}
+	err = xdp_program__attach(s->prog, s->in_ifindex, mode, 0);
+	if (err) {
+		err_str((int)err, why, why_len);
+		goto out_close_prog;
+	}
+	s->mode = mode;
+	s->attached = true;
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(s->in_ifindex);
+	if (!libxdp_get_error(mp) && mp) {
+		s->dispatcher = !xdp_multiprog__is_legacy(mp);
+		xdp_multiprog__close(mp);
+	}
+	return 0;
+
+out_close_prog:
+	xdp_program__close(s->prog);
+	s->prog = NULL;
+out_destroy_skel:
+	xtx_redirect__destroy(s->skel);
+	s->skel = NULL;
+	return (int)err;
+}
+
+int shape_attach(struct shape *s, const struct rd_rules *rs)
+{
+	char why_native[256] = "", why_skb[256] = "", err[512];
+	struct rd_maps m;
+	int rc;
+
+	if (!s->opt.skb_mode) {
+		rc = attach_mode(s, rs, XDP_MODE_NATIVE, why_native, sizeof(why_native));
+		if (!rc)
+			goto attached;
+		if (rc == -EPERM || rc == -EACCES) {
+			fprintf(stderr, "xtx-shape: cannot load/attach XDP on %s (tried native "
+				"mode): %s\n", s->opt.in, why_native);
+			goto out_explain;
+		}
+		fprintf(stderr, "xtx-shape: native XDP attach on %s failed: %s; falling back to "
+			"skb (generic) mode\n", s->opt.in, why_native);
+	}
+	rc = attach_mode(s, rs, XDP_MODE_SKB, why_skb, sizeof(why_skb));
+	if (!rc)
+		goto attached;
+	if (s->opt.skb_mode)
+		fprintf(stderr, "xtx-shape: cannot attach XDP to %s in skb (generic) mode: %s\n",
+			s->opt.in, why_skb);
+	else
+		fprintf(stderr, "xtx-shape: cannot attach XDP to %s, neither in native mode (%s) "
+			"nor in skb mode (%s)\n", s->opt.in, why_native, why_skb);
+out_explain:
+	if (rc == -EPERM || rc == -EACCES)
+		fprintf(stderr, "xtx-shape: no permission: run as root (needs CAP_BPF, "
+			"CAP_NET_ADMIN and CAP_PERFMON)\n");
+	else if (rc == -EEXIST || rc == -EBUSY)
+		fprintf(stderr, "xtx-shape: another XDP program holds %s; see "
+			"'ip link show dev %s' and 'xdp-loader status %s'\n", s->opt.in,
+			s->opt.in, s->opt.in);
+	else
+		fprintf(stderr, "xtx-shape: rerun with --verbose for libbpf/libxdp details "
+			"(the verifier log, if it refused the program)\n");
+	return rc;
+
+attached:
+	m = shape_maps(s);
+	rc = rd_rules__load(rs, &m, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "xtx-shape: %s\n", err);
+		shape_detach(s);
+	}
+	return rc;
+}
+
+int shape_fill_xskmap(struct shape *s, struct xtx_engine *e)
+{
+	int map = bpf_map__fd(s->skel->maps.xsks);
+
+	for (unsigned i = 0; i < xtx_engine__rx_queues(e); i++) {
+		uint32_t qid;
+		int fd = xtx_engine__rx_socket(e, i, &qid), rc;
+
+		if (fd < 0)
+			return fd;
+		if (qid >= XTX_RD_MAX_QUEUES) {
+			fprintf(stderr, "xtx-shape: queue %u of %s is beyond the %d the program "
+				"handles; use lower queues\n", qid, s->opt.in, XTX_RD_MAX_QUEUES);
+			return -ERANGE;
+		}
+		rc = bpf_map_update_elem(map, &qid, &fd, BPF_ANY);
+		if (rc) {
+			fprintf(stderr, "xtx-shape: cannot put the receive socket of queue %u "
+				"into the XSKMAP: %s\n", qid, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int shape_detach(struct shape *s)
+{
+	char buf[256];
+	int err = 0;
+
+	if (s->attached) {
+		err = xdp_program__detach(s->prog, s->in_ifindex, s->mode, 0);
+		if (err && (int)if_nametoindex(s->opt.in) != s->in_ifindex) {
+			fprintf(stderr, "xtx-shape: warning: %s disappeared (its XDP program went "
+				"with it)\n", s->opt.in);
+			err = 0;
+		} else if (err) {
+			fprintf(stderr, "xtx-shape: detaching from %s failed: %s; remove it with "
+				"'xdp-loader unload %s --all' (a later xtx-shape run on %s also "
+				"removes it)\n", s->opt.in, err_str(err, buf, sizeof(buf)),
+				s->opt.in, s->opt.in);
+		}
+		s->attached = false;
+	}
+	if (s->prog)
+		xdp_program__close(s->prog);
+	s->prog = NULL;
+	if (s->skel)
+		xtx_redirect__destroy(s->skel);
+	s->skel = NULL;
+	return err;
+}

@@ -1,0 +1,793 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* xtx-shape - a userspace shaper between two interfaces: an XDP program classifies what
+ * arrives on --in and redirects it to per-queue AF_XDP sockets; receive workers hand the
+ * frames, without copying, to the xtx engine's stages; the dequeuers shape them with the
+ * HTB/FQ class tree and send them out of --out. `xtx-shape --help` is the manual. This
+ * file: options, signals, the run loop, output; attach.c and rules.c do the rest.
+ *
+ * Signals: SIGINT, SIGTERM and SIGHUP are blocked except inside ppoll() in the run loop,
+ * where their handler only sets `stop`; so they cannot interrupt setup halfway, and the
+ * loop sees every one of them without a race. main() then detaches and stops the engine.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <net/if.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "shape.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = sig;
+}
+
+static const char usage_text[] =
+"NAME\n"
+"    xtx-shape - shape traffic between two interfaces with XDP, AF_XDP and xtx's HTB/FQ\n"
+"\n"
+"SYNOPSIS\n"
+"    xtx-shape --in IF --out IF --classes FILE [--rules FILE] [--queues N] [--l2]\n"
+"              [--json] [more options below]\n"
+"\n"
+"DESCRIPTION\n"
+"    Frames arriving on --in are classified by an XDP program (the rules file; see\n"
+"    RULES) and redirected to one AF_XDP socket per receive queue; a receive worker per\n"
+"    queue hands them to the xtx engine, whose dequeuers shape them with the class tree\n"
+"    (--classes, docs/config.md) and send them out of --out. Both interfaces' sockets\n"
+"    share one UMEM, so frames are not copied in userspace (if the kernel refuses to\n"
+"    share, e.g. zero-copy on --out but not on --in, frames are copied once; reported).\n"
+"\n"
+"    Router mode (default): the XDP program looks the destination up in the kernel's\n"
+"    routing and neighbour tables (bpf_fib_lookup); a frame whose route leaves by --out\n"
+"    leaves with the next hop's MAC, --out's MAC as source and TTL / hop limit\n"
+"    decreased, as the kernel would forward it. Frames with no route, an unresolved\n"
+"    neighbour, an expiring TTL, too large for the MTU, routed elsewhere, addressed to\n"
+"    this host, broadcast/multicast, VLAN-tagged or malformed go to the kernel untouched\n"
+"    (so ping, ICMP errors and ARP work as usual). --l2 (bump in the wire): frames leave\n"
+"    unchanged; only frames addressed to --in's own MAC go to the kernel. In both modes\n"
+"    ARP and IPv6 neighbour discovery always go to the kernel.\n"
+"\n"
+"    A line per interval goes to stderr: receive and forward rates, drops, and each\n"
+"    leaf class's rate on the wire side (frame bytes). At the end (duration, SIGINT,\n"
+"    SIGTERM, SIGHUP) the XDP program is detached first, then queued frames are sent\n"
+"    (or dropped with --drop) and a summary goes to stdout (JSON with --json).\n"
+"\n"
+"    A stale xtx_redirect program left on --in by a killed run is removed at start; a\n"
+"    lock (/run/xtx-shape/) keeps a second live xtx-shape off the same interface.\n"
+"\n"
+"OPTIONS\n"
+"    --in IF            ingress interface (the XDP program and RX sockets)\n"
+"    --out IF           egress interface (TX sockets; must differ from --in)\n"
+"    --classes FILE     class tree (docs/config.md)\n"
+"    --rules FILE       classifier rules (see RULES); default: everything to the class\n"
+"                       file's default class\n"
+"    --queues N         receive queues of --in used, from queue 0: one AF_XDP socket and\n"
+"                       receive worker each (default: all of --in's receive queues).\n"
+"                       Frames arriving on a queue without a socket go to the kernel\n"
+"                       (in router mode it forwards them itself, unshaped)\n"
+"    --tx-queues N      transmit queues of --out, from 0 (default 1). Each has its own\n"
+"                       scheduler, so with N > 1 every class's rate and ceil apply per\n"
+"                       queue (flows are spread over the queues by hash); keep 1 for\n"
+"                       exact HTB rates\n"
+"    --l2               bump in the wire: frames leave unchanged\n"
+"    --netns NS         enter network namespace NS first (a name from 'ip netns list'\n"
+"                       or a path)\n"
+"    --duration S       stop after S seconds; 0 = until a signal (default 0)\n"
+"    --interval S       seconds between stderr lines; 0 = none (default 1)\n"
+"    --json             summary as one JSON object\n"
+"    --skb-mode         attach the XDP program in skb (generic) mode only\n"
+"    --copy             force AF_XDP copy mode\n"
+"    --rx-copy          receive into a UMEM of its own and copy each frame once\n"
+"    --busy-poll        dequeuers and receive workers spin instead of sleeping\n"
+"    --cpus LIST        dequeuer CPUs, e.g. 1 or 0-1 (default: --out's NUMA node)\n"
+"    --rx-cpus LIST     receive worker CPUs (default: --in's NUMA node)\n"
+"    --frames N         frames in the UMEM (default: enough for every ring plus every\n"
+"                       leaf's limit on every queue, at most 262144)\n"
+"    --drop             at the end, drop queued frames at once (counted)\n"
+"    --ready-file F     once forwarding, write F (pid=, xdp_mode=, rx_path=); removed at\n"
+"                       exit\n"
+"    --verbose          libbpf/libxdp informational messages too\n"
+"    -h, --help         this text\n"
+"\n"
+"RULES\n"
+"    One statement per line, '#' comments:\n"
+"        match [src PREFIX] [dst PREFIX] [sport P[-Q]] [dport P[-Q]]\n"
+"              [proto tcp|udp|icmp|icmpv6|N] [dscp N[-M]] [vlan ID|untagged] ACTION\n"
+"        default ACTION\n"
+"    ACTION is 'class HANDLE' (a leaf of the class file), 'pass' (to the kernel,\n"
+"    untouched) or 'drop'. The first rule whose criteria all hold decides; at most 128\n"
+"    rules. Example: match dst 198.18.1.0/24 dport 5000-5999 class 1:10\n"
+"    Errors name file:line:column.\n"
+"\n"
+"OUTPUT\n"
+"    --json: in, out, mode (router|l2), xdp_mode (native|skb), xdp_dispatcher, af_xdp\n"
+"    (copy|zero-copy), rx_path (shared UMEM|copy), queues, tx_queues, duration_s,\n"
+"    interrupted;\n"
+"    xdp {COUNTER: {pkts, bytes}} (the program's verdicts; see xdp/xtx_redirect.h);\n"
+"    rx {pkts, bytes, fwd_pkts, fwd_bytes, drops {stage_full, no_frame, bad_desc},\n"
+"    no_meta, reclaimed, copied, kernel {dropped, rx_ring_full, fill_empty, invalid}};\n"
+"    tx {sent_pkts, sent_bytes, completed, drops {REASON: n}}; classes [{handle, index,\n"
+"    leaf, rate_bps, ceil_bps, sent_pkts, sent_bytes, dropped_pkts, measured_bps}];\n"
+"    frames {total, pool, cached, app, stage, sched, tx, dequeuer, fill, receiver}.\n"
+"\n"
+"EXIT STATUS\n"
+"    0 ran and detached; 1 an error (stderr says what and what to do); 2 bad usage or\n"
+"    a bad class or rules file.\n"
+"\n"
+"EXAMPLES\n"
+"    xtx-shape --in eth1 --out eth2 --classes tenants.conf --rules tenants.rules\n"
+"    xtx-shape --netns fw --in fw0 --out fw1 --classes c.conf --duration 10 --json\n";
+
+static void usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void usage_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "xtx-shape: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nxtx-shape: run 'xtx-shape --help' for the usage\n");
+	exit(2);
+}
+
+static double parse_seconds(const char *opt, const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v < 0 || v > 1e7)
+		usage_err("%s '%s': give seconds as a number from 0 to 10000000", opt, arg);
+	return v;
+}
+
+static unsigned long parse_count(const char *opt, const char *arg, unsigned long lo,
+				 unsigned long hi)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || *arg == '-' || v < lo || v > hi)
+		usage_err("%s '%s': give a whole number from %lu to %lu", opt, arg, lo, hi);
+	return v;
+}
+
+static bool drop_at_end;
+
+static void parse_args(int argc, char **argv, struct shape_opts *o)
+{
+	enum { O_IN = 256, O_OUT, O_CLASSES, O_RULES, O_QUEUES, O_TXQ, O_L2, O_NETNS, O_DURATION,
+	       O_INTERVAL, O_JSON, O_SKB, O_COPY, O_RX_COPY, O_BUSY, O_CPUS, O_RX_CPUS,
+	       O_FRAMES, O_DROP, O_READY, O_VERBOSE };
+	static const struct option lo[] = {
+		{ "in", 1, 0, O_IN }, { "out", 1, 0, O_OUT }, { "classes", 1, 0, O_CLASSES },
+		{ "rules", 1, 0, O_RULES }, { "queues", 1, 0, O_QUEUES },
+		{ "tx-queues", 1, 0, O_TXQ }, { "l2", 0, 0, O_L2 },
+		{ "netns", 1, 0, O_NETNS }, { "duration", 1, 0, O_DURATION },
+		{ "interval", 1, 0, O_INTERVAL }, { "json", 0, 0, O_JSON },
+		{ "skb-mode", 0, 0, O_SKB }, { "copy", 0, 0, O_COPY },
+		{ "rx-copy", 0, 0, O_RX_COPY }, { "busy-poll", 0, 0, O_BUSY },
+		{ "cpus", 1, 0, O_CPUS }, { "rx-cpus", 1, 0, O_RX_CPUS },
+		{ "frames", 1, 0, O_FRAMES }, { "drop", 0, 0, O_DROP },
+		{ "ready-file", 1, 0, O_READY }, { "verbose", 0, 0, O_VERBOSE },
+		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
+	};
+	int c;
+
+	*o = (struct shape_opts){ .queues = 0, .tx_queues = 1, .interval_s = 1 };
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+		switch (c) {
+		case O_IN: o->in = optarg; break;
+		case O_OUT: o->out = optarg; break;
+		case O_CLASSES: o->classes = optarg; break;
+		case O_RULES: o->rules = optarg; break;
+		case O_QUEUES:
+			o->queues = (unsigned)parse_count("--queues", optarg, 1, XTX_RD_MAX_QUEUES);
+			break;
+		case O_TXQ:
+			o->tx_queues = (unsigned)parse_count("--tx-queues", optarg, 1, 64);
+			break;
+		case O_L2: o->l2 = true; break;
+		case O_NETNS: o->netns = optarg; break;
+		case O_DURATION: o->duration_s = parse_seconds("--duration", optarg); break;
+		case O_INTERVAL: o->interval_s = parse_seconds("--interval", optarg); break;
+		case O_JSON: o->json = true; break;
+		case O_SKB: o->skb_mode = true; break;
+		case O_COPY: o->copy = true; break;
+		case O_RX_COPY: o->rx_copy = true; break;
+		case O_BUSY: o->busy_poll = true; break;
+		case O_CPUS: o->cpus = optarg; break;
+		case O_RX_CPUS: o->rx_cpus = optarg; break;
+		case O_FRAMES:
+			o->frames = (uint32_t)parse_count("--frames", optarg, 1024, 1u << 26);
+			break;
+		case O_DROP: drop_at_end = true; break;
+		case O_READY: o->ready_file = optarg; break;
+		case O_VERBOSE: o->verbose = true; break;
+		case 'h': fputs(usage_text, stdout); exit(0);
+		case ':': usage_err("option '%s' needs a value", argv[optind - 1]);
+		default: usage_err("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		usage_err("unexpected argument '%s'", argv[optind]);
+	if (!o->in || !o->out)
+		usage_err("--in IF and --out IF are required");
+	if (!o->classes)
+		usage_err("--classes FILE is required (the class tree; see docs/config.md)");
+	if (!strcmp(o->in, o->out))
+		usage_err("--in and --out are both '%s': give two interfaces", o->in);
+	if (strlen(o->in) >= IF_NAMESIZE || strlen(o->out) >= IF_NAMESIZE)
+		usage_err("interface names have at most %d characters", IF_NAMESIZE - 1);
+}
+
+/* --- libbpf / libxdp messages (as xtx-sink: the dispatcher probe's noise is hidden) ---- */
+
+static bool verbose;
+
+static int lib_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	static bool last_was_probe;
+	char buf[1024];
+	bool probe;
+
+	if (level != LIBBPF_WARN && !verbose)
+		return 0;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	probe = strstr(buf, "xdp-dispatcher") || strstr(buf, "'xdp_pass'") ||
+		strstr(buf, "'xdp_dispatcher'") ||
+		(last_was_probe && strstr(buf, "permission error while running as root"));
+	last_was_probe = probe;
+	if (probe && !verbose)
+		return 0;
+	return fputs(buf, stderr);
+}
+
+static int xdp_print(enum libxdp_print_level level, const char *fmt, va_list ap)
+{
+	if (!verbose && strstr(fmt, "bpffs"))
+		return 0;
+	if (level != LIBXDP_WARN && !verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* --- helpers ------------------------------------------------------------------------------ */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int read_mac(const char *ifname, uint8_t *mac)
+{
+	struct ifreq ifr = { 0 };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = 0;
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (fd < 0 || ioctl(fd, SIOCGIFHWADDR, &ifr) < 0)
+		rc = -errno;
+	else
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* Receive queues of an interface (ETHTOOL_GCHANNELS: rx + combined), 0 if unknown.
+ * ethtool works in the current namespace, /sys may show another one (--netns). */
+static unsigned rx_queue_count(const char *ifname)
+{
+	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
+	struct ifreq ifr = { 0 };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	unsigned n = 0;
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = (void *)&ch;
+	if (fd >= 0 && ioctl(fd, SIOCETHTOOL, &ifr) == 0)
+		n = ch.rx_count + ch.combined_count;
+	if (fd >= 0)
+		close(fd);
+	return n;
+}
+
+static void handle_str(uint32_t h, char *buf, size_t len)
+{
+	if (XTX_HANDLE_MIN(h))
+		snprintf(buf, len, "%x:%x", XTX_HANDLE_MAJ(h), XTX_HANDLE_MIN(h));
+	else
+		snprintf(buf, len, "%x:", XTX_HANDLE_MAJ(h));
+}
+
+static bool is_leaf(const struct xtx_sched_config *cfg, uint32_t h)
+{
+	for (unsigned i = 0; i < xtx_sched_config__class_count(cfg); i++)
+		if (xtx_sched_config__class(cfg, i)->parent == h)
+			return false;
+	return true;
+}
+
+/* Frames: every ring full, every leaf's limit on every queue, a margin; capped. */
+static uint32_t frames_needed(const struct xtx_sched_config *cfg, unsigned nrq, unsigned ntq,
+			      bool *capped)
+{
+	/* TX ring + producer slack per TX queue; fill + RX ring + worker cache per RX queue. */
+	uint64_t n = (uint64_t)ntq * (2048 + 128) + (uint64_t)nrq * (4096 + 2048 + 4 * 64) + 4096;
+
+	for (unsigned i = 0; i < xtx_sched_config__class_count(cfg); i++) {
+		const struct xtx_class_opts *c = xtx_sched_config__class(cfg, i);
+
+		if (is_leaf(cfg, c->handle))
+			n += (uint64_t)ntq * c->limit;
+	}
+	*capped = n > 262144;
+	return *capped ? 262144 : (uint32_t)n;
+}
+
+static const char *const xdp_names[XTX_RD_STAT_MAX] = {
+	"redirect", "drop_rule", "pass_rule", "pass_arp", "pass_nd", "pass_no_socket",
+	"pass_local", "pass_not_unicast", "pass_non_ip", "pass_vlan", "pass_bad", "pass_ttl",
+	"pass_not_fwded", "pass_no_route", "pass_no_neigh", "pass_frag_needed",
+	"pass_other_if", "pass_fwd_off", "truncated", "malformed", "fragment", "no_meta",
+	"default",
+};
+_Static_assert(sizeof(xdp_names) / sizeof(xdp_names[0]) == XTX_RD_STAT_MAX,
+	       "a name for every counter of xtx_redirect.h");
+
+static const char *const sched_drop_names[XTX_DROP__MAX] = {
+	[XTX_DROP_LEAF_LIMIT] = "leaf_limit", [XTX_DROP_FLOW_LIMIT] = "flow_limit",
+	[XTX_DROP_NO_CLASS] = "no_class", [XTX_DROP_NO_BUFS] = "no_bufs",
+	[XTX_DROP_HORIZON] = "horizon", [XTX_DROP_PURGED] = "purged",
+};
+
+static int read_xdp_stats(const struct shape *s, struct xtx_rd_counter *out)
+{
+	struct xtx_rd_counter *v = calloc((size_t)s->ncpu, sizeof(*v));
+	int fd, rc = 0;
+
+	memset(out, 0, sizeof(*out) * XTX_RD_STAT_MAX);
+	if (!v)
+		return -ENOMEM;
+	if (!s->skel) {
+		free(v);
+		return -EBADF;
+	}
+	fd = bpf_map__fd(s->skel->maps.rd_stats);
+	for (uint32_t k = 0; k < XTX_RD_STAT_MAX && !rc; k++) {
+		rc = bpf_map_lookup_elem(fd, &k, v);
+		for (int c = 0; c < s->ncpu && !rc; c++) {
+			out[k].pkts += v[c].pkts;
+			out[k].bytes += v[c].bytes;
+		}
+	}
+	free(v);
+	return rc;
+}
+
+struct totals {
+	struct xtx_rx_stats rx;
+	uint64_t sent, sent_bytes, completed, drops[XTX_DROP__MAX], dropped;
+};
+
+static void totals(struct xtx_engine *e, struct totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (unsigned i = 0; i < xtx_engine__rx_queues(e); i++) {
+		struct xtx_rx_stats r;
+
+		xtx_engine__rx_stats(e, i, &r);
+		t->rx.rx_pkts += r.rx_pkts;
+		t->rx.rx_bytes += r.rx_bytes;
+		t->rx.fwd_pkts += r.fwd_pkts;
+		t->rx.fwd_bytes += r.fwd_bytes;
+		for (int k = 0; k < XTX_RX_DROP__MAX; k++)
+			t->rx.drops[k] += r.drops[k];
+		t->rx.no_meta += r.no_meta;
+		t->rx.reclaimed += r.reclaimed;
+		t->rx.copied += r.copied;
+		t->rx.k_dropped += r.k_dropped;
+		t->rx.k_rx_ring_full += r.k_rx_ring_full;
+		t->rx.k_fill_empty += r.k_fill_empty;
+		t->rx.k_invalid += r.k_invalid;
+	}
+	for (unsigned q = 0; q < xtx_engine__queues(e); q++) {
+		struct xtx_queue_stats qs;
+
+		xtx_engine__queue_stats(e, q, &qs);
+		t->sent += qs.sent_pkts;
+		t->sent_bytes += qs.sent_bytes;
+		t->completed += qs.completed;
+		for (int r = 0; r < XTX_DROP__MAX; r++) {
+			t->drops[r] += qs.drops[r];
+			t->dropped += qs.drops[r];
+		}
+	}
+}
+
+static uint64_t rx_dropped(const struct totals *t)
+{
+	uint64_t d = 0;
+
+	for (int k = 0; k < XTX_RX_DROP__MAX; k++)
+		d += t->rx.drops[k];
+	return d;
+}
+
+static int write_ready(const struct shape *s, struct xtx_engine *e)
+{
+	char tmp[4096];
+	FILE *f;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", s->opt.ready_file, (int)getpid()) >=
+	    (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	f = fopen(tmp, "w");
+	if (!f)
+		goto fail;
+	fprintf(f, "pid=%d\nxdp_mode=%s\nrx_path=%s\naf_xdp=%s\n", (int)getpid(),
+		shape_mode_name(s->mode), xtx_engine__rx_path(e), xtx_engine__mode(e));
+	if (fclose(f) || rename(tmp, s->opt.ready_file))
+		goto fail;
+	return 0;
+fail:
+	fprintf(stderr, "xtx-shape: cannot write --ready-file %s: %s; check that its "
+		"directory exists and is writable\n", s->opt.ready_file, strerror(errno));
+	unlink(tmp);
+	return -errno;
+}
+
+/* --- the run loop ------------------------------------------------------------------------ */
+
+static int run(struct shape *s, struct xtx_engine *e, const struct xtx_sched_config *cfg,
+	       const sigset_t *waitmask, double *dur)
+{
+	unsigned ncls = xtx_sched_config__class_count(cfg);
+	uint64_t *prev_cls = calloc(ncls, sizeof(*prev_cls));
+	double t0 = now_s(), tick = t0 + s->opt.interval_s, last = t0, t;
+	double deadline = t0 + s->opt.duration_s;
+	struct totals prev, cur;
+
+	if (!prev_cls)
+		return -ENOMEM;
+	totals(e, &prev);
+	while (!stop) {
+		double wake = INFINITY;
+		struct timespec ts, *tsp = NULL;
+
+		if (s->opt.interval_s > 0)
+			wake = tick;
+		if (s->opt.duration_s > 0 && deadline < wake)
+			wake = deadline;
+		if (wake != INFINITY) {
+			double d = wake - now_s();
+
+			if (d < 0)
+				d = 0;
+			ts.tv_sec = (time_t)d;
+			ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
+			tsp = &ts;
+		}
+		if (ppoll(NULL, 0, tsp, waitmask) < 0 && errno != EINTR) {
+			fprintf(stderr, "xtx-shape: ppoll: %s\n", strerror(errno));
+			free(prev_cls);
+			return -errno;
+		}
+		t = now_s();
+		if (s->opt.interval_s > 0 && t >= tick) {
+			double dt = t - last;
+
+			totals(e, &cur);
+			fprintf(stderr, "%7.1fs rx %8.3f Mpps fwd %8.3f Mpps drops rx %lu sched %lu",
+				t - t0, (double)(cur.rx.rx_pkts - prev.rx.rx_pkts) / dt * 1e-6,
+				(double)(cur.rx.fwd_pkts - prev.rx.fwd_pkts) / dt * 1e-6,
+				(unsigned long)(rx_dropped(&cur) - rx_dropped(&prev)),
+				(unsigned long)(cur.dropped - prev.dropped));
+			for (unsigned c = 0; c < ncls; c++) {
+				const struct xtx_class_opts *co = xtx_sched_config__class(cfg, c);
+				struct xtx_class_stats cs;
+				char h[16];
+
+				if (!is_leaf(cfg, co->handle))
+					continue;
+				xtx_engine__class_stats(e, c, &cs);
+				handle_str(co->handle, h, sizeof(h));
+				fprintf(stderr, " | %s %.2f Mbit/s", h,
+					(double)(cs.sent_bytes - prev_cls[c]) * 8 / dt * 1e-6);
+				prev_cls[c] = cs.sent_bytes;
+			}
+			fputc('\n', stderr);
+			prev = cur;
+			last = t;
+			while (tick <= t)
+				tick += s->opt.interval_s;
+		}
+		if (s->opt.duration_s > 0 && t >= deadline)
+			break;
+	}
+	*dur = now_s() - t0;
+	free(prev_cls);
+	return 0;
+}
+
+/* --- output -------------------------------------------------------------------------------- */
+
+static void report(const struct shape *s, struct xtx_engine *e, const struct xtx_sched_config *cfg,
+		   const struct xtx_rd_counter *xs, double dur, int xdp_ok)
+{
+	struct xtx_frame_count fc;
+	struct totals t;
+	unsigned ncls = xtx_sched_config__class_count(cfg);
+
+	totals(e, &t);
+	xtx_engine__frames(e, &fc);
+	if (!s->opt.json) {
+		printf("xtx-shape: %s -> %s, %s mode, XDP %s, AF_XDP %s, %s, %u RX / %u TX "
+		       "queue(s), %.3f s\n", s->opt.in, s->opt.out, s->opt.l2 ? "l2" : "router",
+		       shape_mode_name(s->mode), xtx_engine__mode(e), xtx_engine__rx_path(e),
+		       s->opt.queues, s->opt.tx_queues, dur);
+		printf("  xdp: redirected %lu", (unsigned long)xs[XTX_RD_REDIRECT].pkts);
+		for (int k = 1; k < XTX_RD_STAT_MAX && xdp_ok; k++)
+			if (xs[k].pkts)
+				printf(", %s %lu", xdp_names[k], (unsigned long)xs[k].pkts);
+		printf("\n  rx: %lu frames, forwarded %lu, dropped: stage_full %lu no_frame %lu "
+		       "bad_desc %lu; kernel dropped %lu (ring full %lu, fill empty %lu)\n",
+		       (unsigned long)t.rx.rx_pkts, (unsigned long)t.rx.fwd_pkts,
+		       (unsigned long)t.rx.drops[XTX_RX_DROP_STAGE_FULL],
+		       (unsigned long)t.rx.drops[XTX_RX_DROP_NO_FRAME],
+		       (unsigned long)t.rx.drops[XTX_RX_DROP_BAD_DESC],
+		       (unsigned long)t.rx.k_dropped, (unsigned long)t.rx.k_rx_ring_full,
+		       (unsigned long)t.rx.k_fill_empty);
+		printf("  tx: sent %lu (%.3f Mbit/s), dropped %lu", (unsigned long)t.sent,
+		       (double)t.sent_bytes * 8 / dur * 1e-6, (unsigned long)t.dropped);
+		for (int r = 0; r < XTX_DROP__MAX; r++)
+			if (t.drops[r])
+				printf(" (%s %lu)", sched_drop_names[r], (unsigned long)t.drops[r]);
+		printf("\n");
+		for (unsigned c = 0; c < ncls; c++) {
+			const struct xtx_class_opts *co = xtx_sched_config__class(cfg, c);
+			struct xtx_class_stats cs;
+			char h[16];
+
+			if (!is_leaf(cfg, co->handle))
+				continue;
+			xtx_engine__class_stats(e, c, &cs);
+			handle_str(co->handle, h, sizeof(h));
+			printf("  class %-8s sent %10lu pkts %9.3f Mbit/s (rate %.3f, ceil %.3f)\n", h,
+			       (unsigned long)cs.sent_pkts, (double)cs.sent_bytes * 8 / dur * 1e-6,
+			       (double)co->rate * 8e-6, (double)co->ceil * 8e-6);
+		}
+		printf("  frames: %lu total, %lu free\n", (unsigned long)fc.total,
+		       (unsigned long)(fc.pool + fc.cached + fc.dequeuer + fc.receiver));
+		return;
+	}
+	printf("{\"in\": \"%s\", \"out\": \"%s\", \"mode\": \"%s\", \"xdp_mode\": \"%s\", "
+	       "\"xdp_dispatcher\": %s, \"af_xdp\": \"%s\", \"rx_path\": \"%s\", \"queues\": %u, "
+	       "\"tx_queues\": %u, \"duration_s\": %.6f, \"interrupted\": %s, \"xdp\": {",
+	       s->opt.in, s->opt.out, s->opt.l2 ? "l2" : "router", shape_mode_name(s->mode),
+	       s->dispatcher ? "true" : "false", xtx_engine__mode(e), xtx_engine__rx_path(e),
+	       s->opt.queues, s->opt.tx_queues, dur, stop ? "true" : "false");
+	for (int k = 0; k < XTX_RD_STAT_MAX; k++)
+		printf("%s\"%s\": {\"pkts\": %lu, \"bytes\": %lu}", k ? ", " : "", xdp_names[k],
+		       (unsigned long)xs[k].pkts, (unsigned long)xs[k].bytes);
+	printf("}, \"rx\": {\"pkts\": %lu, \"bytes\": %lu, \"fwd_pkts\": %lu, \"fwd_bytes\": %lu, "
+	       "\"drops\": {\"stage_full\": %lu, \"no_frame\": %lu, \"bad_desc\": %lu}, "
+	       "\"no_meta\": %lu, \"reclaimed\": %lu, \"copied\": %lu, \"kernel\": {\"dropped\": "
+	       "%lu, \"rx_ring_full\": %lu, \"fill_empty\": %lu, \"invalid\": %lu}}, ",
+	       (unsigned long)t.rx.rx_pkts, (unsigned long)t.rx.rx_bytes,
+	       (unsigned long)t.rx.fwd_pkts, (unsigned long)t.rx.fwd_bytes,
+	       (unsigned long)t.rx.drops[XTX_RX_DROP_STAGE_FULL],
+	       (unsigned long)t.rx.drops[XTX_RX_DROP_NO_FRAME],
+	       (unsigned long)t.rx.drops[XTX_RX_DROP_BAD_DESC], (unsigned long)t.rx.no_meta,
+	       (unsigned long)t.rx.reclaimed, (unsigned long)t.rx.copied,
+	       (unsigned long)t.rx.k_dropped, (unsigned long)t.rx.k_rx_ring_full,
+	       (unsigned long)t.rx.k_fill_empty, (unsigned long)t.rx.k_invalid);
+	printf("\"tx\": {\"sent_pkts\": %lu, \"sent_bytes\": %lu, \"completed\": %lu, \"drops\": {",
+	       (unsigned long)t.sent, (unsigned long)t.sent_bytes, (unsigned long)t.completed);
+	for (int r = 0; r < XTX_DROP__MAX; r++)
+		printf("%s\"%s\": %lu", r ? ", " : "", sched_drop_names[r], (unsigned long)t.drops[r]);
+	printf("}}, \"classes\": [");
+	for (unsigned c = 0; c < ncls; c++) {
+		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, c);
+		struct xtx_class_stats cs;
+		uint64_t dr = 0;
+		char h[16];
+
+		xtx_engine__class_stats(e, c, &cs);
+		for (int r = 0; r < XTX_DROP__MAX; r++)
+			dr += cs.drops[r];
+		handle_str(co->handle, h, sizeof(h));
+		printf("%s{\"handle\": \"%s\", \"index\": %u, \"leaf\": %s, \"rate_bps\": %lu, "
+		       "\"ceil_bps\": %lu, \"sent_pkts\": %lu, \"sent_bytes\": %lu, "
+		       "\"dropped_pkts\": %lu, \"measured_bps\": %.1f}", c ? ", " : "", h, c,
+		       is_leaf(cfg, co->handle) ? "true" : "false", (unsigned long)(co->rate * 8),
+		       (unsigned long)(co->ceil * 8), (unsigned long)cs.sent_pkts,
+		       (unsigned long)cs.sent_bytes, (unsigned long)dr,
+		       (double)cs.sent_bytes * 8 / dur);
+	}
+	printf("], \"frames\": {\"total\": %lu, \"pool\": %lu, \"cached\": %lu, \"app\": %lu, "
+	       "\"stage\": %lu, \"sched\": %lu, \"tx\": %lu, \"dequeuer\": %lu, \"fill\": %lu, "
+	       "\"receiver\": %lu}}\n", (unsigned long)fc.total, (unsigned long)fc.pool,
+	       (unsigned long)fc.cached, (unsigned long)fc.app, (unsigned long)fc.stage,
+	       (unsigned long)fc.sched, (unsigned long)fc.tx, (unsigned long)fc.dequeuer,
+	       (unsigned long)fc.fill, (unsigned long)fc.receiver);
+}
+
+int main(int argc, char **argv)
+{
+	struct shape s = { .lock_fd = -1 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	static struct rd_rules rs;
+	struct xtx_rd_counter xs[XTX_RD_STAT_MAX] = { { 0, 0 } };
+	struct xtx_sched_config *cfg = NULL;
+	struct xtx_engine *e = NULL;
+	sigset_t block, waitmask;
+	bool ready_written = false, capped = false;
+	char err[1024];
+	double dur = 0;
+	int rc, ret = 1, xdp_ok = 0;
+
+	parse_args(argc, argv, &s.opt);
+	verbose = s.opt.verbose;
+	libbpf_set_print(lib_print);
+	libxdp_set_print(xdp_print);
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &waitmask);
+	sigdelset(&waitmask, SIGINT);
+	sigdelset(&waitmask, SIGTERM);
+	sigdelset(&waitmask, SIGHUP);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	/* Files first: a bad file is a usage error, whatever the interfaces. */
+	cfg = xtx_sched_config__parse_file(s.opt.classes, err, sizeof(err));
+	if (!cfg) {
+		fprintf(stderr, "xtx-shape: %s\n", err);
+		return 2;
+	}
+	if (s.opt.rules)
+		rc = rd_rules__parse_file(&rs, s.opt.rules, err, sizeof(err));
+	else
+		rc = rd_rules__parse_string(&rs, "", "(no rules)", err, sizeof(err));
+	if (!rc)
+		rc = rd_rules__resolve(&rs, cfg, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "xtx-shape: %s\n", err);
+		xtx_sched_config__free(cfg);
+		return 2;
+	}
+
+	if (s.opt.netns && shape_enter_netns(s.opt.netns))
+		goto out_cfg;
+	s.in_ifindex = (int)if_nametoindex(s.opt.in);
+	s.out_ifindex = (int)if_nametoindex(s.opt.out);
+	if (!s.in_ifindex || !s.out_ifindex) {
+		fprintf(stderr, "xtx-shape: no interface '%s' in this network namespace; see "
+			"'ip link'%s\n", !s.in_ifindex ? s.opt.in : s.opt.out,
+			s.opt.netns ? "" : ", or give --netns");
+		goto out_cfg;
+	}
+	if ((rc = read_mac(s.opt.in, s.in_mac))) {
+		fprintf(stderr, "xtx-shape: cannot read the MAC address of %s: %s\n", s.opt.in,
+			strerror(-rc));
+		goto out_cfg;
+	}
+	{
+		unsigned have = rx_queue_count(s.opt.in);
+
+		if (!s.opt.queues) {
+			s.opt.queues = have ? have : 1;
+			if (!have)
+				fprintf(stderr, "xtx-shape: cannot read the number of receive queues "
+					"of %s; using queue 0 only (give --queues)\n", s.opt.in);
+			if (s.opt.queues > XTX_RD_MAX_QUEUES)
+				s.opt.queues = XTX_RD_MAX_QUEUES;
+		} else if (have > s.opt.queues) {
+			fprintf(stderr, "xtx-shape: warning: %s has %u receive queues, --queues %u "
+				"covers 0..%u: frames arriving on the others go to the kernel "
+				"unshaped\n", s.opt.in, have, s.opt.queues, s.opt.queues - 1);
+		}
+	}
+	s.ncpu = libbpf_num_possible_cpus();
+	if (s.ncpu <= 0) {
+		fprintf(stderr, "xtx-shape: cannot read the number of possible CPUs\n");
+		goto out_cfg;
+	}
+	if (shape_lock(&s))
+		goto out_cfg;
+	if (shape_detach_stale(&s))
+		goto out_unlock;
+
+	struct xtx_engine_opts eo = {
+		.sz = sizeof(eo), .ifname = s.opt.out, .queues = s.opt.tx_queues,
+		.mode = s.opt.copy ? XTX_MODE_COPY : XTX_MODE_AUTO, .busy_poll = s.opt.busy_poll,
+		.cpus = s.opt.cpus, .classes = cfg, .drain_timeout_ns = 2000ull * 1000 * 1000,
+		.drop_on_close = drop_at_end, .max_producers = 4,
+		.rx_ifname = s.opt.in, .rx_queues = s.opt.queues, .rx_cpus = s.opt.rx_cpus,
+		.rx_busy_poll = s.opt.busy_poll, .rx_copy = s.opt.rx_copy,
+	};
+	eo.frame_count = s.opt.frames ? s.opt.frames :
+			 frames_needed(cfg, s.opt.queues, s.opt.tx_queues, &capped);
+	if (capped)
+		fprintf(stderr, "xtx-shape: note: the leaves' limits add up to more frames than "
+			"the %u used; when they are all full, frames are dropped on receive "
+			"(no_frame) instead of by the scheduler; lower 'limit' or give --frames\n",
+			eo.frame_count);
+	e = xtx_engine__open(&eo, err, sizeof(err));
+	if (!e) {
+		fprintf(stderr, "xtx-shape: %s\n", err);
+		goto out_unlock;
+	}
+	if (shape_attach(&s, &rs))
+		goto out_engine;
+	if (shape_fill_xskmap(&s, e))
+		goto out_detach;
+	xdp_ok = 1;
+	if (!s.opt.json)
+		fprintf(stderr, "xtx-shape: %s -> %s: %s mode, XDP %s%s, AF_XDP %s, %s, %u "
+			"rule(s)\n", s.opt.in, s.opt.out, s.opt.l2 ? "l2" : "router",
+			shape_mode_name(s.mode), s.dispatcher ? " (libxdp dispatcher)" : "",
+			xtx_engine__mode(e), xtx_engine__rx_path(e), rs.n);
+	if (s.opt.ready_file) {
+		if (write_ready(&s, e))
+			goto out_detach;
+		ready_written = true;
+	}
+	rc = run(&s, e, cfg, &waitmask, &dur);
+	ret = rc ? 1 : 0;
+out_detach:
+	if (s.skel && read_xdp_stats(&s, xs))
+		memset(xs, 0, sizeof(xs));
+	if (shape_detach(&s))
+		ret = 1;
+out_engine:
+	if (e) {
+		rc = xtx_engine__stop(e);
+		if (rc == -ETIMEDOUT)
+			fprintf(stderr, "xtx-shape: the drain timed out; the rest was dropped "
+				"(counted as purged)\n");
+		if (xdp_ok)
+			report(&s, e, cfg, xs, dur > 0 ? dur : 1e-9, xdp_ok);
+		xtx_engine__close(e);
+	}
+	if (ready_written)
+		unlink(s.opt.ready_file);
+out_unlock:
+	shape_unlock(&s);
+out_cfg:
+	xtx_sched_config__free(cfg);
+	return ret;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* shape.h - the parts of xtx-shape: main.c (options, the run loop, signals, output),
+ * attach.c (namespace, per-interface lock, stale-program cleanup, XDP attach/detach, the
+ * XSKMAP) and rules.c (the classifier rules; rules.h). Internal to the tool.
+ */
+#ifndef XTX_SHAPE_TOOL_H
+#define XTX_SHAPE_TOOL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <xdp/libxdp.h>
+
+#include <xtx/xtx.h>
+#include "../../xdp/xtx_redirect.h"
+#include "rules.h"
+#include "xtx_redirect.skel.h"
+
+#define SHAPE_PROG_NAME	"xtx_redirect"	/* the XDP function's name, as the kernel reports it */
+
+struct shape_opts {
+	const char *in, *out;		/* interfaces */
+	const char *classes, *rules;	/* files; rules may be NULL */
+	const char *netns;		/* NULL: the current namespace */
+	const char *ready_file;
+	const char *cpus, *rx_cpus;
+	unsigned queues;		/* ingress queues (receive workers) */
+	unsigned tx_queues;		/* egress queues (dequeuers, schedulers) */
+	uint32_t frames;		/* 0: computed */
+	double duration_s, interval_s;
+	bool l2, json, skb_mode, copy, rx_copy, busy_poll, verbose;
+};
+
+struct shape {
+	struct shape_opts opt;
+	int in_ifindex, out_ifindex;
+	uint8_t in_mac[6];
+	int lock_fd;
+	char lock_path[128];
+	struct xtx_redirect *skel;
+	struct xdp_program *prog;
+	enum xdp_attach_mode mode;
+	bool attached, dispatcher;
+	int ncpu;
+};
+
+/* attach.c. Each returns 0 or -errno after printing what went wrong and what to do. */
+int shape_enter_netns(const char *netns);
+int shape_lock(struct shape *s);
+void shape_unlock(struct shape *s);
+int shape_detach_stale(struct shape *s);
+int shape_attach(struct shape *s, const struct rd_rules *rs);
+int shape_fill_xskmap(struct shape *s, struct xtx_engine *e);
+int shape_detach(struct shape *s);
+const char *shape_mode_name(enum xdp_attach_mode mode);
+struct rd_maps shape_maps(const struct shape *s);
+
+#endif /* XTX_SHAPE_TOOL_H */

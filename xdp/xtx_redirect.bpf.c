@@ -1,0 +1,621 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* xtx_redirect.bpf.c - the ingress classifier of xtx-shape.
+ *
+ * Attached to the ingress interface by tools/xtx-shape. For every frame:
+ *
+ *   1. parse: Ethernet [+ up to 2 VLAN tags (802.1Q/802.1ad)] -> ARP | IPv4 | IPv6 [+ up to
+ *      4 hop-by-hop/routing/destination-options headers, a fragment header] -> TCP/UDP
+ *      (ports), ICMP/ICMPv6 (type), anything else (protocol only);
+ *   2. hand to the kernel what must stay the host's: ARP, IPv6 neighbour discovery and
+ *      router messages, frames addressed to this host; in router mode also everything
+ *      the kernel must route or reject itself (see enum xtx_rd_stat);
+ *   3. classify by the user's rules (xtx_redirect.h: LPM on addresses, port ranges,
+ *      protocol, DSCP, VLAN; first match wins; else the default): a class, pass or drop;
+ *   4. router mode (default): bpf_fib_lookup() in the kernel's tables; the frame must
+ *      leave by cfg_out_ifindex; TTL / hop limit decremented (IPv4 checksum updated as
+ *      the kernel's ip_decrease_ttl() does) and new MAC addresses, exactly what the
+ *      kernel's forwarding would do. No route, no neighbour, TTL expiring, MTU exceeded:
+ *      the frame goes to the kernel untouched, which answers with ICMP as usual.
+ *      l2 mode: the frame is not changed;
+ *   5. class index and flow hash into the metadata area (include/xtx/rxmeta.h), then
+ *      XDP_REDIRECT to the AF_XDP socket of the RX queue (xsks[rx_queue_index]).
+ *
+ * Nothing is modified before the last check that can send the frame to the kernel, so a
+ * frame the kernel gets is always the frame as received. The socket lookup comes first
+ * for the same reason (no socket yet, e.g. while xtx-shape starts: the kernel forwards).
+ *
+ * Counters are per-CPU (XDP runs with migration disabled); every frame increments exactly
+ * one verdict counter (xtx_redirect.h) plus possibly sub-counts.
+ *
+ * Verifier notes: all loops are bounded and unrolled; every packet access follows an
+ * explicit check against data_end; header lengths are bounded before use as offsets.
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#include <xtx/rxmeta.h>
+#include "xtx_redirect.h"
+
+#define AF_INET		2
+#define AF_INET6	10
+#define IP_MF		0x2000
+#define IP_OFFSET	0x1fff
+#define MAX_VLAN	2
+#define MAX_IPV6_EXT	4
+#define ETH_P_ARP_BE	bpf_htons(ETH_P_ARP)
+
+/* Configuration, set by the loader before load (skeleton .rodata). */
+const volatile __u32 cfg_mode = XTX_RD_MODE_ROUTER;
+const volatile __u32 cfg_out_ifindex = 0;	/* router: routes must leave by this one */
+const volatile __u8 cfg_in_mac[ETH_ALEN] = { 0 };	/* the ingress interface's MAC */
+const volatile __u32 cfg_nrules = 0;		/* 0: no lookups, everything default */
+const volatile __u32 cfg_hash_seed = 0;
+
+#define MASK_ARRAY(name, n)						\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_ARRAY);			\
+		__uint(max_entries, n);					\
+		__type(key, __u32);					\
+		__type(value, struct xtx_rd_mask);			\
+	} name SEC(".maps")
+
+#define MASK_LPM(name, keytype)						\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_LPM_TRIE);			\
+		__uint(max_entries, XTX_RD_PREFIX_MAX);			\
+		__uint(map_flags, BPF_F_NO_PREALLOC);			\
+		__type(key, keytype);					\
+		__type(value, struct xtx_rd_mask);			\
+	} name SEC(".maps")
+
+MASK_LPM(rd_src4, struct xtx_rd_lpm4);
+MASK_LPM(rd_dst4, struct xtx_rd_lpm4);
+MASK_LPM(rd_src6, struct xtx_rd_lpm6);
+MASK_LPM(rd_dst6, struct xtx_rd_lpm6);
+MASK_ARRAY(rd_sport, 65536);
+MASK_ARRAY(rd_dport, 65536);
+MASK_ARRAY(rd_proto, 256);
+MASK_ARRAY(rd_dscp, 64);
+MASK_ARRAY(rd_vlan, XTX_RD_VLAN_UNTAGGED + 1);
+MASK_ARRAY(rd_misc, XTX_RD_MISC_MAX);
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XTX_RD_RULES_MAX + 1);
+	__type(key, __u32);
+	__type(value, struct xtx_rd_rule);
+} rd_rules SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XTX_RD_STAT_MAX);
+	__type(key, __u32);
+	__type(value, struct xtx_rd_counter);
+} rd_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_XSKMAP);
+	__uint(max_entries, XTX_RD_MAX_QUEUES);
+	__type(key, __u32);
+	__type(value, __u32);
+} xsks SEC(".maps");
+
+struct vlan_hdr {
+	__be16 tci;
+	__be16 encap_proto;
+};
+
+struct ipv6_frag_hdr {
+	__u8 nexthdr;
+	__u8 reserved;
+	__be16 frag_off;
+	__be32 id;
+};
+
+/* What the parser found. Addresses stay in the frame (pointers below, in main). */
+struct pkt {
+	__u32 bad;		/* 0, XTX_RD_TRUNCATED or XTX_RD_MALFORMED */
+	__u32 vlan;		/* outer VLAN id, or XTX_RD_VLAN_UNTAGGED */
+	__u32 nvlan;
+	__u32 family;		/* 0 (not IP), 4, 6 */
+	__u32 proto;		/* IP protocol (after IPv6 extension headers) */
+	__u32 dscp;
+	__u32 has_ports;	/* TCP/UDP, not a fragment */
+	__u32 frag;
+	__u32 sport, dport;	/* host order; 0 without ports */
+	__u32 icmp_type;	/* ICMP / ICMPv6 type, 256 = none */
+	__u32 tot_len;		/* IPv4 total length / IPv6 payload + 40 */
+	__u16 ethertype;	/* innermost, network order */
+};
+
+static __always_inline void count(__u32 stat, __u64 len)
+{
+	struct xtx_rd_counter *c = bpf_map_lookup_elem(&rd_stats, &stat);
+
+	if (c) {
+		c->pkts++;
+		c->bytes += len;
+	}
+}
+
+static __always_inline int pass(__u32 stat, __u64 len)
+{
+	count(stat, len);
+	return XDP_PASS;
+}
+
+/* --- flow hash (MurmurHash3_x86_32, as include/xtx/pkt.h) ---------------------------- */
+
+static __always_inline __u32 rotl32(__u32 x, __u32 r)
+{
+	return x << r | x >> (32 - r);
+}
+
+static __always_inline __u32 mmh3_mix(__u32 h, __u32 k)
+{
+	k *= 0xcc9e2d51u;
+	k = rotl32(k, 15);
+	k *= 0x1b873593u;
+	h ^= k;
+	h = rotl32(h, 13);
+	return h * 5 + 0xe6546b64u;
+}
+
+static __always_inline __u32 mmh3_final(__u32 h, __u32 len)
+{
+	h ^= len;
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
+}
+
+static __always_inline __u32 be32_at(const __u8 *p)
+{
+	return (__u32)p[0] << 24 | (__u32)p[1] << 16 | (__u32)p[2] << 8 | p[3];
+}
+
+/* --- classification --------------------------------------------------------------------- */
+
+/* acc &= map[key]; a missing entry empties acc (no rule accepts the value). */
+static __always_inline void mask_and(struct xtx_rd_mask *acc, const struct xtx_rd_mask *m)
+{
+	int k;
+
+#pragma unroll
+	for (k = 0; k < XTX_RD_MASK_WORDS; k++)
+		acc->w[k] = m ? acc->w[k] & m->w[k] : 0;
+}
+
+/* Index of the lowest set bit of x != 0: branches only (no ctz instruction in BPF). */
+static __always_inline __u32 ctz64(__u64 x)
+{
+	__u32 n = 0;
+
+	if (!(x & 0xffffffffull)) { n += 32; x >>= 32; }
+	if (!(x & 0xffffull)) { n += 16; x >>= 16; }
+	if (!(x & 0xffull)) { n += 8; x >>= 8; }
+	if (!(x & 0xfull)) { n += 4; x >>= 4; }
+	if (!(x & 0x3ull)) { n += 2; x >>= 2; }
+	if (!(x & 0x1ull)) { n += 1; }
+	return n;
+}
+
+static __always_inline __u32 first_rule(const struct xtx_rd_mask *m)
+{
+	int k;
+
+#pragma unroll
+	for (k = 0; k < XTX_RD_MASK_WORDS; k++)
+		if (m->w[k])
+			return k * 64 + ctz64(m->w[k]);
+	return XTX_RD_RULE_DEFAULT;
+}
+
+/* The rule index a frame matches (XTX_RD_RULE_DEFAULT: none). saddr/daddr point into the
+ * frame (4 or 16 bytes, already bounds-checked) or are NULL for non-IP frames. */
+static __always_inline __u32 classify(const struct pkt *p, const __u8 *saddr,
+				      const __u8 *daddr)
+{
+	struct xtx_rd_mask acc;
+	__u32 k;
+	int i;
+
+	if (!cfg_nrules)
+		return XTX_RD_RULE_DEFAULT;
+#pragma unroll
+	for (i = 0; i < XTX_RD_MASK_WORDS; i++)
+		acc.w[i] = ~0ull;
+	k = p->vlan;
+	mask_and(&acc, bpf_map_lookup_elem(&rd_vlan, &k));
+	if (!p->family || p->bad) {
+		k = XTX_RD_MISC_NON_IP;
+		mask_and(&acc, bpf_map_lookup_elem(&rd_misc, &k));
+		return first_rule(&acc);
+	}
+	if (p->family == 4) {
+		struct xtx_rd_lpm4 key = { .prefixlen = 32 };
+
+		__builtin_memcpy(key.addr, saddr, 4);
+		mask_and(&acc, bpf_map_lookup_elem(&rd_src4, &key));
+		__builtin_memcpy(key.addr, daddr, 4);
+		mask_and(&acc, bpf_map_lookup_elem(&rd_dst4, &key));
+	} else {
+		struct xtx_rd_lpm6 key = { .prefixlen = 128 };
+
+		__builtin_memcpy(key.addr, saddr, 16);
+		mask_and(&acc, bpf_map_lookup_elem(&rd_src6, &key));
+		__builtin_memcpy(key.addr, daddr, 16);
+		mask_and(&acc, bpf_map_lookup_elem(&rd_dst6, &key));
+	}
+	k = p->proto;
+	mask_and(&acc, bpf_map_lookup_elem(&rd_proto, &k));
+	k = p->dscp;
+	mask_and(&acc, bpf_map_lookup_elem(&rd_dscp, &k));
+	if (p->has_ports) {
+		k = p->sport;
+		mask_and(&acc, bpf_map_lookup_elem(&rd_sport, &k));
+		k = p->dport;
+		mask_and(&acc, bpf_map_lookup_elem(&rd_dport, &k));
+	} else {
+		k = XTX_RD_MISC_NOPORT;
+		mask_and(&acc, bpf_map_lookup_elem(&rd_misc, &k));
+	}
+	return first_rule(&acc);
+}
+
+/* --- layer 4 ------------------------------------------------------------------------------ */
+
+/* Ports of TCP/UDP, type of ICMP/ICMPv6; l4len bytes of L4 are claimed by the IP length
+ * and lie within the frame up to `end` only as far as checked here. */
+static __always_inline __u32 parse_l4(struct pkt *p, void *l4, void *end, __u32 l4len)
+{
+	if (p->frag)
+		return 0;
+	if (p->proto == IPPROTO_TCP || p->proto == IPPROTO_UDP) {
+		__be16 *pt = l4;
+
+		if (l4len < 4)
+			return XTX_RD_MALFORMED;
+		if ((void *)(pt + 2) > end)
+			return XTX_RD_TRUNCATED;
+		p->sport = bpf_ntohs(pt[0]);
+		p->dport = bpf_ntohs(pt[1]);
+		p->has_ports = 1;
+	} else if (p->proto == IPPROTO_ICMP || p->proto == IPPROTO_ICMPV6) {
+		__u8 *t = l4;
+
+		if (l4len < 1)
+			return XTX_RD_MALFORMED;
+		if ((void *)(t + 1) > end)
+			return XTX_RD_TRUNCATED;
+		p->icmp_type = *t;
+	}
+	return 0;
+}
+
+SEC("xdp")
+int xtx_redirect(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	__u64 len = end - data;
+	struct ethhdr *eth = data;
+	struct iphdr *ip4 = NULL;
+	struct ipv6hdr *ip6 = NULL;
+	const __u8 *saddr = NULL, *daddr = NULL;
+	struct pkt p = { .vlan = XTX_RD_VLAN_UNTAGGED, .icmp_type = 256 };
+	__u32 qid = ctx->rx_queue_index, rule_idx, hash, cls = 0xffff;
+	const struct xtx_rd_rule *rule;
+	void *l3;
+	__u16 proto;
+	int i;
+
+	if ((void *)(eth + 1) > end) {
+		count(XTX_RD_TRUNCATED, len);
+		return pass(XTX_RD_PASS_BAD, len);
+	}
+	proto = eth->h_proto;
+	l3 = eth + 1;
+
+	/* --- parse ------------------------------------------------------------------------ */
+#pragma unroll
+	for (i = 0; i < MAX_VLAN; i++) {
+		struct vlan_hdr *vh = l3;
+
+		if (proto != bpf_htons(ETH_P_8021Q) && proto != bpf_htons(ETH_P_8021AD))
+			break;
+		if ((void *)(vh + 1) > end) {
+			p.bad = XTX_RD_TRUNCATED;
+			break;
+		}
+		if (i == 0)
+			p.vlan = bpf_ntohs(vh->tci) & 0x0fff;
+		p.nvlan++;
+		proto = vh->encap_proto;
+		l3 = vh + 1;
+	}
+	if (!p.bad && (proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD)))
+		p.bad = XTX_RD_MALFORMED;	/* a third tag: not parsed */
+	p.ethertype = proto;
+
+	if (!p.bad && proto == ETH_P_ARP_BE)
+		return pass(XTX_RD_PASS_ARP, len);
+
+	if (!p.bad && proto == bpf_htons(ETH_P_IP)) {
+		__u32 hl, tot;
+
+		p.family = 4;
+		ip4 = l3;
+		if ((void *)(ip4 + 1) > end) {
+			p.bad = XTX_RD_TRUNCATED;
+			goto parsed;
+		}
+		if (ip4->version != 4 || ip4->ihl < 5) {
+			p.bad = XTX_RD_MALFORMED;
+			goto parsed;
+		}
+		hl = ip4->ihl * 4;
+		tot = bpf_ntohs(ip4->tot_len);
+		if (l3 + hl > end) {
+			p.bad = XTX_RD_TRUNCATED;
+			goto parsed;
+		}
+		if (tot < hl) {
+			p.bad = XTX_RD_MALFORMED;
+			goto parsed;
+		}
+		if (tot > (__u64)(end - l3)) {
+			p.bad = XTX_RD_TRUNCATED;
+			goto parsed;
+		}
+		saddr = (const __u8 *)&ip4->saddr;
+		daddr = (const __u8 *)&ip4->daddr;
+		p.proto = ip4->protocol;
+		p.dscp = ip4->tos >> 2;
+		p.tot_len = tot;
+		p.frag = !!(ip4->frag_off & bpf_htons(IP_MF | IP_OFFSET));
+		p.bad = parse_l4(&p, l3 + hl, end, tot - hl);
+	} else if (!p.bad && proto == bpf_htons(ETH_P_IPV6)) {
+		__u32 plen, l4len, hlen;
+		void *nh_p;
+		__u8 nh;
+
+		p.family = 6;
+		ip6 = l3;
+		if ((void *)(ip6 + 1) > end) {
+			p.bad = XTX_RD_TRUNCATED;
+			goto parsed;
+		}
+		if (ip6->version != 6) {
+			p.bad = XTX_RD_MALFORMED;
+			goto parsed;
+		}
+		plen = bpf_ntohs(ip6->payload_len);
+		nh_p = ip6 + 1;
+		if (plen == 0) {		/* jumbogram (RFC 2675): not supported */
+			p.bad = XTX_RD_MALFORMED;
+			goto parsed;
+		}
+		if (plen > (__u64)(end - nh_p)) {
+			p.bad = XTX_RD_TRUNCATED;
+			goto parsed;
+		}
+		saddr = (const __u8 *)&ip6->saddr;
+		daddr = (const __u8 *)&ip6->daddr;
+		p.dscp = (ip6->priority << 2 | ip6->flow_lbl[0] >> 6) & 0x3f;
+		p.tot_len = plen + sizeof(*ip6);
+		nh = ip6->nexthdr;
+		l4len = plen;
+#pragma unroll
+		for (i = 0; i < MAX_IPV6_EXT; i++) {
+			struct ipv6_opt_hdr *oh = nh_p;
+
+			if (nh != IPPROTO_HOPOPTS && nh != IPPROTO_ROUTING &&
+			    nh != IPPROTO_DSTOPTS)
+				break;
+			if ((void *)(oh + 1) > end) {
+				p.bad = XTX_RD_TRUNCATED;
+				goto parsed;
+			}
+			hlen = (oh->hdrlen + 1) * 8;
+			if (hlen > l4len) {
+				p.bad = XTX_RD_MALFORMED;
+				goto parsed;
+			}
+			nh = oh->nexthdr;
+			nh_p += hlen;
+			l4len -= hlen;
+		}
+		if (nh == IPPROTO_FRAGMENT) {
+			struct ipv6_frag_hdr *fh = nh_p;
+
+			if ((void *)(fh + 1) > end) {
+				p.bad = XTX_RD_TRUNCATED;
+				goto parsed;
+			}
+			if (l4len < sizeof(*fh)) {
+				p.bad = XTX_RD_MALFORMED;
+				goto parsed;
+			}
+			p.frag = 1;
+			nh = fh->nexthdr;
+			nh_p = fh + 1;
+			l4len -= sizeof(*fh);
+		}
+		p.proto = nh;
+		p.bad = parse_l4(&p, nh_p, end, l4len);
+	}
+parsed:
+	if (p.bad)
+		count(p.bad, len);
+	if (p.frag && !p.bad)
+		count(XTX_RD_FRAGMENT, len);
+
+	/* --- what stays the kernel's ---------------------------------------------------------- */
+	/* IPv6 neighbour discovery and router messages (RS, RA, NS, NA, redirect). */
+	if (!p.bad && p.family == 6 && p.proto == IPPROTO_ICMPV6 && p.icmp_type >= 133 &&
+	    p.icmp_type <= 137)
+		return pass(XTX_RD_PASS_ND, len);
+	if (cfg_mode == XTX_RD_MODE_ROUTER) {
+		if (p.bad)
+			return pass(XTX_RD_PASS_BAD, len);
+		if (!p.family)
+			return pass(XTX_RD_PASS_NON_IP, len);
+		if (p.nvlan)
+			return pass(XTX_RD_PASS_VLAN, len);
+		/* Unicast to us only: the kernel drops other hosts' frames and delivers
+		 * broadcast and multicast locally; it never forwards them. */
+		if (eth->h_dest[0] & 1)
+			return pass(XTX_RD_PASS_NOT_UNICAST, len);
+		for (i = 0; i < ETH_ALEN; i++)
+			if (eth->h_dest[i] != cfg_in_mac[i])
+				return pass(XTX_RD_PASS_NOT_UNICAST, len);
+		/* Link-local IPv6 destinations are never forwarded. */
+		if (p.family == 6 && daddr[0] == 0xfe && (daddr[1] & 0xc0) == 0x80)
+			return pass(XTX_RD_PASS_LOCAL, len);
+	} else {
+		int ours = 1;
+
+		for (i = 0; i < ETH_ALEN; i++)
+			if (eth->h_dest[i] != cfg_in_mac[i])
+				ours = 0;
+		if (ours)
+			return pass(XTX_RD_PASS_LOCAL, len);
+	}
+
+	/* --- classify ---------------------------------------------------------------------- */
+	rule_idx = classify(&p, saddr, daddr);
+	if (rule_idx == XTX_RD_RULE_DEFAULT)
+		count(XTX_RD_DEFAULT, len);
+	rule = bpf_map_lookup_elem(&rd_rules, &rule_idx);
+	if (rule) {
+		if (rule->action == XTX_RD_ACT_PASS)
+			return pass(XTX_RD_PASS_RULE, len);
+		if (rule->action == XTX_RD_ACT_DROP) {
+			count(XTX_RD_DROP_RULE, len);
+			return XDP_DROP;
+		}
+		cls = rule->cls;
+	}
+
+	/* No socket on this queue (yet): the kernel's, untouched. */
+	if (!bpf_map_lookup_elem(&xsks, &qid))
+		return pass(XTX_RD_PASS_NO_SOCKET, len);
+
+	/* --- flow hash (before any rewrite) ------------------------------------------------ */
+	if (p.family == 4 && !p.bad) {
+		hash = mmh3_mix(cfg_hash_seed, be32_at(saddr));
+		hash = mmh3_mix(hash, be32_at(daddr));
+		hash = mmh3_mix(hash, p.sport << 16 | p.dport);
+		hash = mmh3_mix(hash, p.proto);
+		hash = mmh3_final(hash, 16);
+	} else if (p.family == 6 && !p.bad) {
+		hash = cfg_hash_seed;
+#pragma unroll
+		for (i = 0; i < 16; i += 4)
+			hash = mmh3_mix(hash, be32_at(saddr + i));
+#pragma unroll
+		for (i = 0; i < 16; i += 4)
+			hash = mmh3_mix(hash, be32_at(daddr + i));
+		hash = mmh3_mix(hash, p.sport << 16 | p.dport);
+		hash = mmh3_mix(hash, p.proto);
+		hash = mmh3_final(hash, 40);
+	} else {
+		const __u8 *d = eth->h_dest, *s = eth->h_source;
+
+		hash = mmh3_mix(cfg_hash_seed, be32_at(d));
+		hash = mmh3_mix(hash, (__u32)d[4] << 24 | (__u32)d[5] << 16 | (__u32)s[0] << 8 | s[1]);
+		hash = mmh3_mix(hash, be32_at(s + 2));
+		hash = mmh3_mix(hash, bpf_ntohs(p.ethertype));
+		hash = mmh3_final(hash, 16);
+	}
+
+	/* --- router: the kernel's forwarding decision, done here -------------------------- */
+	if (cfg_mode == XTX_RD_MODE_ROUTER) {
+		struct bpf_fib_lookup f = {};
+		int rc;
+
+		f.ifindex = ctx->ingress_ifindex;
+		f.l4_protocol = p.proto;
+		f.sport = bpf_htons(p.sport);
+		f.dport = bpf_htons(p.dport);
+		f.tot_len = p.tot_len;
+		if (ip4) {
+			if (ip4->ttl <= 1)
+				return pass(XTX_RD_PASS_TTL, len);
+			f.family = AF_INET;
+			f.tos = ip4->tos;
+			f.ipv4_src = ip4->saddr;
+			f.ipv4_dst = ip4->daddr;
+		} else if (ip6) {
+			if (ip6->hop_limit <= 1)
+				return pass(XTX_RD_PASS_TTL, len);
+			f.family = AF_INET6;
+			f.flowinfo = *(__be32 *)ip6 & bpf_htonl(0x0fffffff);
+			__builtin_memcpy(f.ipv6_src, &ip6->saddr, 16);
+			__builtin_memcpy(f.ipv6_dst, &ip6->daddr, 16);
+		} else {
+			return pass(XTX_RD_PASS_NON_IP, len);	/* not reached */
+		}
+		rc = bpf_fib_lookup(ctx, &f, sizeof(f), 0);
+		switch (rc) {
+		case BPF_FIB_LKUP_RET_SUCCESS:
+			break;
+		case BPF_FIB_LKUP_RET_NOT_FWDED:
+			return pass(XTX_RD_PASS_NOT_FWDED, len);
+		case BPF_FIB_LKUP_RET_BLACKHOLE:
+		case BPF_FIB_LKUP_RET_UNREACHABLE:
+		case BPF_FIB_LKUP_RET_PROHIBIT:
+			return pass(XTX_RD_PASS_NO_ROUTE, len);
+		case BPF_FIB_LKUP_RET_NO_NEIGH:
+			return pass(XTX_RD_PASS_NO_NEIGH, len);
+		case BPF_FIB_LKUP_RET_FRAG_NEEDED:
+			return pass(XTX_RD_PASS_FRAG_NEEDED, len);
+		default:	/* FWD_DISABLED, UNSUPP_LWT, ... */
+			return pass(XTX_RD_PASS_FWD_OFF, len);
+		}
+		if (f.ifindex != cfg_out_ifindex)
+			return pass(XTX_RD_PASS_OTHER_IF, len);
+		/* Committed: rewrite as the kernel's forwarding would. */
+		if (ip4) {
+			/* ip_decrease_ttl(): TTL is the high byte of the 16-bit word it shares
+			 * with the protocol; add 0x0100 back to the checksum, end-around carry. */
+			__u32 check = ip4->check;
+
+			check += bpf_htons(0x0100);
+			ip4->check = (__sum16)(check + (check >= 0xffff));
+			ip4->ttl--;
+		} else if (ip6) {
+			ip6->hop_limit--;
+		}
+		__builtin_memcpy(eth->h_dest, f.dmac, ETH_ALEN);
+		__builtin_memcpy(eth->h_source, f.smac, ETH_ALEN);
+	}
+
+	/* --- metadata, redirect ------------------------------------------------------------ */
+	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(struct xtx_rx_meta)) == 0) {
+		struct xtx_rx_meta *m = (void *)(long)ctx->data_meta;
+
+		if ((void *)(m + 1) <= (void *)(long)ctx->data) {
+			m->hash = hash;
+			m->cls = (__u16)cls;
+			m->magic = XTX_RX_META_MAGIC;
+		} else {
+			count(XTX_RD_NO_META, len);
+		}
+	} else {
+		count(XTX_RD_NO_META, len);
+	}
+	count(XTX_RD_REDIRECT, len);
+	return bpf_redirect_map(&xsks, qid, XDP_PASS);
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
