@@ -132,6 +132,9 @@ void *xtx_dequeuer_main(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 
 	for (;;) {
+		/* The stage's sleep ticket, taken before the stop flag is read: a kick from
+		 * xtx_engine__stop() after this point makes the sleep below return at once. */
+		uint32_t ticket = xtx_mpsc__wait_prepare(q->stage);
 		/* Acquire, pairs with the release store in xtx_engine__close(): the deadline
 		 * and drop flag written before it are visible. */
 		int stopping = atomic_load_explicit(&e->stop, memory_order_acquire);
@@ -243,7 +246,7 @@ void *xtx_dequeuer_main(void *arg)
 			if (unread && !kick_rc && xsk_ring_prod__needs_wakeup(&q->tx))
 				continue;	/* kicked again in the next step */
 			/* Waiting for completions only (zero-copy: the driver's NAPI). */
-			xtx_mpsc__wait(q->stage, 20 * 1000);
+			xtx_mpsc__wait_ticket(q->stage, ticket, 20 * 1000);
 			continue;
 		}
 		/* Adaptive poll: stay awake for XTX_IDLE_POLL_NS before sleeping. Under load the
@@ -262,7 +265,7 @@ void *xtx_dequeuer_main(void *arg)
 		if (!timeout)
 			continue;
 		CTR_ADD(q->ctr.sleeps, 1);
-		xtx_mpsc__wait(q->stage, timeout);
+		xtx_mpsc__wait_ticket(q->stage, ticket, timeout);
 	}
 	flush_recycle(q, 1);
 	xtx_queue_publish_classes(q, xtx_now_ns());

@@ -203,11 +203,10 @@ static int rx_options(struct xtx_engine *e, char *err, size_t errlen)
 	return 0;
 }
 
-/* Wake a dequeuer after e->stop was set and wait for it to exit. One kick can be lost: a
- * dequeuer that read stop == 0 just before it was set, and then sampled the futex word
- * in xtx_mpsc__wait() only after the kick bumped it, sleeps with no timeout. Any later
- * kick wakes it (it sleeps on the word it sampled), and it then sees stop: so kick again
- * every 10 ms until it is gone. */
+/* Wake a dequeuer after e->stop was set and wait for it to exit. The dequeuer takes its
+ * sleep ticket (xtx_mpsc__wait_prepare) before it reads stop, so one kick cannot be lost
+ * between its check and its sleep; kicking again every 10 ms until the join succeeds is
+ * a second line of defence that costs nothing at shutdown. */
 static void join_dequeuer(struct xtx_queue *q)
 {
 	for (;;) {

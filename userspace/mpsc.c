@@ -364,10 +364,21 @@ static int busy_wait(struct xtx_mpsc *s, uint64_t timeout_ns, uint32_t seq)
 	}
 }
 
+uint32_t xtx_mpsc__wait_prepare(const struct xtx_mpsc *s)
+{
+	/* Acquire, pairs with wake()'s release increment: a caller whose ticket already
+	 * includes a kick also sees what the kicker wrote before it (its stop flag). */
+	return atomic_load_explicit(&((struct xtx_mpsc *)s)->sl.wake_seq, memory_order_acquire);
+}
+
 int xtx_mpsc__wait(struct xtx_mpsc *s, uint64_t timeout_ns)
 {
+	return xtx_mpsc__wait_ticket(s, xtx_mpsc__wait_prepare(s), timeout_ns);
+}
+
+int xtx_mpsc__wait_ticket(struct xtx_mpsc *s, uint32_t seq, uint64_t timeout_ns)
+{
 	struct timespec ts, *tsp = NULL;
-	uint32_t seq;
 	uint64_t v;
 	long r;
 
@@ -383,9 +394,8 @@ int xtx_mpsc__wait(struct xtx_mpsc *s, uint64_t timeout_ns)
 	retire_end(s);
 	if (s->c.nactive)
 		return 0;
-	/* Relaxed: the futex compares the value in the kernel; a wake after this read makes
-	 * the compare fail (EAGAIN) or wakes us. */
-	seq = atomic_load_explicit(&s->sl.wake_seq, memory_order_relaxed);
+	/* seq (the ticket) was read before the caller's own checks: the futex compares it in
+	 * the kernel, so a wake since then makes the compare fail (EAGAIN) or wakes us. */
 	if (s->busy_poll)
 		return busy_wait(s, timeout_ns, seq);
 

@@ -122,6 +122,14 @@ unsigned xtx_mpsc__dequeue_burst(struct xtx_mpsc *s, struct xtx_desc *out, unsig
  * enters the kernel. */
 int xtx_mpsc__wait(struct xtx_mpsc *s, uint64_t timeout_ns);
 
+/* The same, in two steps, for a consumer that has reasons of its own to stay awake (a
+ * stop flag set by the thread that calls kick()): take the ticket FIRST, then check those
+ * reasons, then sleep with the ticket. A kick() after the ticket was taken makes the wait
+ * return at once, so it cannot be lost between the check and the sleep (the kernel's
+ * prepare_to_wait pattern). wait(s, t) is wait_ticket(s, wait_prepare(s), t). */
+uint32_t xtx_mpsc__wait_prepare(const struct xtx_mpsc *s);
+int xtx_mpsc__wait_ticket(struct xtx_mpsc *s, uint32_t ticket, uint64_t timeout_ns);
+
 /* Wake the consumer if it sleeps in wait() (e.g. to stop it). Any thread. */
 void xtx_mpsc__kick(struct xtx_mpsc *s);
 

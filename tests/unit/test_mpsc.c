@@ -301,6 +301,21 @@ static void test_wait(int busy_poll)
 	xtx_mpsc__destroy(s);
 }
 
+/* A kick between the ticket and the sleep is not lost: the wait returns at once (with a
+ * plain wait() sampling the word after the kick it would sleep for the whole timeout). */
+static void test_wait_ticket(void)
+{
+	struct xtx_mpsc *s = mk_stage(2, 8, 64);
+	uint32_t t = xtx_mpsc__wait_prepare(s);
+	uint64_t t0;
+
+	xtx_mpsc__kick(s);		/* e.g. a stop request after the caller's check */
+	t0 = now_ns();
+	CHECK_EQ_I64(0, xtx_mpsc__wait_ticket(s, t, 5ull * 1000 * 1000 * 1000));
+	CHECK(now_ns() - t0 < 1000ull * 1000 * 1000);	/* not the 5 s timeout */
+	xtx_mpsc__destroy(s);
+}
+
 int main(void)
 {
 	test_create_errors();
@@ -311,5 +326,6 @@ int main(void)
 	test_doorbell_hysteresis();
 	test_wait(0);
 	test_wait(1);
+	test_wait_ticket();
 	return check_summary("test_mpsc");
 }
