@@ -67,7 +67,7 @@ out=$(mktemp)
 } > $out
 cat $out
 [ -n "$md" ] && { cp $out "$md"; printf '\nsent - counted: frames the kernel took from the TX ring around a flap and the veth pair dropped (its own tx/rx dropped counters, the next column); xtx counts them as sent.\n' >> "$md"; }
-[ -n "$json" ] && jq -c --argjson flaps $flaps --argjson got "$got" --argjson rss "[$(printf '%s\n' "${samples[@]}" | awk '{printf "%s[%d,%d]", NR>1?",":"", $1, $2}')]" \
+[ -n "$json" ] && jq -c --argjson flaps $flaps --argjson got "$got" --argjson rss "[$(printf '%s\n' "${samples[@]}" | awk '{printf "%s[%d,%d]", (NR>1 ? "," : ""), $1, $2}')]" \
   '{duration_s: .duration_s, flaps: $flaps, offered: .offered_pkts, sent: .sent_pkts, dropped: .dropped_pkts, sink: $got, frames: .frames, rss_kib: $rss}' $tmp/send.json > "$json"
 rm -f $out
 exit $fail
