@@ -50,3 +50,8 @@ send() { # xtx-send args (runs in the tx namespace)
   ip netns exec "$TX_NS" timeout 120 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" \
      --dst-mac "$TX_NEXTHOP_MAC" "$@"
 }
+
+xdp_sockets() { # NS: AF_XDP sockets open in the namespace (/proc/net/protocols is per netns;
+                # ss --xdp needs xdp_diag, which this kernel lacks)
+  ip netns exec "$1" awk '$1 == "XDP" { print $3 }' /proc/net/protocols
+}

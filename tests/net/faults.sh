@@ -85,6 +85,6 @@ grep -q "disappeared" $TMPD/gone.err || fail "device deleted: no clear error"
 [ "$(jget $TMPD/gone.json .device_gone)" = true ] || fail "summary does not say device_gone"
 acct $TMPD/gone.json gone device-gone
 echo "device deleted: frames $(jq -c .frames $TMPD/gone.json)"
-left=$(ip netns exec "$TX_NS" ss -a --xdp 2>/dev/null | tail -n +2)
-[ -z "$left" ] || fail "AF_XDP socket left: $left"
+left=$(xdp_sockets "$TX_NS")
+[ "$left" = 0 ] || fail "$left AF_XDP socket(s) left after the device vanished"
 exit $FAILED

@@ -101,8 +101,8 @@ wait $pid; rc=$?
 [ $rc = 0 ] || fail "xtx-send exited $rc after SIGINT"
 [ "$(jget $TMPD/int.json .interrupted)" = true ] || fail "summary does not say interrupted"
 sleep 0.5
-left=$(ip netns exec "$TX_NS" ss -a --xdp 2>/dev/null | tail -n +2)
-[ -z "$left" ] || { echo "$left"; fail "AF_XDP socket left after SIGINT"; }
+left=$(xdp_sockets "$TX_NS")
+[ "$left" = 0 ] || fail "$left AF_XDP socket(s) left after SIGINT"
 ip -n "$TX_NS" link show "$TX_DEV" | grep -q xdp && fail "XDP program left on $TX_DEV"
 echo "SIGINT: exit $rc, summary printed, nothing left attached"
 exit $FAILED

@@ -59,7 +59,6 @@ check_frames() {
 }
 # AF_XDP sockets open in a namespace: the kernel's per-namespace count (ss --xdp needs
 # xdp_diag, which this kernel may lack, and then shows nothing either way).
-xdp_sockets() { ip netns exec "$1" awk '$1 == "XDP" { print $3 }' /proc/net/protocols; }
 nothing_attached() { # what
   local l s
   l=$(ip -n "$FW_NS" -o link show 2>/dev/null | grep -E ' xdp(generic|drv|offload)? |prog/xdp' || true)
