@@ -224,6 +224,50 @@ static void join_dequeuer(struct xtx_queue *q)
 	}
 }
 
+/* The schedulers may hold every leaf at its limit, in every queue. A UMEM smaller than that
+ * lets one class at its limit (held back by its ceil) keep the frames that the producers of
+ * every other class need: they wait for frames and those classes starve (found by
+ * xtx-compare: a 50 Mbit/s leaf with the default limit of 10000 took all 8192 frames and
+ * its sibling fell below its own guaranteed rate). With two or more leaves and no frame
+ * count given, size the UMEM to cover the limits (up to 512 MiB); when it cannot, say so. */
+static void size_frames_for_limits(struct xtx_engine *e, int may_grow, uint32_t min_frames)
+{
+	uint8_t *has_child = calloc(e->ncls ? e->ncls : 1, 1);
+	uint64_t queued = 0, need, cap = (512ull << 20) / e->frame_size;
+	unsigned nleaves = 0;
+
+	if (!has_child)
+		return;
+	for (unsigned i = 0; i < e->ncls; i++) {
+		int p = xtx_sched_config__class_index(e->cfg, xtx_sched_config__class(e->cfg, i)->parent);
+
+		if (p >= 0)
+			has_child[p] = 1;
+	}
+	for (unsigned i = 0; i < e->ncls; i++)
+		if (!has_child[i]) {
+			queued += xtx_sched_config__class(e->cfg, i)->limit;
+			nleaves++;
+		}
+	free(has_child);
+	need = queued * e->nq + min_frames;
+	if (nleaves < 2 || need <= e->nframes)
+		return;
+	if (may_grow) {
+		uint64_t n = need < cap ? need : cap;
+
+		e->nframes = (uint32_t)((n + XTX_BATCH - 1) / XTX_BATCH * XTX_BATCH);
+		if (e->nframes >= need) {
+			xtx_info(e, "UMEM sized to %u frames so that every class can queue up to its "
+				 "limit (%lu packets in all)", e->nframes, (unsigned long)(queued * e->nq));
+			return;
+		}
+	}
+	xtx_info(e, "the classes may queue %lu packets but the UMEM has %u frames: a class "
+		 "held at its limit can starve the others of frames; lower the leaves' limit "
+		 "or use more frames", (unsigned long)(queued * e->nq), e->nframes);
+}
+
 struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *err,
 				    size_t errlen)
 {
@@ -333,6 +377,7 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 		goto fail;
 	}
 	e->ncls = xtx_sched_config__class_count(e->cfg);
+	size_frames_for_limits(e, opts->frame_count == 0, min_frames);
 
 	rc = xtx_pool__init(&e->pool, e->nframes / XTX_BATCH + 2 +
 					2 * (e->nq + e->nrq + e->o.max_producers));
