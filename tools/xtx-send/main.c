@@ -343,6 +343,11 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
+	if (cfg && o.queues > 1 && !o.json)
+		fprintf(stderr, "xtx-send: note: each of the %u TX queues has its own scheduler, so "
+			"class rates apply per queue (flows are spread over queues by hash); use "
+			"--queues 1 to shape the interface as a whole\n", o.queues);
+
 	nprod = o.producers;
 	if (nprod > o.flows) {
 		if (!o.json)
