@@ -46,6 +46,11 @@ static void hook(struct xtx_mpsc_prod *p)
 	/* Seq_cst on these few flags: the test's own handshake, simplest to reason about. */
 	if (p != victim || !atomic_exchange(&park_req, 0))
 		return;
+	/* The first sequence number of the burst being parked: the victim is the only user
+	 * of its lane, so the lane's tail (relaxed: our own thread wrote it) is its count of
+	 * items published so far. Recorded here, in the burst that actually parks. */
+	atomic_store(&victim_parked_seq,
+		     atomic_load_explicit(&p->p.tail, memory_order_relaxed));
 	atomic_store(&parked, 1);
 	while (!atomic_load(&release_req))
 		usleep(1000);	/* parked: sleeping, so it costs the others no CPU */
@@ -65,8 +70,6 @@ static void *producer(void *arg)
 
 		for (unsigned i = 0; i < 16; i++)
 			b[i] = (struct xtx_desc){ .addr = seq + i, .hash = id, .len = 64 };
-		if (id == 0 && atomic_load(&park_req))
-			atomic_store(&victim_parked_seq, seq);	/* this burst parks */
 		put = xtx_mpsc__enqueue_burst(p, b, 16);
 		seq += put;
 		if (put < 16) {
