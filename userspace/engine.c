@@ -637,6 +637,7 @@ void xtx_producer__close(struct xtx_producer *p)
 	pthread_mutex_lock(&e->prod_lock);
 	e->closed.got += CTR_GET(p->got);
 	e->closed.sent += CTR_GET(p->sent);
+	e->closed.sent_bytes += CTR_GET(p->sent_bytes);
 	e->closed.short_sends += CTR_GET(p->short_sends);
 	e->closed.bad_desc += CTR_GET(p->bad_desc);
 	e->closed.no_frames += CTR_GET(p->no_frames);
@@ -827,8 +828,14 @@ unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc 
 		/* Relaxed: still ours, not published. */
 		atomic_store_explicit(&e->owner[frame_index(e, d[i].addr)], (uint16_t)(p->id + 1),
 				      memory_order_relaxed);
-	if (done)
+	if (done) {
+		uint64_t bytes = 0;
+
+		for (unsigned i = 0; i < done; i++)
+			bytes += d[i].len;
 		CTR_ADD(p->sent, done);
+		CTR_ADD(p->sent_bytes, bytes);
+	}
 	return done;
 }
 
@@ -912,6 +919,7 @@ void xtx_producer__stats(const struct xtx_producer *p, struct xtx_producer_stats
 {
 	st->got = CTR_GET(p->got);
 	st->sent = CTR_GET(p->sent);
+	st->sent_bytes = CTR_GET(p->sent_bytes);
 	st->short_sends = CTR_GET(p->short_sends);
 	st->bad_desc = CTR_GET(p->bad_desc);
 	st->no_frames = CTR_GET(p->no_frames);
@@ -931,6 +939,7 @@ void xtx_engine__producer_totals(const struct xtx_engine *e, struct xtx_producer
 		xtx_producer__stats(e->prods[i], &ps);
 		st->got += ps.got;
 		st->sent += ps.sent;
+		st->sent_bytes += ps.sent_bytes;
 		st->short_sends += ps.short_sends;
 		st->bad_desc += ps.bad_desc;
 		st->no_frames += ps.no_frames;

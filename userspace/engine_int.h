@@ -112,7 +112,7 @@ struct xtx_producer {
 	struct xtx_mpsc_prod *lane[XTX_MAX_QUEUES];
 	uint32_t ncache;
 	uint64_t cache[XTX_PROD_CACHE];
-	_Atomic uint64_t got, sent, put, short_sends, bad_desc, no_frames;
+	_Atomic uint64_t got, sent, sent_bytes, put, short_sends, bad_desc, no_frames;
 	_Atomic uint32_t cached_pub;	/* ncache, for xtx_engine__frames() */
 };
 

@@ -187,6 +187,7 @@ struct xtx_queue_stats {
 struct xtx_producer_stats {
 	uint64_t got;			/* frames taken with get_frames */
 	uint64_t sent;			/* descriptors accepted by send_burst */
+	uint64_t sent_bytes;		/* their frame bytes */
 	uint64_t short_sends;		/* send_burst calls cut short by a full stage */
 	uint64_t bad_desc;		/* descriptors refused as invalid */
 	uint64_t no_frames;		/* get_frames calls that found no frame */

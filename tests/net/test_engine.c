@@ -183,6 +183,7 @@ int main(int argc, char **argv)
 	CHECK_EQ_U64(0, drops);
 	CHECK_EQ_U64(count, cs.sent_pkts);
 	CHECK_EQ_U64(count, ps.sent);
+	CHECK_EQ_U64(count * 64, ps.sent_bytes);	/* every frame 64 bytes */
 	CHECK_EQ_U64(3, ps.bad_desc);
 	printf("{\"sent\": %lu, \"completed\": %lu, \"drops\": %lu, \"kicks\": %lu, "
 	       "\"idle_cpu_s\": %.4f, \"mode\": \"%s\"}\n", (unsigned long)sent,
