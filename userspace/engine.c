@@ -203,25 +203,13 @@ static int rx_options(struct xtx_engine *e, char *err, size_t errlen)
 	return 0;
 }
 
-/* Wake a dequeuer after e->stop was set and wait for it to exit. The dequeuer takes its
- * sleep ticket (xtx_mpsc__wait_prepare) before it reads stop, so one kick cannot be lost
- * between its check and its sleep; kicking again every 10 ms until the join succeeds is
- * a second line of defence that costs nothing at shutdown. */
+/* Wake a dequeuer after e->stop was set and wait for it to exit. One kick is enough: the
+ * dequeuer takes its sleep ticket (xtx_mpsc__wait_prepare) before it reads stop, so a kick
+ * between its check and its sleep fails the futex compare instead of being lost. */
 static void join_dequeuer(struct xtx_queue *q)
 {
-	for (;;) {
-		struct timespec ts;
-
-		xtx_mpsc__kick(q->stage);
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 10 * 1000 * 1000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		if (pthread_timedjoin_np(q->thread, NULL, &ts) != ETIMEDOUT)
-			return;
-	}
+	xtx_mpsc__kick(q->stage);
+	pthread_join(q->thread, NULL);
 }
 
 /* The schedulers may hold every leaf at its limit, in every queue. A UMEM smaller than that
@@ -506,6 +494,7 @@ int xtx_engine__stop(struct xtx_engine *e)
 	for (unsigned i = 0; i < e->nq; i++)
 		before += CTR_GET(e->q[i].ctr.drops[XTX_DROP_PURGED]);
 	e->stop_deadline_ns = xtx_now_ns() + e->o.drain_timeout_ns;
+	/* Relaxed: published by the release store of stop just below. */
 	atomic_store_explicit(&e->drop, e->o.drop_on_close, memory_order_relaxed);
 	/* Release, pairs with the dequeuers' acquire load: deadline and drop are visible. */
 	atomic_store_explicit(&e->stop, 1, memory_order_release);
@@ -777,6 +766,7 @@ int xtx_producer__wait(struct xtx_producer *p, uint64_t timeout_ns)
 	atomic_thread_fence(memory_order_seq_cst);
 	if ((p->ncache || atomic_load_explicit(&e->pool.frames, memory_order_seq_cst) >=
 			  (int64_t)e->wake_frames) && lanes_have_room(p)) {
+		/* Relaxed: a count; a stale nonzero only costs a dequeuer one spurious wake. */
 		atomic_fetch_sub_explicit(&e->room.waiters, 1, memory_order_relaxed);
 		return 0;
 	}

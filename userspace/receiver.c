@@ -469,6 +469,7 @@ void xtx_rx_stop(struct xtx_engine *e)
 
 		if (o < XTX_OWNER_RXQ || o >= XTX_OWNER_RXQ + e->nrq)
 			continue;
+		/* Relaxed: as above, every writer has been joined. */
 		atomic_store_explicit(&e->owner[f], 0, memory_order_relaxed);
 		CTR_ADD(e->rq[o - XTX_OWNER_RXQ].ctr.reclaimed, 1);
 		b[nb++] = ((uint64_t)f << e->frame_shift) + XTX_HEADROOM;
