@@ -122,6 +122,9 @@ void *xtx_dequeuer_main(void *arg)
 	int dirty = 0;		/* class counters changed since the last publication */
 	int kick_rc = 0;	/* last kick's result: retry at once only if it worked */
 	uint64_t idle_since = 0;	/* first step of the current idle stretch, 0 = busy */
+	/* Queue 0's dequeuer reaps dead producers (producer.c), XTX_REAP_NS apart. */
+	int reaper = q == &e->q[0] && !e->o.no_reap;
+	uint64_t next_reap = xtx_now_ns() + XTX_REAP_NS;
 	char name[16];
 
 	snprintf(name, sizeof(name), "xtx-deq/%u", q->qid);
@@ -219,6 +222,12 @@ void *xtx_dequeuer_main(void *arg)
 			dirty = 0;
 		}
 
+		if (reaper && now >= next_reap) {
+			/* Relaxed: a hint; the reap itself runs under the producers' lock. */
+			if (atomic_load_explicit(&e->nprods, memory_order_relaxed))
+				xtx_reap(e, 1);
+			next_reap = now + XTX_REAP_NS;
+		}
 		if (stopping && !n && !xtx_sched__qlen(q->sched) && !q->outstanding)
 			break;
 		if (stopping && now >= e->stop_deadline_ns + 1000ull * 1000 * 1000)
@@ -262,6 +271,11 @@ void *xtx_dequeuer_main(void *arg)
 		uint64_t timeout = next == UINT64_MAX ? UINT64_MAX : next > now ? next - now : 0;
 		if (stopping && timeout > 1000 * 1000)
 			timeout = 1000 * 1000;
+		/* While producers are open, wake for the next reap: a dead one may hold the
+		 * frames that the others wait for. Relaxed: a hint. */
+		if (reaper && atomic_load_explicit(&e->nprods, memory_order_relaxed) &&
+		    timeout > next_reap - now)
+			timeout = next_reap > now ? next_reap - now : 0;
 		if (!timeout)
 			continue;
 		CTR_ADD(q->ctr.sleeps, 1);

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <sys/types.h>
 #include <xdp/xsk.h>
 
 #include <xtx/mpsc.h>
@@ -113,7 +114,8 @@ struct xtx_producer {
 	uint32_t ncache;
 	uint64_t cache[XTX_PROD_CACHE];
 	_Atomic uint64_t got, sent, sent_bytes, put, short_sends, bad_desc, no_frames;
-	_Atomic uint32_t cached_pub;	/* ncache, for xtx_engine__frames() */
+	_Atomic uint32_t cached_pub;	/* ncache, for xtx_engine__frames() and the reaper */
+	pid_t tid;			/* the thread that opened it: dead when it is gone */
 };
 
 struct xtx_engine {
@@ -171,6 +173,7 @@ struct xtx_engine {
 	pthread_mutex_t prod_lock;	/* open/close of producers only (slow path) */
 	struct xtx_producer *prods[XTX_MPSC_MAX_LANES];
 	struct xtx_producer_stats closed;	/* totals of closed producers (under lock) */
+	_Atomic uint32_t nprods;		/* producers open (written under prod_lock) */
 	_Atomic uint64_t closed_app;		/* frames closed producers left "in app" */
 };
 
@@ -190,7 +193,12 @@ void xtx_rx_stop(struct xtx_engine *e);
 void xtx_rx_free(struct xtx_engine *e);
 void *xtx_receiver_main(void *arg);
 
-/* engine.c: wake producers blocked in xtx_producer__wait() (dequeuers, after making room). */
+/* producer.c: reap producers whose thread is gone; trylock: give up if the lock is busy
+ * (a dequeuer must not block on an application's open/close). Returns how many. */
+int xtx_reap(struct xtx_engine *e, int trylock);
+#define XTX_REAP_NS	(1000ull * 1000 * 1000)	/* dequeuer 0 reaps this often */
+
+/* producer.c: wake producers blocked in xtx_producer__wait() (dequeuers, after making room). */
 void xtx_room_wake(struct xtx_engine *e, int force);
 
 /* dequeuer.c */

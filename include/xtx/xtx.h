@@ -94,6 +94,10 @@ struct xtx_engine_opts {
 	const char *rx_cpus;		/* receive worker CPUs; NULL: the ingress NIC's node */
 	int rx_busy_poll;		/* receive workers spin instead of sleeping in poll() */
 	int rx_copy;			/* force the one-copy path (own UMEM for receiving) */
+
+	/* Read only if sz covers it. */
+	int no_reap;			/* never reap dead producers by itself (see
+					 * xtx_engine__reap()); stop() still does */
 };
 
 struct xtx_engine;
@@ -140,7 +144,9 @@ void *xtx_engine__frame(const struct xtx_engine *e, uint64_t addr);
 /* --- producers --------------------------------------------------------------------- */
 
 /* Register the calling thread as a producer (a lane on every queue's stage and a frame
- * cache). NULL with errno EBUSY (max_producers reached), ENOMEM. */
+ * cache). NULL with errno EBUSY (max_producers reached), ENOMEM.
+ * The producer belongs to the calling thread: if that thread exits without closing it, the
+ * engine reaps it (xtx_engine__reap()). Open it in the thread that uses it. */
 struct xtx_producer *xtx_producer__open(struct xtx_engine *e);
 /* Give back cached and got-but-unsent frames... only the cached ones: frames the caller
  * still holds must be sent or returned with xtx_producer__put_frames() first. */
@@ -157,6 +163,14 @@ void xtx_producer__put_frames(struct xtx_producer *p, const uint64_t *addrs, uns
  * send_burst() returned short. Returns 0 (there may be room now), -ETIMEDOUT or -EINTR.
  * Costs the dequeuers nothing while no producer waits. */
 int xtx_producer__wait(struct xtx_producer *p, uint64_t timeout_ns);
+
+/* Reap the producers whose thread has exited without closing them: the frames in their
+ * caches and the frames their application held (got, not sent or returned) go back to the
+ * pool, counted as reclaimed; what they had queued is still sent; their slots are free
+ * again. A stopped or parked thread is alive and is not reaped; its frames stay its own.
+ * The engine does this by itself about once a second (unless opts.no_reap), when
+ * producer slots run out, and in xtx_engine__stop(). Returns how many were reaped. */
+int xtx_engine__reap(struct xtx_engine *e);
 
 /* Store an earliest departure time in the frame's headroom and flag the descriptor. */
 void xtx_producer__set_txtime(struct xtx_producer *p, struct xtx_desc *d, uint64_t t_ns);
@@ -191,6 +205,9 @@ struct xtx_producer_stats {
 	uint64_t short_sends;		/* send_burst calls cut short by a full stage */
 	uint64_t bad_desc;		/* descriptors refused as invalid */
 	uint64_t no_frames;		/* get_frames calls that found no frame */
+	/* Engine totals only (xtx_engine__producer_totals): */
+	uint64_t reaped;		/* producers reaped after their thread died */
+	uint64_t reclaimed;		/* frames taken back from them (cache + application) */
 };
 
 /* Where the frames are. At quiescence (no thread inside a call, no frame arriving) the

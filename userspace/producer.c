@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* producer.c - producers: open/close, frames, sending, waiting for room, and reaping
+ * producers whose thread died without closing them.
+ *
+ * A producer is used by one thread at a time; its cache and counters are written only by
+ * that thread (counters are relaxed atomics so that anyone may read them). The frame
+ * owner table says which producer holds which frame, so that send_burst() can refuse a
+ * frame that is not the caller's and a dead producer's frames can be found.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine_int.h"
+
+/* Fold a closing producer's counters into the engine's totals and free its slot.
+ * app_back: frames its application held that the reaper took back. Under prod_lock. */
+static void retire(struct xtx_engine *e, struct xtx_producer *p, uint64_t app_back)
+{
+	e->closed.got += CTR_GET(p->got);
+	e->closed.sent += CTR_GET(p->sent);
+	e->closed.sent_bytes += CTR_GET(p->sent_bytes);
+	e->closed.short_sends += CTR_GET(p->short_sends);
+	e->closed.bad_desc += CTR_GET(p->bad_desc);
+	e->closed.no_frames += CTR_GET(p->no_frames);
+	/* Relaxed: a counter read by xtx_engine__frames(). */
+	atomic_fetch_add_explicit(&e->closed_app,
+				  CTR_GET(p->got) - CTR_GET(p->sent) - CTR_GET(p->put) - app_back,
+				  memory_order_relaxed);
+	e->prods[p->id] = NULL;
+	/* Relaxed: see xtx_producer__open(). */
+	atomic_store_explicit(&e->nprods, e->nprods - 1, memory_order_relaxed);
+	free(p);
+}
+
+static void give_back_cache(struct xtx_producer *p);
+
+/* Whether the thread that opened p is gone. tgkill() with signal 0 only checks; a thread
+ * id is reused only after the id space wraps, and a reused id that is a thread of this
+ * process makes us wait, never reap a live producer. */
+static int thread_gone(const struct xtx_producer *p)
+{
+	return syscall(SYS_tgkill, getpid(), p->tid, 0) < 0 && errno == ESRCH;
+}
+
+/* Reap one producer whose thread is gone: its cache and the frames its application held
+ * (found in the owner table) go back to the pool, its lanes are unregistered (the
+ * dequeuers still send what it queued, then free them). Under prod_lock. Returns the
+ * frames taken back.
+ * Ordering: the dead thread made its last stores before it exited, and the kernel had
+ * finished the exit when tgkill() said ESRCH; C11 has no word for that, so the acquire
+ * load of cached_pub (each producer call that changes the cache ends with a release
+ * store of it) is what orders its cache for the language and for TSan. Its owner[]
+ * entries and lane tails are atomics. Nobody else writes owner entries equal to
+ * id + 1 while the slot is still taken. */
+static uint64_t reap_one(struct xtx_engine *e, struct xtx_producer *p)
+{
+	uint16_t me = (uint16_t)(p->id + 1);
+	uint64_t batch[XTX_BATCH], app = 0, cached;
+	unsigned nb = 0;
+
+	/* Acquire, pairs with the release stores of cached_pub (see above). */
+	cached = atomic_load_explicit(&p->cached_pub, memory_order_acquire);	/* == ncache */
+	give_back_cache(p);
+	for (uint32_t f = 0; f < e->nframes; f++) {
+		/* Relaxed: see get_frames(); only the dead producer wrote "me" here. */
+		if (atomic_load_explicit(&e->owner[f], memory_order_relaxed) != me)
+			continue;
+		atomic_store_explicit(&e->owner[f], 0, memory_order_relaxed);
+		batch[nb++] = ((uint64_t)f << e->frame_shift) + XTX_HEADROOM;
+		if (nb == XTX_BATCH) {
+			xtx_pool__put(&e->pool, batch, nb);
+			nb = 0;
+		}
+		app++;
+	}
+	if (nb)
+		xtx_pool__put(&e->pool, batch, nb);
+	for (unsigned i = 0; i < e->nq; i++)
+		xtx_mpsc__unregister(p->lane[i]);
+	e->closed.reaped++;
+	e->closed.reclaimed += cached + app;
+	retire(e, p, app);
+	return cached + app;
+}
+
+static int reap_locked(struct xtx_engine *e)
+{
+	int n = 0;
+
+	for (unsigned i = 0; i < e->o.max_producers; i++)
+		if (e->prods[i] && thread_gone(e->prods[i])) {
+			reap_one(e, e->prods[i]);
+			n++;
+		}
+	return n;
+}
+
+int xtx_reap(struct xtx_engine *e, int trylock)
+{
+	int n;
+
+	if (trylock) {
+		if (pthread_mutex_trylock(&e->prod_lock))
+			return 0;
+	} else {
+		pthread_mutex_lock(&e->prod_lock);
+	}
+	n = reap_locked(e);
+	pthread_mutex_unlock(&e->prod_lock);
+	if (n)
+		xtx_room_wake(e, 1);	/* producers waiting for frames */
+	return n;
+}
+
+int xtx_engine__reap(struct xtx_engine *e)
+{
+	return xtx_reap(e, 0);
+}
+
+struct xtx_producer *xtx_producer__open(struct xtx_engine *e)
+{
+	struct xtx_producer *p = calloc(1, sizeof(*p));
+	unsigned id;
+
+	if (!p) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	p->e = e;
+	pthread_mutex_lock(&e->prod_lock);
+	for (int again = 1;; again = 0) {
+		for (id = 0; id < e->o.max_producers && e->prods[id]; id++)
+			;
+		if (id < e->o.max_producers)
+			break;
+		/* Full: a slot may belong to a thread that is gone. */
+		if (!again || !reap_locked(e))
+			goto busy;
+	}
+	p->id = id;
+	p->tid = gettid();
+	e->prods[id] = p;	/* the slot is ours; counters read as zero until we send */
+	/* Relaxed: a hint for the reaping dequeuer; the reaper itself runs under the lock. */
+	atomic_store_explicit(&e->nprods, e->nprods + 1, memory_order_relaxed);
+	pthread_mutex_unlock(&e->prod_lock);
+	/* A lane is free again only once its dequeuer has drained it: just after a close (or
+	 * a reap) the slot is free but its lanes may not be yet. Wait for them, bounded. */
+	for (unsigned i = 0, tries = 0; i < e->nq; ) {
+		p->lane[i] = xtx_mpsc__register(e->q[i].stage);
+		if (p->lane[i]) {
+			i++;
+		} else if (++tries > 2000) {	/* 200 ms: a dequeuer that does not drain */
+			while (i--)
+				xtx_mpsc__unregister(p->lane[i]);
+			pthread_mutex_lock(&e->prod_lock);
+			e->prods[id] = NULL;
+			/* Relaxed: see above. */
+			atomic_store_explicit(&e->nprods, e->nprods - 1, memory_order_relaxed);
+			goto busy;
+		} else {
+			usleep(100);
+		}
+	}
+	/* Release: pairs with the reaper's acquire (reap_one()), which reads lane[]. */
+	atomic_store_explicit(&p->cached_pub, 0, memory_order_release);
+	return p;
+busy:
+	pthread_mutex_unlock(&e->prod_lock);
+	free(p);
+	errno = EBUSY;
+	return NULL;
+}
+
+static void give_back_cache(struct xtx_producer *p)
+{
+	while (p->ncache) {
+		uint32_t n = p->ncache < XTX_BATCH ? p->ncache : XTX_BATCH;
+
+		p->ncache -= n;
+		xtx_pool__put(&p->e->pool, p->cache + p->ncache, n);
+	}
+	/* Release: a gauge for xtx_engine__frames(), and pairs with the reaper's acquire. */
+	atomic_store_explicit(&p->cached_pub, 0, memory_order_release);
+}
+
+void xtx_producer__close(struct xtx_producer *p)
+{
+	struct xtx_engine *e;
+
+	if (!p)
+		return;
+	e = p->e;
+	give_back_cache(p);
+	for (unsigned i = 0; i < e->nq; i++)
+		xtx_mpsc__unregister(p->lane[i]);
+	pthread_mutex_lock(&e->prod_lock);
+	retire(e, p, 0);
+	pthread_mutex_unlock(&e->prod_lock);
+}
+
+static inline uint32_t frame_index(const struct xtx_engine *e, uint64_t addr)
+{
+	return (uint32_t)((addr & XTX_DESC_ADDR_MASK) >> e->frame_shift);
+}
+
+unsigned xtx_producer__get_frames(struct xtx_producer *p, uint64_t *addrs, unsigned n)
+{
+	struct xtx_engine *e = p->e;
+	unsigned k;
+
+	while (p->ncache < n && p->ncache <= XTX_PROD_CACHE - XTX_BATCH) {
+		uint32_t got = xtx_pool__get(&e->pool, p->cache + p->ncache, XTX_BATCH);
+
+		if (!got)
+			break;
+		p->ncache += got;
+	}
+	k = n < p->ncache ? n : p->ncache;
+	for (unsigned i = 0; i < k; i++) {
+		addrs[i] = p->cache[--p->ncache];
+		/* Relaxed: only this producer reads or writes the entry while it owns the
+		 * frame; the hand-over between owners is ordered by the pool and stage. */
+		atomic_store_explicit(&e->owner[frame_index(e, addrs[i])], (uint16_t)(p->id + 1),
+				      memory_order_relaxed);
+	}
+	if (k)
+		CTR_ADD(p->got, k);
+	else
+		CTR_ADD(p->no_frames, 1);
+	/* Release: a gauge, and pairs with the reaper's acquire (reap_one()). */
+	atomic_store_explicit(&p->cached_pub, p->ncache, memory_order_release);
+	return k;
+}
+
+/* A frame address this producer holds, pointing at the packet start. */
+static inline int desc_ok(const struct xtx_producer *p, uint64_t addr, uint32_t len)
+{
+	const struct xtx_engine *e = p->e;
+	uint64_t a = addr & XTX_DESC_ADDR_MASK;
+	uint32_t idx = frame_index(e, a);
+
+	return idx < e->nframes && (a & (e->frame_size - 1)) == XTX_HEADROOM &&
+	       len >= 14 && len <= e->frame_size - XTX_HEADROOM &&
+	       /* Relaxed: see get_frames(). */
+	       atomic_load_explicit(&e->owner[idx], memory_order_relaxed) == p->id + 1 &&
+	       !(addr & ~(XTX_DESC_ADDR_MASK | XTX_DESC_F_TXTIME));
+}
+
+void xtx_producer__put_frames(struct xtx_producer *p, const uint64_t *addrs, unsigned n)
+{
+	struct xtx_engine *e = p->e;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (!desc_ok(p, addrs[i], 14)) {
+			CTR_ADD(p->bad_desc, 1);
+			continue;
+		}
+		/* Relaxed: see get_frames(). */
+		atomic_store_explicit(&e->owner[frame_index(e, addrs[i])], 0, memory_order_relaxed);
+		if (p->ncache == XTX_PROD_CACHE) {
+			p->ncache -= XTX_BATCH;
+			xtx_pool__put(&e->pool, p->cache + p->ncache, XTX_BATCH);
+		}
+		p->cache[p->ncache++] = addrs[i] & XTX_DESC_ADDR_MASK;
+		CTR_ADD(p->put, 1);
+	}
+	/* Release: a gauge, and pairs with the reaper's acquire (reap_one()). */
+	atomic_store_explicit(&p->cached_pub, p->ncache, memory_order_release);
+}
+
+/* Back-pressure waiting. (W1) is a Dekker pair between a producer about to sleep and a
+ * dequeuer that just made room: the producer increments `waiters` (seq_cst RMW), then
+ * checks for room (pool frames, seq_cst; lane room, after a seq_cst fence); the dequeuer
+ * makes room (pool put: seq_cst RMW; stage: dequeue then a seq_cst fence), then loads
+ * `waiters` (seq_cst). One of them sees the other: the producer finds room, or the
+ * dequeuer bumps the futex word and wakes it. The producer read the word before checking,
+ * so a bump in between fails its FUTEX_WAIT at once.
+ * Both sides use the same threshold, wake_frames: a producer sleeps unless the pool holds
+ * that many; a busy dequeuer wakes only when it does, and an idling one always wakes
+ * (force), so every frame in the pipeline ends up either waking a producer or idle. */
+void xtx_room_wake(struct xtx_engine *e, int force)
+{
+	/* (W1) seq_cst load, pairs with the producer's seq_cst increment. */
+	if (!atomic_load_explicit(&e->room.waiters, memory_order_seq_cst))
+		return;
+	/* Hysteresis: a busy dequeuer wakes waiters only once the pool holds wake_frames,
+	 * so that a woken producer finds several batches, not one (each wake costs two
+	 * context switches). force: the dequeuer is going idle; wake whatever there is.
+	 * Relaxed: a heuristic; the waiter re-checks the real state (W1). */
+	if (!force && atomic_load_explicit(&e->pool.frames, memory_order_relaxed) <
+		      (int64_t)e->wake_frames)
+		return;
+	/* Release: the futex word changes after the room was made (W1 above). */
+	atomic_fetch_add_explicit(&e->room.seq, 1, memory_order_release);
+	syscall(SYS_futex, &e->room.seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static int lanes_have_room(const struct xtx_producer *p)
+{
+	for (unsigned i = 0; i < p->e->nq; i++) {
+		const struct xtx_mpsc_prod *l = p->lane[i];
+		/* Relaxed: our own tail; the consumer's head after the seq_cst fence (W1). */
+		uint32_t used = atomic_load_explicit(&l->p.tail, memory_order_relaxed) -
+				atomic_load_explicit(&l->c.head, memory_order_relaxed);
+
+		if (used > l->p.mask)
+			return 0;
+	}
+	return 1;
+}
+
+int xtx_producer__wait(struct xtx_producer *p, uint64_t timeout_ns)
+{
+	struct xtx_engine *e = p->e;
+	struct timespec ts = { (time_t)(timeout_ns / 1000000000ull),
+			       (long)(timeout_ns % 1000000000ull) };
+	uint32_t seq;
+	long r;
+
+	/* (W1) seq_cst increment: announces the waiter before the checks below. */
+	atomic_fetch_add_explicit(&e->room.waiters, 1, memory_order_seq_cst);
+	/* Acquire: pairs with the waker's release bump. */
+	seq = atomic_load_explicit(&e->room.seq, memory_order_acquire);
+	/* (W1) fence: the lane-room loads below come after the increment. */
+	atomic_thread_fence(memory_order_seq_cst);
+	if ((p->ncache || atomic_load_explicit(&e->pool.frames, memory_order_seq_cst) >=
+			  (int64_t)e->wake_frames) && lanes_have_room(p)) {
+		/* Relaxed: a count; a stale nonzero only costs a dequeuer one spurious wake. */
+		atomic_fetch_sub_explicit(&e->room.waiters, 1, memory_order_relaxed);
+		return 0;
+	}
+	r = syscall(SYS_futex, &e->room.seq, FUTEX_WAIT_PRIVATE, seq,
+		    timeout_ns == UINT64_MAX ? NULL : &ts, NULL, 0);
+	/* Relaxed: a count; a stale nonzero only costs a dequeuer one spurious wake. */
+	atomic_fetch_sub_explicit(&e->room.waiters, 1, memory_order_relaxed);
+	if (r == 0 || errno == EAGAIN)
+		return 0;
+	return errno == ETIMEDOUT ? -ETIMEDOUT : -EINTR;
+}
+
+void xtx_producer__set_txtime(struct xtx_producer *p, struct xtx_desc *d, uint64_t t_ns)
+{
+	memcpy((char *)xtx_frame_ptr(p->e, d->addr) - 8, &t_ns, sizeof(t_ns));
+	d->addr |= XTX_DESC_F_TXTIME;
+}
+
+unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc *d,
+				  unsigned n)
+{
+	struct xtx_engine *e = p->e;
+	unsigned ok = 0, done = 0;
+
+	/* Validate first; the burst stops at the first bad descriptor. */
+	while (ok < n && desc_ok(p, d[ok].addr, d[ok].len))
+		ok++;
+	if (ok < n)
+		CTR_ADD(p->bad_desc, 1);
+	for (unsigned i = 0; i < ok; i++)
+		/* Relaxed: see get_frames(). Cleared before the frame is published to the
+		 * stage; restored below for what the stage does not take. */
+		atomic_store_explicit(&e->owner[frame_index(e, d[i].addr)], 0,
+				      memory_order_relaxed);
+	/* Runs of consecutive descriptors bound for the same queue. */
+	while (done < ok) {
+		unsigned q = xtx_queue_of(e, d[done].hash), run = 1, k;
+
+		while (done + run < ok && xtx_queue_of(e, d[done + run].hash) == q)
+			run++;
+		k = xtx_mpsc__enqueue_burst(p->lane[q], d + done, run);
+		done += k;
+		if (k < run) {
+			CTR_ADD(p->short_sends, 1);
+			break;
+		}
+	}
+	for (unsigned i = done; i < ok; i++)
+		/* Relaxed: still ours, not published. */
+		atomic_store_explicit(&e->owner[frame_index(e, d[i].addr)], (uint16_t)(p->id + 1),
+				      memory_order_relaxed);
+	if (done) {
+		uint64_t bytes = 0;
+
+		for (unsigned i = 0; i < done; i++)
+			bytes += d[i].len;
+		CTR_ADD(p->sent, done);
+		CTR_ADD(p->sent_bytes, bytes);
+	}
+	return done;
+}
+
+void xtx_producer__stats(const struct xtx_producer *p, struct xtx_producer_stats *st)
+{
+	st->got = CTR_GET(p->got);
+	st->sent = CTR_GET(p->sent);
+	st->sent_bytes = CTR_GET(p->sent_bytes);
+	st->short_sends = CTR_GET(p->short_sends);
+	st->bad_desc = CTR_GET(p->bad_desc);
+	st->no_frames = CTR_GET(p->no_frames);
+	st->reaped = st->reclaimed = 0;
+}
