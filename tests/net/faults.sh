@@ -9,9 +9,14 @@
 #      error, the first is unharmed (its packets all arrive);
 #   4. SIGKILL in the middle of a run, then an immediate restart on the same queue works;
 #   5. the interface disappears (veth deleted) during a run: a clear error, exit status 1,
-#      frames accounted in the summary, nothing left behind.
+#      frames accounted in the summary, nothing left behind;
+#   6. SIGSTOP of a process that uses the library: two xtx-send on queues 0 and 1 at
+#      20 kpps each; the first is stopped for 2 s of its 5: the second keeps its rate
+#      (offers and sends >= 95% of 5 s x 20 kpps), the first resumes; both account for
+#      every frame and the sink counts exactly what each sent.
+# (Threads of one process that park or exit without closing: tests/net/producers.sh.)
 . "$(dirname "$0")/../lib/net.sh"
-net_init --queues 1
+net_init --queues 2
 X=(ip netns exec "$TX_NS" $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC")
 acct() { # send.json label [gone]: offered == sent + dropped; every frame free or in flight
   local f=$1
@@ -87,4 +92,33 @@ acct $TMPD/gone.json gone device-gone
 echo "device deleted: frames $(jq -c .frames $TMPD/gone.json)"
 left=$(xdp_sockets "$TX_NS")
 [ "$left" = 0 ] || fail "$left AF_XDP socket(s) left after the device vanished"
+
+# --- 6. SIGSTOP of one process; another on the other queue keeps its rate -----------------
+tools/testbed down "$TB" >/dev/null 2>&1
+eval "$(tools/testbed up "$TB" --queues 2)" || { fail "testbed up failed"; exit 1; }
+X=(ip netns exec "$TX_NS" $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC")
+sink_start --ports 9000-9103
+"${X[@]}" --first-queue 0 --dst-port 9000 --flows 4 --producers 1 --rate 20kpps --duration 5 \
+  --json > $TMPD/stopped.json 2>$TMPD/stopped.err &
+pa=$!
+"${X[@]}" --first-queue 1 --dst-port 9100 --flows 4 --producers 1 --rate 20kpps --duration 5 \
+  --json > $TMPD/other.json 2>$TMPD/other.err &
+pb=$!
+sleep 1.5; kill -STOP $pa
+sleep 2; kill -CONT $pa
+wait $pa; ra=$?
+wait $pb; rb=$?
+sink_stop
+ports() { jq --argjson lo $1 --argjson hi $2 '[.per_port[] | select(.port >= $lo and .port <= $hi) | .pkts] | add // 0' $SINK_JSON; }
+sa=$(ports 9000 9003) sb=$(ports 9100 9103)
+echo "SIGSTOP: stopped one offered $(jget $TMPD/stopped.json .offered_pkts) sent $(jget $TMPD/stopped.json .sent_pkts) sink $sa; other offered $(jget $TMPD/other.json .offered_pkts) sent $(jget $TMPD/other.json .sent_pkts) sink $sb"
+[ $ra = 0 ] && [ $rb = 0 ] || fail "SIGSTOP: exit $ra / $rb"
+acct $TMPD/stopped.json stopped
+acct $TMPD/other.json other
+[ "$sa" = "$(jget $TMPD/stopped.json .sent_pkts)" ] || fail "SIGSTOP: the stopped one's frames: sink $sa"
+[ "$sb" = "$(jget $TMPD/other.json .sent_pkts)" ] || fail "SIGSTOP: the other one's frames: sink $sb"
+[ "$(jget $TMPD/other.json .sent_pkts)" -ge 95000 ] || fail "SIGSTOP: the other one lost its rate"
+# The stop was real (2 s of 5 without offering) and the stopped one sent again after it.
+[ "$(jget $TMPD/stopped.json .offered_pkts)" -le 80000 ] || fail "SIGSTOP: the process did not stop"
+[ "$(jget $TMPD/stopped.json .offered_pkts)" -ge 40000 ] || fail "SIGSTOP: the process did not resume"
 exit $FAILED

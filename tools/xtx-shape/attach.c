@@ -21,8 +21,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <linux/if_link.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -203,7 +207,27 @@ static int detach_one_stale(struct shape *s)
 
 int shape_detach_stale(struct shape *s)
 {
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
 	int ret;
+
+	/* Nothing attached (netlink, no capability needed): nothing to look at. */
+	if (!bpf_xdp_query(s->in_ifindex, 0, &q) && !q.prog_id && !q.drv_prog_id &&
+	    !q.skb_prog_id && !q.hw_prog_id)
+		return 0;
+	/* Something is: opening it by id to read its name is BPF_PROG_GET_FD_BY_ID, which
+	 * the kernel allows only with CAP_SYS_ADMIN. */
+	if (!syscall(SYS_capget, &h, d) && !(d[CAP_SYS_ADMIN / 32].effective &
+					      (1u << (CAP_SYS_ADMIN % 32)))) {
+		fprintf(stderr, "xtx-shape: %s already has an XDP program (id %u); telling whether "
+			"it is a stale %s left by a killed run needs CAP_SYS_ADMIN (the kernel's "
+			"BPF_PROG_GET_FD_BY_ID): run once with it, or remove the program "
+			"('ip link set dev %s xdp off') if you know it is ours\n", s->opt.in,
+			q.prog_id ? q.prog_id : q.drv_prog_id ? q.drv_prog_id : q.skb_prog_id,
+			SHAPE_PROG_NAME, s->opt.in);
+		return -EPERM;
+	}
 
 	/* At most one per mode (native, skb) and a spare round. */
 	for (int i = 0; i < 3; i++) {
@@ -262,10 +286,14 @@ static int attach_mode(struct shape *s, const struct rd_rules *rs, enum xdp_atta
 	}
 	s->mode = mode;
 	s->attached = true;
-	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(s->in_ifindex);
-	if (!libxdp_get_error(mp) && mp) {
-		s->dispatcher = !xdp_multiprog__is_legacy(mp);
-		xdp_multiprog__close(mp);
+	/* Alone or behind libxdp's dispatcher: alone, the interface runs our program itself.
+	 * Asked over netlink (no capability needed; libxdp's own query would need
+	 * CAP_SYS_ADMIN to open the program by id). */
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	if (!bpf_xdp_query(s->in_ifindex, 0, &q)) {
+		uint32_t id = mode == XDP_MODE_NATIVE ? q.drv_prog_id : q.skb_prog_id;
+
+		s->dispatcher = id && id != xdp_program__id(s->prog);
 	}
 	return 0;
 
@@ -359,7 +387,18 @@ int shape_detach(struct shape *s)
 	int err = 0;
 
 	if (s->attached) {
-		err = xdp_program__detach(s->prog, s->in_ifindex, s->mode, 0);
+		if (s->dispatcher) {
+			err = xdp_program__detach(s->prog, s->in_ifindex, s->mode, 0);
+		} else {
+			/* Alone on the interface: netlink, replacing exactly our program (the
+			 * kernel refuses if another one took its place). Needs CAP_NET_ADMIN
+			 * only, which is all we keep after setup; libxdp's detach looks the
+			 * program up by id, which needs CAP_SYS_ADMIN. */
+			LIBBPF_OPTS(bpf_xdp_attach_opts, xo,
+				    .old_prog_fd = xdp_program__fd(s->prog));
+			err = bpf_xdp_detach(s->in_ifindex, s->mode == XDP_MODE_NATIVE ?
+					     XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE, &xo);
+		}
 		if (err && (int)if_nametoindex(s->opt.in) != s->in_ifindex) {
 			fprintf(stderr, "xtx-shape: warning: %s disappeared (its XDP program went "
 				"with it)\n", s->opt.in);
@@ -379,4 +418,73 @@ int shape_detach(struct shape *s)
 		xtx_redirect__destroy(s->skel);
 	s->skel = NULL;
 	return err;
+}
+
+/* Least privilege: once the program is attached, its maps filled and the engine's sockets
+ * bound, keep only what the rest of the run needs: CAP_NET_ADMIN to detach at exit, CAP_BPF
+ * to read the program's counters (kernels before 6.5 refuse any bpf() command without it
+ * when unprivileged BPF is disabled), and CAP_SYS_ADMIN only on the libxdp dispatcher path
+ * (its detach looks programs up by id). Everything else goes: raw sockets, memory
+ * locking, namespaces, ... Returns 0 or -errno. */
+int shape_drop_caps(const struct shape *s)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	uint64_t keep = 1ull << CAP_NET_ADMIN | 1ull << CAP_BPF;
+
+	if (s->dispatcher)
+		keep |= 1ull << CAP_SYS_ADMIN;
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	for (int i = 0; i < 2; i++) {
+		uint32_t k = (uint32_t)(keep >> (32 * i));
+
+		d[i].effective &= k;
+		d[i].permitted &= k;
+		d[i].inheritable = 0;
+	}
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
+static int have_cap(const struct __user_cap_data_struct *d, int cap)
+{
+	return !!(d[cap / 32].effective & (1u << (cap % 32)));
+}
+
+/* Names the capability that is missing before anything is tried, rather than leaving it
+ * to a verifier log or an EPERM from deep inside libbpf. CAP_SYS_ADMIN stands in for
+ * CAP_BPF and CAP_PERFMON, as in the kernel. CAP_IPC_LOCK is the engine's to check (it is
+ * not needed when RLIMIT_MEMLOCK covers the UMEM). */
+int shape_check_caps(const struct shape *s)
+{
+	static const struct { int cap; const char *name, *why; } need[] = {
+		{ CAP_NET_ADMIN, "CAP_NET_ADMIN", "attaching the XDP program" },
+		{ CAP_BPF, "CAP_BPF", "loading the XDP program" },
+		{ CAP_PERFMON, "CAP_PERFMON", "loading the XDP program (the verifier asks for "
+		  "it for the program's pointer arithmetic)" },
+		{ CAP_NET_RAW, "CAP_NET_RAW", "opening AF_XDP sockets" },
+	};
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	int bad = 0;
+
+	if (syscall(SYS_capget, &h, d))
+		return 0;	/* cannot tell: let the kernel say */
+	if (s->opt.netns && !have_cap(d, CAP_SYS_ADMIN)) {
+		fprintf(stderr, "xtx-shape: missing capability CAP_SYS_ADMIN, needed for --netns "
+			"(setns); or run it inside the namespace (ip netns exec NS xtx-shape ...)\n");
+		bad = 1;
+	}
+	for (unsigned i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		int c = need[i].cap;
+
+		if (have_cap(d, c) ||
+		    ((c == CAP_BPF || c == CAP_PERFMON) && have_cap(d, CAP_SYS_ADMIN)))
+			continue;
+		fprintf(stderr, "xtx-shape: missing capability %s, needed for %s\n", need[i].name,
+			need[i].why);
+		bad = 1;
+	}
+	return bad ? -EPERM : 0;
 }

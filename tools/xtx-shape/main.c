@@ -69,6 +69,11 @@ static const char usage_text[] =
 "    SIGTERM, SIGHUP) the XDP program is detached first, then queued frames are sent\n"
 "    (or dropped with --drop) and a summary goes to stdout (JSON with --json).\n"
 "\n"
+"    While --out's link is down it keeps running: frames wait in their class queues and\n"
+"    beyond a class's limit are dropped and counted; sending resumes when the link comes\n"
+"    back. If --in or --out disappears (deleted, driver unbound) it stops within half a\n"
+"    second, prints the summary (device_gone) and exits 1.\n"
+"\n"
 "    A stale xtx_redirect program left on --in by a killed run is removed at start; a\n"
 "    lock (/run/xtx-shape/) keeps a second live xtx-shape off the same interface.\n"
 "\n"
@@ -119,7 +124,7 @@ static const char usage_text[] =
 "OUTPUT\n"
 "    --json: in, out, mode (router|l2), xdp_mode (native|skb), xdp_dispatcher, af_xdp\n"
 "    (copy|zero-copy), rx_path (shared UMEM|copy), queues, tx_queues, duration_s,\n"
-"    interrupted;\n"
+"    interrupted, device_gone;\n"
 "    xdp {COUNTER: {pkts, bytes}} (the program's verdicts; see xdp/xtx_redirect.h);\n"
 "    rx {pkts, bytes, fwd_pkts, fwd_bytes, drops {stage_full, no_frame, bad_desc},\n"
 "    no_meta, reclaimed, copied, kernel {dropped, rx_ring_full, fill_empty, invalid}};\n"
@@ -128,8 +133,8 @@ static const char usage_text[] =
 "    frames {total, pool, cached, app, stage, sched, tx, dequeuer, fill, receiver}.\n"
 "\n"
 "EXIT STATUS\n"
-"    0 ran and detached; 1 an error (stderr says what and what to do); 2 bad usage or\n"
-"    a bad class or rules file.\n"
+"    0 ran and detached; 1 an error (stderr says what and what to do), also an interface\n"
+"    that disappeared during the run; 2 bad usage or a bad class or rules file.\n"
 "\n"
 "EXAMPLES\n"
 "    xtx-shape --in eth1 --out eth2 --classes tenants.conf --rules tenants.rules\n"
@@ -465,6 +470,8 @@ fail:
 
 /* --- the run loop ------------------------------------------------------------------------ */
 
+#define GONE_CHECK_S	0.5	/* seconds between looks for a deleted interface */
+
 static int run(struct shape *s, struct xtx_engine *e, const struct xtx_sched_config *cfg,
 	       const sigset_t *waitmask, double *dur)
 {
@@ -485,6 +492,8 @@ static int run(struct shape *s, struct xtx_engine *e, const struct xtx_sched_con
 			wake = tick;
 		if (s->opt.duration_s > 0 && deadline < wake)
 			wake = deadline;
+		if (wake > now_s() + GONE_CHECK_S)	/* look for vanished interfaces */
+			wake = now_s() + GONE_CHECK_S;
 		if (wake != INFINITY) {
 			double d = wake - now_s();
 
@@ -500,6 +509,15 @@ static int run(struct shape *s, struct xtx_engine *e, const struct xtx_sched_con
 			return -errno;
 		}
 		t = now_s();
+		/* An interface deleted (a veth removed, a driver unbound): its sockets are dead
+		 * and its index is gone or reused. Stop, account, exit 1. */
+		if ((int)if_nametoindex(s->opt.in) != s->in_ifindex ||
+		    (int)if_nametoindex(s->opt.out) != s->out_ifindex) {
+			s->gone = (int)if_nametoindex(s->opt.in) != s->in_ifindex ? s->opt.in
+										   : s->opt.out;
+			fprintf(stderr, "xtx-shape: interface %s disappeared; stopping\n", s->gone);
+			break;
+		}
 		if (s->opt.interval_s > 0 && t >= tick) {
 			double dt = t - last;
 
@@ -589,10 +607,12 @@ static void report(const struct shape *s, struct xtx_engine *e, const struct xtx
 	}
 	printf("{\"in\": \"%s\", \"out\": \"%s\", \"mode\": \"%s\", \"xdp_mode\": \"%s\", "
 	       "\"xdp_dispatcher\": %s, \"af_xdp\": \"%s\", \"rx_path\": \"%s\", \"queues\": %u, "
-	       "\"tx_queues\": %u, \"duration_s\": %.6f, \"interrupted\": %s, \"xdp\": {",
+	       "\"tx_queues\": %u, \"duration_s\": %.6f, \"interrupted\": %s, "
+	       "\"device_gone\": %s, \"xdp\": {",
 	       s->opt.in, s->opt.out, s->opt.l2 ? "l2" : "router", shape_mode_name(s->mode),
 	       s->dispatcher ? "true" : "false", xtx_engine__mode(e), xtx_engine__rx_path(e),
-	       s->opt.queues, s->opt.tx_queues, dur, stop ? "true" : "false");
+	       s->opt.queues, s->opt.tx_queues, dur, stop ? "true" : "false",
+	       s->gone ? "true" : "false");
 	for (int k = 0; k < XTX_RD_STAT_MAX; k++)
 		printf("%s\"%s\": {\"pkts\": %lu, \"bytes\": %lu}", k ? ", " : "", xdp_names[k],
 		       (unsigned long)xs[k].pkts, (unsigned long)xs[k].bytes);
@@ -690,6 +710,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	if (shape_check_caps(&s))
+		goto out_cfg;
 	if (s.opt.netns && shape_enter_netns(s.opt.netns))
 		goto out_cfg;
 	s.in_ifindex = (int)if_nametoindex(s.opt.in);
@@ -755,6 +777,10 @@ int main(int argc, char **argv)
 		goto out_engine;
 	if (shape_fill_xskmap(&s, e))
 		goto out_detach;
+	if ((rc = shape_drop_caps(&s))) {
+		fprintf(stderr, "xtx-shape: cannot drop capabilities: %s\n", strerror(-rc));
+		goto out_detach;
+	}
 	xdp_ok = 1;
 	if (!s.opt.json)
 		fprintf(stderr, "xtx-shape: %s -> %s: %s mode, XDP %s%s, AF_XDP %s, %s, %u "
@@ -767,7 +793,7 @@ int main(int argc, char **argv)
 		ready_written = true;
 	}
 	rc = run(&s, e, cfg, &waitmask, &dur);
-	ret = rc ? 1 : 0;
+	ret = rc || s.gone ? 1 : 0;
 out_detach:
 	if (s.skel && read_xdp_stats(&s, xs))
 		memset(xs, 0, sizeof(xs));

@@ -41,6 +41,7 @@ struct shape {
 	enum xdp_attach_mode mode;
 	bool attached, dispatcher;
 	int ncpu;
+	const char *gone;		/* the interface that disappeared during the run */
 };
 
 /* attach.c. Each returns 0 or -errno after printing what went wrong and what to do. */
@@ -51,6 +52,8 @@ int shape_detach_stale(struct shape *s);
 int shape_attach(struct shape *s, const struct rd_rules *rs);
 int shape_fill_xskmap(struct shape *s, struct xtx_engine *e);
 int shape_detach(struct shape *s);
+int shape_drop_caps(const struct shape *s);
+int shape_check_caps(const struct shape *s);
 const char *shape_mode_name(enum xdp_attach_mode mode);
 struct rd_maps shape_maps(const struct shape *s);
 

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# shape_faults.sh - xtx-shape under faults, on a fresh three-namespace testbed (tx0 -> fw0
+# [xtx-shape --l2] fw1 -> rx0; l2 mode so that every frame goes through the shaper whatever
+# the routes and neighbours do while a link is down):
+#   1. egress link flap: fw1 down for 1.5 s in the middle of a 7 s run at 20 kpps; the
+#      shaper keeps running, counts what it could not send (class-limit drops), and sends
+#      at full rate once the link is back (the sink gets >= 90% of what was offered outside
+#      the 1.5 s); stopped with SIGTERM: exit 0, every frame accounted (received =
+#      forwarded + dropped, forwarded = sent + dropped by the scheduler, all frames back
+#      in the pool), nothing left attached;
+#   2. the egress interface disappears (fw1 deleted) during a run: a clear error, exit
+#      status 1, device_gone in the summary, frames accounted (those the dead TX ring held
+#      never complete: pool + tx = total), no XDP program and no AF_XDP socket left;
+#   3. least privilege (capsh drops every other capability; run inside the namespace, as
+#      --netns would need CAP_SYS_ADMIN): with CAP_NET_ADMIN, CAP_BPF, CAP_PERFMON,
+#      CAP_NET_RAW and CAP_IPC_LOCK it forwards every frame; while running it holds only
+#      CAP_NET_ADMIN and CAP_BPF (to detach and read its counters at exit); without any
+#      one of the first four it says which is missing; with a stale program on the
+#      interface and no CAP_SYS_ADMIN it says why it cannot tell whether it is ours.
+. "$(dirname "$0")/../lib/net.sh"
+[ -x $BIN/xtx-shape ] || { echo "missing $BIN/xtx-shape: run make"; exit 1; }
+net_init --three --queues 1
+. "$(dirname "$0")/../lib/shape.sh"
+
+printf 'class 1: rate 100mbit limit 1000\n' > $TMPD/classes.conf
+# A bump in the wire: tx addresses rx's MAC directly.
+S=(ip netns exec "$TX_NS" timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP"
+   --dst-mac "$RX_MAC" --flows 4 --producers 1 --rate 20kpps --interval 0 --json)
+accounted() { # [gone]
+  local f=$TMPD/shape.json rxd txd
+  rxd=$(jq '[.rx.drops[]] | add' $f) txd=$(jq '[.tx.drops[]] | add' $f)
+  [ "$(jget $f .rx.pkts)" = $(( $(jget $f .rx.fwd_pkts) + rxd )) ] ||
+    fail "received $(jget $f .rx.pkts) != forwarded + dropped ($(jq -c .rx $f))"
+  [ "$(jget $f .rx.fwd_pkts)" = $(( $(jget $f .tx.sent_pkts) + txd )) ] ||
+    fail "forwarded $(jget $f .rx.fwd_pkts) != sent + dropped ($(jq -c .tx $f))"
+  if [ -n "${1:-}" ]; then
+    [ "$(jq '.frames.pool + .frames.tx == .frames.total' $f)" = true ] ||
+      fail "frames: $(jq -c .frames $f)"
+  else
+    [ "$(jget $f .frames.pool)" = "$(jget $f .frames.total)" ] ||
+      fail "frames: $(jq -c .frames $f) (not all back in the pool)"
+  fi
+}
+
+# --- 1. egress link flap, then SIGTERM -----------------------------------------------------
+shape_start --classes $TMPD/classes.conf --l2
+sink_start --ports 9000-9003
+"${S[@]}" --duration 7 > $TMPD/send.json 2>$TMPD/send.err &
+send_pid=$!
+sleep 2; ip -n "$FW_NS" link set "$FW_OUT_DEV" down
+sleep 1.5; ip -n "$FW_NS" link set "$FW_OUT_DEV" up
+wait $send_pid || { cat $TMPD/send.err; fail "xtx-send failed"; }
+sleep 0.5
+kill -0 "$SHAPE_PID" 2>/dev/null || fail "xtx-shape did not survive the flap"
+shape_stop TERM
+sink_stop
+f=$TMPD/shape.json
+offered=$(jget $TMPD/send.json .sent_pkts) got=$(jget $SINK_JSON .pkts)
+echo "flap: offered $offered, shaper rx $(jget $f .rx.pkts) sent $(jget $f .tx.sent_pkts) dropped $(jq -c .tx.drops $f), sink $got"
+accounted
+[ "$(jq '[.tx.drops[]] | add' $f)" -gt 0 ] || fail "flap: nothing counted as not sent while the link was down"
+need=$(( (offered - 30000) * 9 / 10 ))
+[ "$got" -ge "$need" ] || fail "flap: sink $got < $need: not back at full rate after the link returned"
+sleep 0.3
+nothing_attached "after SIGTERM"
+
+# --- 2. the egress interface disappears --------------------------------------------------
+shape_start --classes $TMPD/classes.conf --l2
+"${S[@]}" --duration 4 > /dev/null 2>&1 &
+send_pid=$!
+sleep 1.5; ip -n "$FW_NS" link del "$FW_OUT_DEV"
+for _ in $(seq 100); do kill -0 "$SHAPE_PID" 2>/dev/null || break; sleep 0.1; done
+wait "$SHAPE_PID"; rc=$?; SHAPE_PID=
+wait $send_pid
+echo "egress deleted: exit $rc, $(grep disappeared $TMPD/shape.err | head -1), frames $(jq -c .frames $TMPD/shape.json)"
+[ $rc = 1 ] || fail "egress deleted: exit $rc"
+grep -q "fw1 disappeared" $TMPD/shape.err || fail "egress deleted: no clear error"
+[ "$(jget $TMPD/shape.json .device_gone)" = true ] || fail "summary does not say device_gone"
+accounted gone
+sleep 0.3
+nothing_attached "after the egress vanished"
+
+# --- 3. least privilege ---------------------------------------------------------------------
+tools/testbed down "$TB" >/dev/null 2>&1
+eval "$(tools/testbed up "$TB" --three --queues 1)" || { fail "testbed up failed"; exit 1; }
+S=(ip netns exec "$TX_NS" timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP"
+   --dst-mac "$RX_MAC" --flows 4 --producers 1 --rate 20kpps --interval 0 --json)
+if command -v capsh >/dev/null; then
+  all=$(capsh --print | sed -n 's/^Bounding set =//p' | tr ',' ' ')
+  only() { # caps to keep -> capsh --drop list of all others
+    local d=
+    for c in $all; do case " $* " in *" $c "*) ;; *) d+="$c," ;; esac; done
+    echo "${d%,}"
+  }
+  shape_caps() { # caps... -- xtx-shape args (in the forwarding namespace, no --netns);
+                 # exec: run in the background, its PID is xtx-shape's
+    local keep=()
+    while [ "$1" != -- ]; do keep+=("$1"); shift; done; shift
+    exec ip netns exec "$FW_NS" capsh --drop="$(only "${keep[@]}")" -- -c \
+      "exec $BIN/xtx-shape --in $FW_IN_DEV --out $FW_OUT_DEV --classes $TMPD/classes.conf --l2 --interval 0 --json $*"
+  }
+  need=(cap_net_admin cap_bpf cap_perfmon cap_net_raw cap_ipc_lock)
+  rm -f $TMPD/shape.ready
+  shape_caps "${need[@]}" -- --ready-file $TMPD/shape.ready > $TMPD/shape.json 2>$TMPD/shape.err &
+  SHAPE_PID=$!
+  for _ in $(seq 100); do [ -f $TMPD/shape.ready ] && break; sleep 0.05; done
+  [ -f $TMPD/shape.ready ] || { cat $TMPD/shape.err; fail "xtx-shape with ${need[*]} did not start"; }
+  eff=$(awk '/^CapEff/ {print $2}' /proc/$SHAPE_PID/status) prm=$(awk '/^CapPrm/ {print $2}' /proc/$SHAPE_PID/status)
+  sink_start --ports 9000-9003
+  "${S[@]}" --count 20000 > $TMPD/send.json 2>/dev/null || fail "xtx-send failed"
+  sleep 0.3
+  shape_stop
+  sink_stop
+  echo "least privilege: ${need[*]}: shaper sent $(jget $TMPD/shape.json .tx.sent_pkts), sink $(jget $SINK_JSON .pkts); running: CapEff $eff CapPrm $prm"
+  [ "$(jget $SINK_JSON .pkts)" = 20000 ] || fail "with ${need[*]}: sink $(jget $SINK_JSON .pkts) of 20000"
+  # CAP_NET_ADMIN (12) and CAP_BPF (39) only.
+  [ "$eff" = 0000008000001000 ] && [ "$prm" = 0000008000001000 ] ||
+    fail "running shaper holds CapEff $eff CapPrm $prm, expected CAP_NET_ADMIN + CAP_BPF"
+  sleep 0.3
+  nothing_attached "after a least-privilege run"
+  for miss in cap_net_admin cap_bpf cap_perfmon cap_net_raw; do
+    keep=(); for c in "${need[@]}"; do [ $c = $miss ] || keep+=($c); done
+    (shape_caps "${keep[@]}" -- --duration 1) > /dev/null 2> $TMPD/e.txt && fail "ran without $miss"
+    echo "without $miss: $(grep -v '^xtx:' $TMPD/e.txt | head -1)"
+    grep -qi "missing capability $miss" $TMPD/e.txt || fail "without $miss: $(head -2 $TMPD/e.txt)"
+  done
+  # A stale program (a root run killed) and no CAP_SYS_ADMIN.
+  ip netns exec "$FW_NS" $BIN/xtx-shape --in $FW_IN_DEV --out $FW_OUT_DEV --classes $TMPD/classes.conf \
+    --l2 --interval 0 >/dev/null 2>&1 &
+  p=$!; sleep 1; kill -KILL $p; wait $p 2>/dev/null
+  (shape_caps "${need[@]}" -- --duration 1) > /dev/null 2> $TMPD/e.txt && fail "ran over a program it could not inspect"
+  echo "stale program, no CAP_SYS_ADMIN: $(grep -v '^xtx:' $TMPD/e.txt | head -1 | cut -c1-120)..."
+  grep -q "needs CAP_SYS_ADMIN" $TMPD/e.txt || fail "stale program: $(head -2 $TMPD/e.txt)"
+  shape_start --classes $TMPD/classes.conf --l2	# as root: removes it
+  shape_stop
+  sleep 0.3
+  nothing_attached "after the stale program was removed"
+else
+  echo "note: capsh not installed (make deps): least-privilege part skipped"
+fi
+exit $FAILED
