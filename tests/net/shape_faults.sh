@@ -7,7 +7,8 @@
 #      at full rate once the link is back (the sink gets >= 90% of what was offered outside
 #      the 1.5 s); stopped with SIGTERM: exit 0, every frame accounted (received =
 #      forwarded + dropped, forwarded = sent + dropped by the scheduler, all frames back
-#      in the pool), nothing left attached;
+#      in the pool), nothing left attached; the lock files of xtx-shape and xtx-sink are
+#      owner-only (0700 directories, 0600 files);
 #   2. the egress interface disappears (fw1 deleted) during a run: a clear error, exit
 #      status 1, device_gone in the summary, frames accounted (those the dead TX ring held
 #      never complete: pool + tx = total), no XDP program and no AF_XDP socket left;
@@ -47,7 +48,14 @@ shape_start --classes $TMPD/classes.conf --l2
 sink_start --ports 9000-9003
 "${S[@]}" --duration 7 > $TMPD/send.json 2>$TMPD/send.err &
 send_pid=$!
-sleep 2; ip -n "$FW_NS" link set "$FW_OUT_DEV" down
+sleep 1
+# Owner-only lock directories and files (the only files either program creates; no map
+# is pinned and no control socket is made).
+perms=$(stat -c '%n %a' /run/xtx-shape /run/xtx-shape/*.lock /run/xtx-sink /run/xtx-sink/*.lock 2>&1)
+echo "lock files: $(echo $perms)"
+echo "$perms" | awk '{ if ($2 != ($1 ~ /\.lock$/ ? "600" : "700")) bad = 1 } END { exit bad }' ||
+  fail "lock files not owner-only: $perms"
+sleep 1; ip -n "$FW_NS" link set "$FW_OUT_DEV" down
 sleep 1.5; ip -n "$FW_NS" link set "$FW_OUT_DEV" up
 wait $send_pid || { cat $TMPD/send.err; fail "xtx-send failed"; }
 sleep 0.5

@@ -95,17 +95,19 @@ int shape_lock(struct shape *s)
 		fprintf(stderr, "xtx-shape: cannot stat /proc/self/ns/net: %s\n", strerror(errno));
 		return -errno;
 	}
-	if (mkdir(LOCK_DIR, 0755) && errno != EEXIST) {
+	/* Owner-only: nobody else has business locking out (or reading) our runs. */
+	if (mkdir(LOCK_DIR, 0700) && errno != EEXIST) {
 		fprintf(stderr, "xtx-shape: cannot create %s: %s; run as root\n", LOCK_DIR,
 			strerror(errno));
 		return -errno;
 	}
+	chmod(LOCK_DIR, 0700);	/* also when an older run made it wider */
 	snprintf(s->lock_path, sizeof(s->lock_path), LOCK_DIR "/net%lu-if%d.lock",
 		 (unsigned long)st.st_ino, s->in_ifindex);
 	/* The holder unlinks the file when it is done; so after locking, check that the
 	 * path still names the file we locked, else we locked a removed one: retry. */
 	for (tries = 0; tries < 10; tries++) {
-		fd = open(s->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		fd = open(s->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 		if (fd < 0) {
 			fprintf(stderr, "xtx-shape: cannot open lock file %s: %s; run as root\n",
 				s->lock_path, strerror(errno));
