@@ -83,7 +83,8 @@ static uint64_t reap_one(struct xtx_engine *e, struct xtx_producer *p)
 	if (nb)
 		xtx_pool__put(&e->pool, batch, nb);
 	for (unsigned i = 0; i < e->nq; i++)
-		xtx_mpsc__unregister(p->lane[i]);
+		if (p->lane[i])		/* NULL: cancelled inside open, waiting for lanes */
+			xtx_mpsc__unregister(p->lane[i]);
 	e->closed.reaped++;
 	e->closed.reclaimed += cached + app;
 	retire(e, p, app);

@@ -7,7 +7,8 @@
 #      frame lost uncounted, memory flat (RSS after 1 s and after 4 s within 2 MiB);
 #   3. two instances on the same interface and queue: the second one fails with a clear
 #      error, the first is unharmed (its packets all arrive);
-#   4. SIGKILL in the middle of a run, then an immediate restart on the same queue works;
+#   4. SIGTERM: exit 0, every frame accounted, no socket left; SIGKILL in the middle of a
+#      run, then an immediate restart on the same queue works;
 #   5. the interface disappears (veth deleted) during a run: a clear error, exit status 1,
 #      frames accounted in the summary, nothing left behind;
 #   6. SIGSTOP of a process that uses the library: two xtx-send on queues 0 and 1 at
@@ -72,7 +73,14 @@ grep -q "already has an AF_XDP socket" $TMPD/second.err || fail "second instance
 [ "$(jget $SINK_JSON .pkts)" = "$(jget $TMPD/first.json .sent_pkts)" ] ||
   fail "first instance: sink $(jget $SINK_JSON .pkts) of $(jget $TMPD/first.json .sent_pkts)"
 
-# --- 4. SIGKILL, then restart --------------------------------------------------------------
+# --- 4. SIGTERM; SIGKILL, then restart -----------------------------------------------------
+"${X[@]}" --duration 10 --json > $TMPD/term.json 2>/dev/null &
+pid=$!
+sleep 1; kill -TERM $pid; wait $pid; rc=$?
+echo "SIGTERM: exit $rc, offered $(jget $TMPD/term.json .offered_pkts) sent $(jget $TMPD/term.json .sent_pkts)"
+[ $rc = 0 ] || fail "SIGTERM: exit $rc"
+acct $TMPD/term.json term
+[ "$(xdp_sockets "$TX_NS")" = 0 ] || fail "SIGTERM: AF_XDP socket left"
 "${X[@]}" --duration 10 >/dev/null 2>&1 &
 pid=$!
 sleep 1; kill -KILL $pid; wait $pid 2>/dev/null
