@@ -144,7 +144,7 @@ $(OUT)/tests/%: tests/%.c $(LIB_A) $(TEST_LOBJ) $(wildcard include/xtx/*.h tests
 	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_LOBJ) $(LIB_A) \
 		$(LIB_LIBS) $(LDLIBS) -lm
 
-$(OUT)/tests/fuzz/%_replay: tests/fuzz/%.c tests/fuzz/replay.c $(LIB_A) $(BPF_SKELS) \
+$(OUT)/tests/fuzz/%_replay: tests/fuzz/%.c tests/fuzz/replay.c $(LIB_A) $(BPF_SKELS) tools/xtx-shape/rules.c \
 		$(wildcard include/xtx/*.h xdp/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
