@@ -151,31 +151,38 @@ static void wq_remove(struct xtx_sched *s, uint32_t c)
 
 /* --- activity (sch_htb's feed chains) --------------------------------------------------- */
 
+static inline void row_add(struct xtx_sched *s, const struct _xtx_class *cl, unsigned prio)
+{
+	_xtx_oset_add(&s->row[cl->level][prio], cl->lidx);
+	s->row_mask |= 1ull << (cl->level * _XTX_NUMPRIO + prio);
+}
+
+static inline void row_del(struct xtx_sched *s, const struct _xtx_class *cl, unsigned prio)
+{
+	struct _xtx_oset *l = &s->row[cl->level][prio];
+
+	_xtx_oset_del(l, cl->lidx);
+	if (_xtx_oset_empty(l))
+		s->row_mask &= ~(1ull << (cl->level * _XTX_NUMPRIO + prio));
+}
+
 static void add_to_row(struct xtx_sched *s, uint32_t c, unsigned mask)
 {
-	unsigned level = s->cls[c].level;
-
 	while (mask) {
 		unsigned prio = (unsigned)__builtin_ctz(mask);
 
 		mask &= mask - 1;
-		_xtx_oset_add(&s->row[level][prio], s->cls[c].lidx);
-		s->row_mask |= 1ull << (level * _XTX_NUMPRIO + prio);
+		row_add(s, &s->cls[c], prio);
 	}
 }
 
 static void remove_from_row(struct xtx_sched *s, uint32_t c, unsigned mask)
 {
-	unsigned level = s->cls[c].level;
-
 	while (mask) {
 		unsigned prio = (unsigned)__builtin_ctz(mask);
-		struct _xtx_oset *l = &s->row[level][prio];
 
 		mask &= mask - 1;
-		_xtx_oset_del(l, s->cls[c].lidx);
-		if (_xtx_oset_empty(l))
-			s->row_mask &= ~(1ull << (level * _XTX_NUMPRIO + prio));
+		row_del(s, &s->cls[c], prio);
 	}
 }
 
@@ -234,6 +241,10 @@ static void deactivate_prios(struct xtx_sched *s, uint32_t c)
 		remove_from_row(s, c, mask);
 }
 
+/* A leaf is activated and deactivated whenever its last eligible packet comes and goes:
+ * with many leaves and few packets each, once per packet. The common case, a leaf under
+ * its rate (CAN_SEND), only enters or leaves its row at its one prio; that is what
+ * activate_prios / deactivate_prios do for it, without the feed walk and mask loops. */
 void _xtx_htb_activate(struct xtx_sched *s, uint32_t c)
 {
 	struct _xtx_class *cl = &s->cls[c];
@@ -241,7 +252,10 @@ void _xtx_htb_activate(struct xtx_sched *s, uint32_t c)
 	if (cl->prio_activity)
 		return;
 	cl->prio_activity = (uint8_t)(1u << cl->prio);
-	activate_prios(s, c);
+	if (cl->mode == _XTX_CAN_SEND)
+		row_add(s, cl, cl->prio);
+	else
+		activate_prios(s, c);
 }
 
 void _xtx_htb_deactivate(struct xtx_sched *s, uint32_t c)
@@ -250,7 +264,10 @@ void _xtx_htb_deactivate(struct xtx_sched *s, uint32_t c)
 
 	if (!cl->prio_activity)
 		return;
-	deactivate_prios(s, c);
+	if (cl->mode == _XTX_CAN_SEND && cl->prio_activity == 1u << cl->prio)
+		row_del(s, cl, cl->prio);
+	else
+		deactivate_prios(s, c);
 	cl->prio_activity = 0;
 }
 
