@@ -443,6 +443,11 @@ static inline uint32_t lookup_leaf(struct xtx_sched *s, unsigned level, unsigned
 	}
 }
 
+/* GCC (12, -O2) finds a static function that only reads memory and prefetches to be
+ * pure (__builtin_prefetch has no side effect for it) and deletes the call, whose result
+ * is unused: the helpers below must be inlined to survive. */
+#define PREFETCH_FN	static inline __attribute__((always_inline))
+
 /* DRR over a row of leaves visits them in index order, and with many leaves each visit
  * is a chain of misses: class, leaf, head flow, the flows after it. Prefetch along the
  * likely order in three stages, each reading only lines the stage before prefetched:
@@ -450,7 +455,7 @@ static inline uint32_t lookup_leaf(struct xtx_sched *s, unsigned level, unsigned
  *   leaf + 2: read its leaf line, prefetch the heads of its new and old lists;
  *   leaf + 1: read those heads, prefetch the flows after them.
  * Only hints: a wrong guess costs a few wasted prefetches. */
-static inline void prefetch_heads(const struct _xtx_leaf *L)
+PREFETCH_FN void prefetch_heads(const struct _xtx_leaf *L)
 {
 	if (L->new_head != _XTX_NIL)
 		__builtin_prefetch(&L->flows[L->new_head], 1);
@@ -458,7 +463,7 @@ static inline void prefetch_heads(const struct _xtx_leaf *L)
 		__builtin_prefetch(&L->flows[L->old_head], 1);
 }
 
-static inline void prefetch_seconds(const struct _xtx_leaf *L)
+PREFETCH_FN void prefetch_seconds(const struct _xtx_leaf *L)
 {
 	uint32_t n;
 
@@ -468,7 +473,7 @@ static inline void prefetch_seconds(const struct _xtx_leaf *L)
 		__builtin_prefetch(&L->flows[n], 1);
 }
 
-static inline void prefetch_next_leaves(struct xtx_sched *s, const struct _xtx_oset *r)
+PREFETCH_FN void prefetch_next_leaves(struct xtx_sched *s, const struct _xtx_oset *r)
 {
 	uint32_t j1 = _xtx_oset_next(r, r->ptr + 1), j2, j3, c3;
 
