@@ -498,6 +498,7 @@ unsigned xtx_sched__dequeue_burst(struct xtx_sched *s, struct xtx_desc *out, uns
 				  uint64_t now_ns, uint64_t *next_ns)
 {
 	unsigned cnt = 0;
+	uint32_t last = _XTX_NIL;	/* leaf class served last, for the prefetch */
 	uint64_t next;
 
 	if (now_ns < s->now)	/* precondition: time does not go back; hold it still */
@@ -515,8 +516,11 @@ unsigned xtx_sched__dequeue_burst(struct xtx_sched *s, struct xtx_desc *out, uns
 		struct xtx_desc *d = &out[cnt];
 		uint32_t wire;
 
-		if (level == 0)
+		/* While DRR stays on one leaf the leaves ahead are the same ones, already
+		 * prefetched: look ahead only when the pointer has moved on. */
+		if (level == 0 && c != last)
 			prefetch_next_leaves(s, &s->row[0][prio]);
+		last = c;
 
 		if (__builtin_expect(!_xtx_fq_dequeue(s, L, now_ns, d), 0)) {
 			_xtx_htb_deactivate(s, c);	/* cannot happen: nready > 0 */
