@@ -51,7 +51,10 @@ send_pid=$!
 sleep 1
 # Owner-only lock directories and files (the only files either program creates; no map
 # is pinned and no control socket is made).
-perms=$(stat -c '%n %a' /run/xtx-shape /run/xtx-shape/*.lock /run/xtx-sink /run/xtx-sink/*.lock 2>&1)
+# The lock files our shaper and sink hold (others may be left by killed runs).
+held=$(for p in $SHAPE_PID $SINK_PID; do readlink /proc/$p/fd/* 2>/dev/null; done | grep '^/run/xtx-' | sort -u)
+[ -n "$held" ] || fail "no lock file held by the shaper or the sink"
+perms=$(stat -c '%n %a' /run/xtx-shape /run/xtx-sink $held 2>&1)
 echo "lock files: $(echo $perms)"
 echo "$perms" | awk '{ if ($2 != ($1 ~ /\.lock$/ ? "600" : "700")) bad = 1 } END { exit bad }' ||
   fail "lock files not owner-only: $perms"

@@ -113,6 +113,7 @@ int shape_lock(struct shape *s)
 				s->lock_path, strerror(errno));
 			return -errno;
 		}
+		fchmod(fd, 0600);	/* a file an older version made wider */
 		if (flock(fd, LOCK_EX | LOCK_NB)) {
 			int err = -errno;
 

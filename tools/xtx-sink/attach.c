@@ -103,6 +103,7 @@ int sink_lock(struct sink *s)
 				s->lock_path, strerror(errno));
 			return -errno;
 		}
+		fchmod(fd, 0600);	/* a file an older version made wider */
 		if (flock(fd, LOCK_EX | LOCK_NB)) {
 			int err = -errno;
 
