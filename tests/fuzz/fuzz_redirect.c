@@ -119,14 +119,8 @@ static struct xtx_redirect *load(uint32_t mode, const struct rd_rules *rs, int x
 	s->rodata->cfg_nrules = rs->n;
 	if (xtx_redirect__load(s))
 		skip("cannot load BPF");
-	struct rd_maps m = {
-		.src4 = bpf_map__fd(s->maps.rd_src4), .dst4 = bpf_map__fd(s->maps.rd_dst4),
-		.src6 = bpf_map__fd(s->maps.rd_src6), .dst6 = bpf_map__fd(s->maps.rd_dst6),
-		.sport = bpf_map__fd(s->maps.rd_sport), .dport = bpf_map__fd(s->maps.rd_dport),
-		.proto = bpf_map__fd(s->maps.rd_proto), .dscp = bpf_map__fd(s->maps.rd_dscp),
-		.vlan = bpf_map__fd(s->maps.rd_vlan), .misc = bpf_map__fd(s->maps.rd_misc),
-		.rules = bpf_map__fd(s->maps.rd_rules),
-	};
+	struct rd_maps m = RD_MAPS_OF(s);
+
 	if (rd_rules__load(rs, &m, err, sizeof(err)) ||
 	    bpf_map_update_elem(bpf_map__fd(s->maps.xsks), &zero, &xsk, BPF_ANY)) {
 		fprintf(stderr, "fuzz_redirect: %s\n", err);

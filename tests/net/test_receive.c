@@ -117,14 +117,7 @@ static struct xtx_redirect *attach(const struct xtx_sched_config *cfg)
 		printf("skip: cannot load BPF (%s)\n", strerror(-rc));
 		exit(77);
 	}
-	m = (struct rd_maps){
-		.src4 = bpf_map__fd(s->maps.rd_src4), .dst4 = bpf_map__fd(s->maps.rd_dst4),
-		.src6 = bpf_map__fd(s->maps.rd_src6), .dst6 = bpf_map__fd(s->maps.rd_dst6),
-		.sport = bpf_map__fd(s->maps.rd_sport), .dport = bpf_map__fd(s->maps.rd_dport),
-		.proto = bpf_map__fd(s->maps.rd_proto), .dscp = bpf_map__fd(s->maps.rd_dscp),
-		.vlan = bpf_map__fd(s->maps.rd_vlan), .misc = bpf_map__fd(s->maps.rd_misc),
-		.rules = bpf_map__fd(s->maps.rd_rules),
-	};
+	m = RD_MAPS_OF(s);
 	CHECK_EQ_I64(0, rd_rules__load(&rs, &m, err, sizeof(err)));
 	CHECK_EQ_I64(0, bpf_xdp_attach(a1_idx, bpf_program__fd(s->progs.xtx_redirect),
 				       XDP_FLAGS_DRV_MODE, NULL));

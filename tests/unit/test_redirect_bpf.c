@@ -191,18 +191,6 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 	return vfprintf(stderr, fmt, ap);
 }
 
-static struct rd_maps maps_of(struct xtx_redirect *s)
-{
-	return (struct rd_maps){
-		.src4 = bpf_map__fd(s->maps.rd_src4), .dst4 = bpf_map__fd(s->maps.rd_dst4),
-		.src6 = bpf_map__fd(s->maps.rd_src6), .dst6 = bpf_map__fd(s->maps.rd_dst6),
-		.sport = bpf_map__fd(s->maps.rd_sport), .dport = bpf_map__fd(s->maps.rd_dport),
-		.proto = bpf_map__fd(s->maps.rd_proto), .dscp = bpf_map__fd(s->maps.rd_dscp),
-		.vlan = bpf_map__fd(s->maps.rd_vlan), .misc = bpf_map__fd(s->maps.rd_misc),
-		.rules = bpf_map__fd(s->maps.rd_rules),
-	};
-}
-
 /* Loads the program for a mode with rules (text; "" = none) and the XSK in xsks[0]. */
 static struct xtx_redirect *load(uint32_t mode, const char *rules_text)
 {
@@ -240,7 +228,7 @@ static struct xtx_redirect *load(uint32_t mode, const char *rules_text)
 			"log above)\n", strerror(rc));
 		exit(1);
 	}
-	m = maps_of(s);
+	m = RD_MAPS_OF(s);
 	if (rd_rules__load(&rs, &m, err, sizeof(err))) {
 		fprintf(stderr, "test_redirect_bpf: filling maps: %s\n", err);
 		exit(1);

@@ -241,20 +241,6 @@ int shape_detach_stale(struct shape *s)
 	return 0;
 }
 
-struct rd_maps shape_maps(const struct shape *s)
-{
-	const struct xtx_redirect *k = s->skel;
-
-	return (struct rd_maps){
-		.src4 = bpf_map__fd(k->maps.rd_src4), .dst4 = bpf_map__fd(k->maps.rd_dst4),
-		.src6 = bpf_map__fd(k->maps.rd_src6), .dst6 = bpf_map__fd(k->maps.rd_dst6),
-		.sport = bpf_map__fd(k->maps.rd_sport), .dport = bpf_map__fd(k->maps.rd_dport),
-		.proto = bpf_map__fd(k->maps.rd_proto), .dscp = bpf_map__fd(k->maps.rd_dscp),
-		.vlan = bpf_map__fd(k->maps.rd_vlan), .misc = bpf_map__fd(k->maps.rd_misc),
-		.rules = bpf_map__fd(k->maps.rd_rules),
-	};
-}
-
 /* Loads and attaches in one mode; on failure leaves nothing loaded and s->skel NULL. */
 static int attach_mode(struct shape *s, const struct rd_rules *rs, enum xdp_attach_mode mode,
 		       char *why, size_t why_len)
@@ -350,7 +336,7 @@ out_explain:
 	return rc;
 
 attached:
-	m = shape_maps(s);
+	m = RD_MAPS_OF(s->skel);
 	rc = rd_rules__load(rs, &m, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "xtx-shape: %s\n", err);

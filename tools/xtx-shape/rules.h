@@ -80,6 +80,15 @@ struct rd_maps {
 	int src4, dst4, src6, dst6, sport, dport, proto, dscp, vlan, misc, rules;
 };
 
+/* The rd_maps of a loaded skeleton (struct xtx_redirect *, from xtx_redirect.skel.h). */
+#define RD_MAPS_OF(k) ((struct rd_maps){						\
+	.src4 = bpf_map__fd((k)->maps.rd_src4), .dst4 = bpf_map__fd((k)->maps.rd_dst4),	\
+	.src6 = bpf_map__fd((k)->maps.rd_src6), .dst6 = bpf_map__fd((k)->maps.rd_dst6),	\
+	.sport = bpf_map__fd((k)->maps.rd_sport), .dport = bpf_map__fd((k)->maps.rd_dport), \
+	.proto = bpf_map__fd((k)->maps.rd_proto), .dscp = bpf_map__fd((k)->maps.rd_dscp),	\
+	.vlan = bpf_map__fd((k)->maps.rd_vlan), .misc = bpf_map__fd((k)->maps.rd_misc),	\
+	.rules = bpf_map__fd((k)->maps.rd_rules) })
+
 /* Fill the maps from resolved rules (rd_rules__resolve() first). Returns 0 or -errno
  * with a message in err. cfg_nrules of the program must be rs->n (set before load). */
 int rd_rules__load(const struct rd_rules *rs, const struct rd_maps *m, char *err,

@@ -55,6 +55,5 @@ int shape_detach(struct shape *s);
 int shape_drop_caps(const struct shape *s);
 int shape_check_caps(const struct shape *s);
 const char *shape_mode_name(enum xdp_attach_mode mode);
-struct rd_maps shape_maps(const struct shape *s);
 
 #endif /* XTX_SHAPE_TOOL_H */
