@@ -3,6 +3,7 @@
  *   main.c     options, --help, the plan of runs, cleanup on any exit
  *   proc.c     child processes (spawn in a namespace, wait with a deadline, stop), files
  *   measure.c  one measurement: qdisc for the path, sink, sender, figures
+ *   forward.c  one measurement of --mode forward: a forwarder between sender and sink
  *   report.c   medians and spreads, the tables (terminal and markdown), --json, --plot
  *   remote.c   the sink control channel (serve mode on the receiver, client here)
  *   tc.c       class tree -> tc commands, expected rates (pure; unit-tested)
@@ -38,8 +39,12 @@ enum path_id {
 	P_PACKET_BYPASS,	/* pkt-send with PACKET_QDISC_BYPASS */
 	P_XTX,			/* xtx-send with the tree */
 	P_AFXDP,		/* xsk-plain: one AF_XDP socket, no scheduling */
+	P_FWD_KERNEL_HTB,	/* --mode forward: kernel IPv4 forwarding, tc htb on fw1 */
+	P_FWD_XTX_SHAPE,	/* --mode forward: xtx-shape (router mode) in the fw namespace */
 	P__MAX
 };
+
+enum cmp_mode { MODE_SEND, MODE_FORWARD };
 
 enum qdisc_need { QD_NONE, QD_HTB, QD_NOQUEUE, QD_PFIFO_FAST };
 
@@ -49,6 +54,7 @@ struct path_def {
 	enum qdisc_need qdisc;
 	bool shaped;			/* applies the class tree */
 	bool per_producers;		/* runs once per --producers entry (else once) */
+	bool forward;			/* a path of --mode forward (else of --mode send) */
 };
 
 extern const struct path_def path_defs[P__MAX];
@@ -56,6 +62,7 @@ extern const struct path_def path_defs[P__MAX];
 /* Everything the options decide, plus the environment found at start. */
 struct opts {
 	/* what to run */
+	enum cmp_mode mode;
 	bool path_on[P__MAX];
 	unsigned producers[MAX_LIST], nproducers;
 	unsigned sizes[MAX_LIST], nsizes;
@@ -63,6 +70,7 @@ struct opts {
 	unsigned sndbuf;		/* udp-send / pkt-send --sndbuf; 0: system default */
 	double duration;
 	const char *classes;		/* NULL: the built-in tree */
+	const char *rate;		/* forward: xtx-send --rate; NULL: xsk-plain unpaced */
 	/* where */
 	const char *dev;		/* NULL: make a testbed */
 	const char *netns;		/* namespace of dev (NULL: this one) */
@@ -84,6 +92,9 @@ struct env {
 	char tmpdir[128];
 	char tb_name[16];		/* testbed made by us, "" if none */
 	char tx_netns[64], tx_dev[32], rx_netns[64], rx_dev[32];
+	char fw_netns[64], fw_in_dev[32], fw_out_dev[32];	/* forward mode */
+	char qd_netns[64], qd_dev[32];	/* the device whose qdisc is changed: tx0, or fw1 */
+	char rules_path[PATH_MAX];	/* forward: rules file given to xtx-shape */
 	char dst_ip[64], dst_mac[32];
 	char classes_path[PATH_MAX];	/* file given to xtx-send */
 	char saved_qdisc[8192];		/* `tc qdisc show dev` before anything */
@@ -92,7 +103,7 @@ struct env {
 	bool fq_available;		/* ... and the kernel took it */
 	char kernel[400], cpu_model[256];
 	unsigned ncpus;
-	char xtx_mode[16], afxdp_mode[16];
+	char xtx_mode[16], afxdp_mode[16], shape_mode[32];
 	char started_utc[32];
 	char cmdline[2048];
 	int remote_fd;			/* control channel, -1 if none */
@@ -110,6 +121,8 @@ struct meas {
 	double cpu_ns_per_pkt;		/* as the sender reports it */
 	double sent_pkts, sender_drops;	/* sender's own counts */
 	double d50, d99, d999;		/* one-way delay, ns */
+	double offered_pps;		/* forward: the sender's own rate over its run */
+	double fwd_pkts, fwd_drops;	/* forward: sent and dropped by the forwarder */
 	double jain_min;		/* lowest Jain index of a leaf's flows */
 	double *flow_pkts, *flow_bytes;	/* per flow at the sink (opts.flows) */
 	double *leaf_pkts, *leaf_bytes;	/* per leaf (plan.nleaves) */
@@ -118,6 +131,7 @@ struct meas {
 	bool fq_fallback;		/* a fq leaf ran as pfifo */
 	struct json *sender;		/* the sender's summary */
 	struct json *sink;		/* the sink's summary */
+	struct json *forwarder;		/* forward: xtx-shape's summary or tc -s -j */
 };
 
 /* A configuration's runs summarised. */
@@ -153,6 +167,26 @@ int qdisc_restore(struct ctx *x, bool *same);
 int measure(struct ctx *x, enum path_id p, unsigned producers, unsigned size, unsigned run,
 	    struct meas *m);
 void meas_free(struct meas *m);
+/* measure.c helpers shared with forward.c */
+struct argv_buf {
+	char *v[64];
+	char store[8192];
+	size_t used;
+	unsigned n;
+};
+void av_add(struct argv_buf *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void set_error(struct meas *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tail_of(const char *path, char *out, size_t len);
+int tc_line(struct ctx *x, const char *line, char *out, size_t outlen);
+int qdisc_apply(struct ctx *x, enum path_id p, struct meas *m);
+void figures(struct ctx *x, struct meas *m);
+
+/* forward.c */
+#define FWD_MAX_RULES	128		/* xtx-shape's rule limit */
+#define FWD_WARMUP_MS	1500		/* sender alone before counting: leaves full, rates
+					 * settled */
+int fwd_rules_write(struct ctx *x, const char *path, char *err, size_t errlen);
+int measure_forward(struct ctx *x, enum path_id p, unsigned size, struct meas *m);
 
 /* report.c */
 void report_all(struct ctx *x, struct meas *ms, unsigned nms);

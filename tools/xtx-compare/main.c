@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -242,23 +243,49 @@ static unsigned parse_list(const char *opt, const char *s, unsigned *out, unsign
 	return n;
 }
 
+/* --paths of the mode (NULL: all of them). */
 static void parse_paths(const char *s)
 {
+	bool fwd = o.mode == MODE_FORWARD;
 	char buf[512], *save = NULL;
 
-	memset(o.path_on, 0, sizeof(o.path_on));
+	for (int p = 0; p < P__MAX; p++)
+		o.path_on[p] = !s && path_defs[p].forward == fwd;
+	if (!s)
+		return;
 	snprintf(buf, sizeof(buf), "%s", s);
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		int found = -1;
 
 		for (int p = 0; p < P__MAX; p++)
-			if (!strcmp(t, path_defs[p].name))
+			if (!strcmp(t, path_defs[p].name) && path_defs[p].forward == fwd)
 				found = p;
+		if (found < 0 && fwd)
+			die_usage("--paths: unknown path '%s' for --mode forward (kernel-fwd-htb, "
+				  "xtx-shape)", t);
 		if (found < 0)
 			die_usage("--paths: unknown path '%s' (kernel-htb, kernel-noqueue, "
-				  "kernel-pfifo_fast, packet-htb, packet-bypass, xtx, afxdp)", t);
+				  "kernel-pfifo_fast, packet-htb, packet-bypass, xtx, afxdp; "
+				  "kernel-fwd-htb and xtx-shape go with --mode forward)", t);
 		o.path_on[found] = true;
 	}
+}
+
+/* A rate as xtx-send --rate reads it: a positive number and a unit of packets or bits
+ * (or bytes) per second. Checked here so that a typo fails before the testbed is made. */
+static bool rate_ok(const char *s)
+{
+	static const char *const units[] = { "pps", "kpps", "mpps", "bit", "kbit", "mbit",
+					     "gbit", "tbit", "bps", "kbps", "mbps", "gbps" };
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || !isfinite(v) || v <= 0)
+		return false;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcasecmp(end, units[i]))
+			return true;
+	return false;
 }
 
 static void parse_args(int argc, char **argv)
@@ -266,7 +293,7 @@ static void parse_args(int argc, char **argv)
 	enum { O_CLASSES = 256, O_PRODUCERS, O_SIZE, O_FLOWS, O_BASE_PORT, O_PATHS,
 	       O_DURATION, O_RUNS, O_QUEUES, O_JSON, O_MD, O_PLOT, O_QUIET, O_DEV, O_NETNS,
 	       O_DST_IP, O_DST_MAC, O_SINK_DEV, O_SINK_NETNS, O_SINK, O_LISTEN, O_SNDBUF,
-	       O_HELP };
+	       O_MODE, O_RATE, O_HELP };
 	static const struct option lo[] = {
 		{ "classes", required_argument, NULL, O_CLASSES },
 		{ "producers", required_argument, NULL, O_PRODUCERS },
@@ -290,13 +317,15 @@ static void parse_args(int argc, char **argv)
 		{ "sink", required_argument, NULL, O_SINK },
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "sndbuf", required_argument, NULL, O_SNDBUF },
+		{ "mode", required_argument, NULL, O_MODE },
+		{ "rate", required_argument, NULL, O_RATE },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *paths = NULL;
+	bool producers_set = false, queues_set = false, sndbuf_set = false;
 	int c;
 
-	for (int p = 0; p < P__MAX; p++)
-		o.path_on[p] = true;
 	o.producers[0] = 1, o.producers[1] = 2, o.producers[2] = 4, o.nproducers = 3;
 	o.sizes[0] = 128, o.nsizes = 1;
 	o.flows = 16;
@@ -316,13 +345,14 @@ static void parse_args(int argc, char **argv)
 		case O_CLASSES: o.classes = optarg; break;
 		case O_PRODUCERS:
 			o.nproducers = parse_list("--producers", optarg, o.producers, 1, 256);
+			producers_set = true;
 			break;
 		case O_SIZE:
 			o.nsizes = parse_list("--size", optarg, o.sizes, 60, 1514);
 			break;
 		case O_FLOWS: o.flows = parse_uint("--flows", optarg, 1, 65536); break;
 		case O_BASE_PORT: o.base_port = parse_uint("--base-port", optarg, 1, 65535); break;
-		case O_PATHS: parse_paths(optarg); break;
+		case O_PATHS: paths = optarg; break;
 		case O_DURATION: {
 			char *end;
 
@@ -333,7 +363,10 @@ static void parse_args(int argc, char **argv)
 			break;
 		}
 		case O_RUNS: o.runs = parse_uint("--runs", optarg, 1, 100); break;
-		case O_QUEUES: o.queues = parse_uint("--queues", optarg, 1, 64); break;
+		case O_QUEUES:
+			o.queues = parse_uint("--queues", optarg, 1, 64);
+			queues_set = true;
+			break;
 		case O_JSON: o.json_file = optarg; break;
 		case O_MD: o.md_file = optarg; break;
 		case O_PLOT: o.plot_file = optarg; break;
@@ -350,6 +383,21 @@ static void parse_args(int argc, char **argv)
 			o.sndbuf = parse_uint("--sndbuf", optarg, 0, 1u << 30);
 			if (o.sndbuf && o.sndbuf < 4096)
 				die_usage("--sndbuf: give 0 (the system default) or 4096 .. 2^30 bytes");
+			sndbuf_set = true;
+			break;
+		case O_MODE:
+			if (!strcmp(optarg, "send"))
+				o.mode = MODE_SEND;
+			else if (!strcmp(optarg, "forward"))
+				o.mode = MODE_FORWARD;
+			else
+				die_usage("--mode: '%s' is neither send nor forward", optarg);
+			break;
+		case O_RATE:
+			if (!rate_ok(optarg))
+				die_usage("--rate: '%s' is not a rate like 700mbit, 1gbit or 500kpps",
+					  optarg);
+			o.rate = optarg;
 			break;
 		case 'h':
 		case O_HELP:
@@ -367,6 +415,37 @@ static void parse_args(int argc, char **argv)
 				  "ADDR:PORT (an address of a management network, e.g. "
 				  "10.0.0.2:7807) are required");
 		return;
+	}
+	parse_paths(paths);
+	if (o.mode == MODE_FORWARD) {
+		/* Two receive queues by default: xtx-shape then has a receive worker per
+		 * queue and the sender spreads its flows over both, as tools/bench/forward.sh. */
+		if (!queues_set)
+			o.queues = 2;
+		if (o.dev || o.netns || o.dst_ip || o.dst_mac || o.sink_dev || o.sink_netns ||
+		    o.sink_remote)
+			die_usage("--mode forward makes its own three-namespace testbed; --dev, "
+				  "--netns, --dst-ip, --dst-mac, --sink-dev, --sink-netns and --sink "
+				  "go with --mode send");
+		if (o.plot_file)
+			die_usage("--plot goes with --mode send (forward mode has no N axis)");
+		if (sndbuf_set)
+			die_usage("--sndbuf goes with --mode send (forward mode's senders are "
+				  "AF_XDP)");
+		if (producers_set && !o.rate)
+			die_usage("--producers goes with --rate in --mode forward (the unpaced "
+				  "sender, xsk-plain, has one thread per queue)");
+		if (!producers_set)
+			o.producers[0] = o.queues, o.nproducers = 1;
+		if (o.nproducers > 1)
+			die_usage("--mode forward: give one --producers value (xtx-send's "
+				  "producers)");
+		if (o.flows < o.queues)
+			die_usage("--flows %u < --queues %u: every sender queue needs a flow",
+				  o.flows, o.queues);
+	} else if (o.rate) {
+		die_usage("--rate goes with --mode forward (--mode send offers what each "
+			  "sender can)");
 	}
 	if (o.base_port + o.flows - 1 > 65535)
 		die_usage("--base-port %u + --flows %u goes past port 65535", o.base_port, o.flows);
@@ -470,7 +549,8 @@ static void read_environment(int argc, char **argv)
 static int testbed_up(void)
 {
 	char out[4096], q[16];
-	char *argv[] = { e.testbed, (char *)"up", e.tb_name, (char *)"--queues", q, NULL };
+	char *argv[] = { e.testbed, (char *)"up", e.tb_name, (char *)"--queues", q,
+			 o.mode == MODE_FORWARD ? (char *)"--three" : NULL, NULL };
 	int rc;
 
 	/* A fresh name: 'testbed up' would first remove a testbed of the same name, which
@@ -508,9 +588,16 @@ static int testbed_up(void)
 			snprintf(e.dst_ip, sizeof(e.dst_ip), "%s", v);
 		else if (!strcmp(l, "TX_NEXTHOP_MAC"))
 			snprintf(e.dst_mac, sizeof(e.dst_mac), "%s", v);
+		else if (!strcmp(l, "FW_NS"))
+			snprintf(e.fw_netns, sizeof(e.fw_netns), "%s", v);
+		else if (!strcmp(l, "FW_IN_DEV"))
+			snprintf(e.fw_in_dev, sizeof(e.fw_in_dev), "%s", v);
+		else if (!strcmp(l, "FW_OUT_DEV"))
+			snprintf(e.fw_out_dev, sizeof(e.fw_out_dev), "%s", v);
 	}
 	if (!e.tx_netns[0] || !e.rx_netns[0] || !e.tx_dev[0] || !e.rx_dev[0] || !e.dst_ip[0] ||
-	    !e.dst_mac[0]) {
+	    !e.dst_mac[0] || (o.mode == MODE_FORWARD && (!e.fw_netns[0] || !e.fw_in_dev[0] ||
+							  !e.fw_out_dev[0]))) {
 		fprintf(stderr, PROG ": tools/testbed up %s printed no complete description\n",
 			e.tb_name);
 		return -1;
@@ -527,8 +614,8 @@ static void cleanup(void)
 		qdisc_restore(&x, &same);
 		if (!same)
 			fprintf(stderr, PROG ": WARNING: the qdisc of %s differs from the state "
-				"saved at start; check 'tc qdisc show dev %s'\n", e.tx_dev,
-				e.tx_dev);
+				"saved at start; check 'tc qdisc show dev %s'\n", e.qd_dev,
+				e.qd_dev);
 	}
 	if (e.remote_fd >= 0) {
 		remote_bye(e.remote_fd);
@@ -560,6 +647,21 @@ static void cleanup(void)
 		rmdir(e.tmpdir);
 		e.tmpdir[0] = 0;
 	}
+}
+
+static unsigned count_leaves(const struct xtx_sched_config *cfg)
+{
+	unsigned n = xtx_sched_config__class_count(cfg), leaves = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t h = xtx_sched_config__class(cfg, i)->handle;
+		bool parent = false;
+
+		for (unsigned j = 0; j < n && !parent; j++)
+			parent = xtx_sched_config__class(cfg, j)->parent == h;
+		leaves += !parent;
+	}
+	return leaves;
 }
 
 static void fmt_secs(double s, char *buf, size_t len)
@@ -605,6 +707,10 @@ int main(int argc, char **argv)
 		need_tool("xsk-plain");
 	if (!o.sink_remote)
 		need_tool("xtx-sink");
+	if (o.path_on[P_FWD_XTX_SHAPE])
+		need_tool("xtx-shape");
+	if (o.mode == MODE_FORWARD)
+		need_tool(o.rate ? "xtx-send" : "xsk-plain");
 
 	/* The tree, its tc translation and its expected rates. */
 	x.o = &o;
@@ -621,6 +727,13 @@ int main(int argc, char **argv)
 	if (!x.expected_Bps || !x.capped || tc_expected_rates(x.cfg, x.expected_Bps, x.capped)) {
 		fprintf(stderr, PROG ": out of memory\n");
 		return 1;
+	}
+	if (o.mode == MODE_FORWARD && count_leaves(x.cfg) > 1 && o.flows > FWD_MAX_RULES) {
+		/* one xtx-shape rule per flow (fwd_rules_write); said before any setup */
+		fprintf(stderr, PROG ": --mode forward: %u flows need %u xtx-shape rules (one per "
+			"flow), more than its %d; give --flows %d or fewer\n", o.flows, o.flows,
+			FWD_MAX_RULES, FWD_MAX_RULES);
+		return 2;
 	}
 
 	snprintf(e.tmpdir, sizeof(e.tmpdir), "/tmp/xtx-compare.XXXXXX");
@@ -677,10 +790,23 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (tc_plan__build(x.cfg, e.tx_dev, o.base_port, o.flows, &x.plan, err, sizeof(err))) {
+	/* The qdisc changed: the sender's in send mode, the forwarder's egress in forward. */
+	snprintf(e.qd_netns, sizeof(e.qd_netns), "%s",
+		 o.mode == MODE_FORWARD ? e.fw_netns : e.tx_netns);
+	snprintf(e.qd_dev, sizeof(e.qd_dev), "%s",
+		 o.mode == MODE_FORWARD ? e.fw_out_dev : e.tx_dev);
+	if (tc_plan__build(x.cfg, e.qd_dev, o.base_port, o.flows, &x.plan, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
 		cleanup();
 		return 2;
+	}
+	if (o.mode == MODE_FORWARD) {
+		snprintf(e.rules_path, sizeof(e.rules_path), "%s/rules", e.tmpdir);
+		if (fwd_rules_write(&x, e.rules_path, err, sizeof(err))) {
+			fprintf(stderr, PROG ": %s\n", err);
+			cleanup();
+			return 2;
+		}
 	}
 	if (qdisc_save(&x, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
@@ -712,7 +838,9 @@ int main(int argc, char **argv)
 	if (!o.quiet) {
 		char eta[32];
 
-		fmt_secs(total * (o.duration + 1.2), eta, sizeof(eta));
+		/* forward: warm-up, xtx-shape's start and the stops come on top */
+		fmt_secs(total * (o.duration + (o.mode == MODE_FORWARD ? 3.5 : 1.2)), eta,
+			 sizeof(eta));
 		fprintf(stderr, PROG ": %s%s%s %s -> %s%s%s, %u measurements of %g s "
 			"(%u round%s), about %s\n", e.tb_name[0] ? "testbed " : "",
 			e.tb_name, e.tb_name[0] ? ":" : "", e.tx_dev,
@@ -746,7 +874,11 @@ int main(int argc, char **argv)
 							"%-17s ", total >= 100 ? 3 : 2, done, total, r,
 							o.runs, o.sizes[si], m->producers,
 							path_defs[p].name);
-						if (m->ok)
+						if (m->ok && path_defs[p].forward)
+							fprintf(stderr, "%8.3f Mpps  offered %.3f "
+								"Mpps  (%s left)\n", m->pps / 1e6,
+								m->offered_pps / 1e6, left);
+						else if (m->ok)
 							fprintf(stderr, "%8.3f Mpps  %6.0f ns/pkt  "
 								"(%s left)\n", m->pps / 1e6,
 								m->cpu_ns_per_pkt, left);
@@ -758,7 +890,7 @@ int main(int argc, char **argv)
 					if (!m->qdisc_restored) {
 						fprintf(stderr, PROG ": the qdisc of %s could not be put "
 							"back as it was; stopping. Saved state:\n%s",
-							e.tx_dev, e.saved_qdisc);
+							e.qd_dev, e.saved_qdisc);
 						g_stop = 2;
 					}
 				}

@@ -39,18 +39,17 @@ const struct path_def path_defs[P__MAX] = {
 		    QD_NONE, true, true },
 	[P_AFXDP] = { "afxdp", "xsk-plain: one AF_XDP socket, one thread, no scheduling",
 		      QD_NONE, false, false },
+	[P_FWD_KERNEL_HTB] = { "kernel-fwd-htb", "kernel IPv4 forwarding in the forwarding "
+			       "namespace; the tree as tc htb + u32 filters on the egress veth",
+			       QD_HTB, true, false, true },
+	[P_FWD_XTX_SHAPE] = { "xtx-shape", "xtx-shape (router mode) in the forwarding "
+			      "namespace: XDP, AF_XDP and the tree in xtx's scheduler",
+			      QD_NONE, true, false, true },
 };
 
 /* --- small helpers ------------------------------------------------------------------ */
 
-struct argv_buf {
-	char *v[64];
-	char store[8192];
-	size_t used;
-	unsigned n;
-};
-
-static void av_add(struct argv_buf *a, const char *fmt, ...)
+void av_add(struct argv_buf *a, const char *fmt, ...)
 {
 	va_list ap;
 	int k;
@@ -67,7 +66,7 @@ static void av_add(struct argv_buf *a, const char *fmt, ...)
 	a->used += (size_t)k + 1;
 }
 
-static void set_error(struct meas *m, const char *fmt, ...)
+void set_error(struct meas *m, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -79,7 +78,7 @@ static void set_error(struct meas *m, const char *fmt, ...)
 }
 
 /* The last two lines of a tool's stderr, on one line, for an error message. */
-static void tail_of(const char *path, char *out, size_t len)
+void tail_of(const char *path, char *out, size_t len)
 {
 	char *t = read_file(path, 65536), *p;
 	size_t n;
@@ -102,15 +101,15 @@ static void tail_of(const char *path, char *out, size_t len)
 }
 
 /* tc [-n NS] ARGS (ARGS: one command line, blank-separated, no quoting). */
-static int tc_line(struct ctx *x, const char *line, char *out, size_t outlen)
+int tc_line(struct ctx *x, const char *line, char *out, size_t outlen)
 {
 	struct argv_buf a = { .n = 0 };
 	char copy[TC_LINE_MAX], *save = NULL;
 
 	av_add(&a, "tc");
-	if (x->e->tx_netns[0]) {
+	if (x->e->qd_netns[0]) {
 		av_add(&a, "-n");
-		av_add(&a, "%s", x->e->tx_netns);
+		av_add(&a, "%s", x->e->qd_netns);
 	}
 	snprintf(copy, sizeof(copy), "%s", line);
 	for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save))
@@ -135,9 +134,9 @@ static int tc_batch(struct ctx *x, char **lines, unsigned n, char *out, size_t o
 		fprintf(f, "%s\n", lines[i]);
 	fclose(f);
 	av_add(&a, "tc");
-	if (x->e->tx_netns[0]) {
+	if (x->e->qd_netns[0]) {
 		av_add(&a, "-n");
-		av_add(&a, "%s", x->e->tx_netns);
+		av_add(&a, "%s", x->e->qd_netns);
 	}
 	av_add(&a, "-batch");
 	av_add(&a, "%s", path);
@@ -148,7 +147,7 @@ static int qdisc_show(struct ctx *x, char *out, size_t outlen)
 {
 	char line[128];
 
-	snprintf(line, sizeof(line), "qdisc show dev %s", x->e->tx_dev);
+	snprintf(line, sizeof(line), "qdisc show dev %s", x->e->qd_dev);
 	return tc_line(x, line, out, outlen);
 }
 
@@ -178,7 +177,7 @@ int qdisc_save(struct ctx *x, char *err, size_t errlen)
 	int rc = qdisc_show(x, x->e->saved_qdisc, sizeof(x->e->saved_qdisc));
 
 	if (rc) {
-		snprintf(err, errlen, "'tc qdisc show dev %s' failed (%d): %s", x->e->tx_dev, rc,
+		snprintf(err, errlen, "'tc qdisc show dev %s' failed (%d): %s", x->e->qd_dev, rc,
 			 x->e->saved_qdisc);
 		return -1;
 	}
@@ -189,7 +188,7 @@ int qdisc_save(struct ctx *x, char *err, size_t errlen)
 			 "qdisc (kernel-htb, kernel-noqueue, kernel-pfifo_fast, packet-htb). To "
 			 "run them: save your setup, remove it with 'tc qdisc del dev %s root', run "
 			 "again, then restore your setup; or leave them out with --paths",
-			 x->e->tx_dev, why, PROG, x->e->tx_dev);
+			 x->e->qd_dev, why, PROG, x->e->qd_dev);
 	return 0;
 }
 
@@ -200,7 +199,7 @@ int qdisc_restore(struct ctx *x, bool *same)
 	char line[128], now[sizeof(x->e->saved_qdisc)];
 
 	*same = false;
-	snprintf(line, sizeof(line), "qdisc del dev %s root", x->e->tx_dev);
+	snprintf(line, sizeof(line), "qdisc del dev %s root", x->e->qd_dev);
 	for (int attempt = 0; attempt < 3; attempt++) {
 		/* Fails harmlessly ("handle of zero") when the default is in place already. */
 		tc_line(x, line, now, sizeof(now));
@@ -214,7 +213,7 @@ int qdisc_restore(struct ctx *x, bool *same)
 }
 
 /* Apply what path p needs. Returns 0 or -1 with m->error set. */
-static int qdisc_apply(struct ctx *x, enum path_id p, struct meas *m)
+int qdisc_apply(struct ctx *x, enum path_id p, struct meas *m)
 {
 	char out[2048], line[TC_LINE_MAX];
 	char *batch[4096];
@@ -227,10 +226,10 @@ static int qdisc_apply(struct ctx *x, enum path_id p, struct meas *m)
 	case QD_NOQUEUE:
 		if (!strncmp(x->e->saved_qdisc, "qdisc noqueue 0: root", 21))
 			return 0;	/* the device's default already */
-		snprintf(line, sizeof(line), "qdisc replace dev %s root noqueue", x->e->tx_dev);
+		snprintf(line, sizeof(line), "qdisc replace dev %s root noqueue", x->e->qd_dev);
 		break;
 	case QD_PFIFO_FAST:
-		snprintf(line, sizeof(line), "qdisc replace dev %s root pfifo_fast", x->e->tx_dev);
+		snprintf(line, sizeof(line), "qdisc replace dev %s root pfifo_fast", x->e->qd_dev);
 		break;
 	case QD_HTB:
 		/* Lines without a fallback go through tc -batch (one process for hundreds of
@@ -445,6 +444,8 @@ static void sender_argv(struct ctx *x, enum path_id p, unsigned n, unsigned size
 		av_add(a, "--queues");
 		av_add(a, "1");
 		break;
+	case P_FWD_KERNEL_HTB:
+	case P_FWD_XTX_SHAPE:	/* forward.c has its own sender */
 	case P__MAX:
 		break;
 	}
@@ -465,7 +466,7 @@ static void sender_argv(struct ctx *x, enum path_id p, unsigned n, unsigned size
 
 /* --- figures ----------------------------------------------------------------------- */
 
-static void figures(struct ctx *x, struct meas *m)
+void figures(struct ctx *x, struct meas *m)
 {
 	const struct opts *o = x->o;
 	const struct json *pp = json_get(m->sink, "per_port");
@@ -473,7 +474,10 @@ static void figures(struct ctx *x, struct meas *m)
 	double *sum, *sq;
 	unsigned *cnt;
 
-	m->duration_s = json_num(m->sender, "duration_s");
+	/* Forwarding: the sink counts over a window inside the sender's run (forward.c), so
+	 * its own attach-to-detach time is the denominator. */
+	m->duration_s = json_num(path_defs[m->path].forward ? m->sink : m->sender, "duration_s");
+	m->offered_pps = json_num(m->sender, "pps");
 	m->cpu_ns_per_pkt = json_num(m->sender, "cpu_ns_per_pkt");
 	m->sent_pkts = json_num(m->sender, "sent_pkts");
 	m->sink_pkts = json_num(m->sink, "pkts");
@@ -534,6 +538,8 @@ void meas_free(struct meas *m)
 	free(m->leaf_jain);
 	json_free(m->sender);
 	json_free(m->sink);
+	json_free(m->forwarder);
+	m->forwarder = NULL;
 	m->flow_pkts = m->flow_bytes = m->leaf_pkts = m->leaf_bytes = m->leaf_jain = NULL;
 	m->sender = m->sink = NULL;
 }
@@ -559,7 +565,7 @@ static int end_shaped_run(struct ctx *x, struct child *snd, struct meas *m, int 
 	bool same;
 	int exited = proc_pause(snd, 5, status);
 
-	snprintf(line, sizeof(line), "qdisc replace dev %s root pfifo limit 0", x->e->tx_dev);
+	snprintf(line, sizeof(line), "qdisc replace dev %s root pfifo limit 0", x->e->qd_dev);
 	if (tc_line(x, line, out, sizeof(out)))
 		set_error(m, "'tc %s' failed: %.200s", line, out);
 	if (!exited) {
@@ -596,11 +602,14 @@ int measure(struct ctx *x, enum path_id p, unsigned n, unsigned size, unsigned r
 	m->leaf_pkts = calloc(x->plan.nleaves, sizeof(double));
 	m->leaf_bytes = calloc(x->plan.nleaves, sizeof(double));
 	m->leaf_jain = calloc(x->plan.nleaves, sizeof(double));
+	m->offered_pps = m->fwd_pkts = m->fwd_drops = NAN;
 	if (!m->flow_pkts || !m->flow_bytes || !m->leaf_pkts || !m->leaf_bytes ||
 	    !m->leaf_jain) {
 		set_error(m, "out of memory");
 		return -1;
 	}
+	if (path_defs[p].forward)
+		return measure_forward(x, p, size, m);
 
 	if (changed && qdisc_apply(x, p, m))
 		goto restore;
@@ -653,7 +662,7 @@ restore:
 		qdisc_restore(x, &same);
 	m->qdisc_restored = same;
 	if (!same)
-		set_error(m, "the qdisc of %s is not as it was after the run", e->tx_dev);
+		set_error(m, "the qdisc of %s is not as it was after the run", e->qd_dev);
 	if (m->error[0])
 		goto out;
 

@@ -47,6 +47,7 @@ struct group {
 	struct meas **m;		/* its runs */
 	unsigned nm, nok;
 	struct stat5 pps, bps, cpu, jain, d50, d99, d999;
+	struct stat5 offered, fwd_pkts, fwd_drops;	/* forward mode */
 	struct stat5 *leaf_pps, *leaf_Bps, *leaf_wire, *leaf_jain;	/* per leaf */
 	double *leaf_err;		/* (wire - expected) / expected, NaN if n/a */
 	const char **leaf_note;		/* why no error */
@@ -110,6 +111,9 @@ static void summarise(struct report *r, struct group *g)
 	STAT(g->d50, m_->d50);
 	STAT(g->d99, m_->d99);
 	STAT(g->d999, m_->d999);
+	STAT(g->offered, m_->offered_pps);
+	STAT(g->fwd_pkts, m_->fwd_pkts);
+	STAT(g->fwd_drops, m_->fwd_drops);
 	for (unsigned l = 0; l < nl; l++) {
 		STAT(g->leaf_pps[l], m_->leaf_pkts[l] / m_->duration_s);
 		STAT(g->leaf_Bps[l], m_->leaf_bytes[l] / m_->duration_s);
@@ -387,25 +391,87 @@ static void main_table(struct report *r, struct table *t)
 		}
 }
 
+/* Forward mode: one row per path and size. */
+static void fwd_main_table(struct report *r, struct table *t)
+{
+	static const char *const head[] = { "path", "size", "Mpps at the receiver",
+		"vs kernel", "Gbit/s", "offered Mpps", "forwarder drops", "Jain",
+		"delay p50/p99/p99.9 µs" };
+	const unsigned nc = sizeof(head) / sizeof(head[0]);
+	const struct opts *o = r->x->o;
+	unsigned row = 1;
+
+	t_init(t, nc);
+	for (unsigned c = 0; c < nc; c++) {
+		t_set(t, 0, c, "%s", head[c]);
+		t->right[c] = c > 0;
+	}
+	for (unsigned si = 0; si < o->nsizes; si++) {
+		struct group *h = find_group(r, P_FWD_KERNEL_HTB, o->sizes[si], 1);
+
+		for (int p = 0; p < P__MAX; p++) {
+			struct group *g = find_group(r, (enum path_id)p, o->sizes[si], 1);
+			char a[32], b[32], c[32];
+
+			if (!g)
+				continue;
+			t_set(t, row, 0, "%s", path_defs[p].name);
+			t_set(t, row, 1, "%u", g->size);
+			if (!g->nok) {
+				t_set(t, row, 2, "failed");
+				for (unsigned col = 3; col < nc; col++)
+					t_set(t, row, col, "-");
+				row++;
+				continue;
+			}
+			t_set(t, row, 2, "%.3f ± %.3f%s", g->pps.median / 1e6,
+			      (g->pps.max - g->pps.min) / 2e6, g->nok < g->nm ? " *" : "");
+			fmt_ratio(a, sizeof(a), g->pps.median, h ? h->pps.median : NAN);
+			t_set(t, row, 3, "%s", p == P_FWD_KERNEL_HTB ? "1.00x" : a);
+			t_set(t, row, 4, "%.3f", g->bps.median * 8 / 1e9);
+			t_set(t, row, 5, "%.3f", g->offered.median / 1e6);
+			if (isfinite(g->fwd_drops.median))
+				t_set(t, row, 6, "%.0f", g->fwd_drops.median);
+			else
+				t_set(t, row, 6, "-");
+			if (isfinite(g->jain.median))
+				t_set(t, row, 7, "%.3f", g->jain.median);
+			else
+				t_set(t, row, 7, "-");
+			fmt_us(a, sizeof(a), g->d50.median);
+			fmt_us(b, sizeof(b), g->d99.median);
+			fmt_us(c, sizeof(c), g->d999.median);
+			if (isfinite(g->d50.median))
+				t_set(t, row, 8, "%s / %s / %s", a, b, c);
+			else
+				t_set(t, row, 8, "-");
+			row++;
+		}
+	}
+}
+
 static void class_table(struct report *r, struct table *t)
 {
 	const struct opts *o = r->x->o;
 	unsigned nl = r->nleaves < MAX_TABLE_LEAVES ? r->nleaves : MAX_TABLE_LEAVES, row = 1;
+	bool fwd = o->mode == MODE_FORWARD;
+	unsigned k0 = fwd ? 2 : 3;	/* first leaf column: forward mode has no N */
 
-	t_init(t, 3 + nl);
+	t_init(t, k0 + nl);
 	t_set(t, 0, 0, "path");
 	t_set(t, 0, 1, "size");
-	t_set(t, 0, 2, "N");
+	if (!fwd)
+		t_set(t, 0, 2, "N");
 	for (unsigned l = 0; l < nl; l++) {
 		const struct tc_leaf *lf = &r->x->plan.leaves[l];
 		char h[24], e1[24];
 
 		tc_fmt_handle(lf->handle, h, sizeof(h));
 		fmt_mbit(e1, sizeof(e1), leaf_expected(r, l));
-		t_set(t, 0, 3 + l, "%s Mbit/s (expect %s)", h, e1);
-		t->right[3 + l] = true;
+		t_set(t, 0, k0 + l, "%s Mbit/s (expect %s)", h, e1);
+		t->right[k0 + l] = true;
 	}
-	t->right[1] = t->right[2] = true;
+	t->right[1] = t->right[k0 - 1] = true;
 	for (unsigned si = 0; si < o->nsizes; si++)
 		for (unsigned ni = 0; ni < o->nproducers; ni++)
 			for (int p = 0; p < P__MAX; p++) {
@@ -416,16 +482,17 @@ static void class_table(struct report *r, struct table *t)
 					continue;
 				t_set(t, row, 0, "%s", path_defs[p].name);
 				t_set(t, row, 1, "%u", size);
-				t_set(t, row, 2, "%u", g->n);
+				if (!fwd)
+					t_set(t, row, 2, "%u", g->n);
 				for (unsigned l = 0; l < nl; l++) {
 					char w[24];
 
 					fmt_mbit(w, sizeof(w), g->leaf_wire[l].median);
 					if (isfinite(g->leaf_err[l]))
-						t_set(t, row, 3 + l, "%s (%+.1f%%)", w,
+						t_set(t, row, k0 + l, "%s (%+.1f%%)", w,
 						      g->leaf_err[l] * 100);
 					else
-						t_set(t, row, 3 + l, "%s", w);
+						t_set(t, row, k0 + l, "%s", w);
 				}
 				row++;
 			}
@@ -435,12 +502,32 @@ static void describe_setup(struct report *r, FILE *f, bool md)
 {
 	const struct ctx *x = r->x;
 	const struct opts *o = x->o;
-	char sizes[128] = "", prods[128] = "";
+	char sizes[128] = "", prods[128] = "", sender[160];
 	size_t a = 0, b = 0;
 
 	for (unsigned i = 0; i < o->nsizes; i++)
 		a += (size_t)snprintf(sizes + a, sizeof(sizes) - a, "%s%u", i ? "," : "",
 				      o->sizes[i]);
+	if (o->mode == MODE_FORWARD) {
+		if (o->rate)
+			snprintf(sender, sizeof(sender), "xtx-send paced at %s (%u producers)",
+				 o->rate, o->producers[0]);
+		else
+			snprintf(sender, sizeof(sender), "xsk-plain unpaced (a thread per queue)");
+		fprintf(f, "%sthree-namespace veth testbed %s -> %s [forwarder] %s -> %s, %u "
+			"queue(s), %u flows (UDP ports %u..%u), frames of %s bytes. Sender: %s, "
+			"the same for both paths. Counted at the receiver for %g s after %.1f s "
+			"of warm-up; median of %u interleaved runs (± half the spread). Tree: %s, "
+			"%u leaves, overhead %u bytes. xtx-shape: XDP %s.%s\n",
+			md ? "" : PROG ": ", x->e->tx_dev, x->e->fw_in_dev, x->e->fw_out_dev,
+			x->e->rx_dev, o->queues, o->flows, o->base_port,
+			o->base_port + o->flows - 1, sizes, sender, o->duration,
+			FWD_WARMUP_MS / 1000.0, o->runs,
+			o->classes ? o->classes : "built-in (xtx-compare --help)",
+			x->plan.nleaves, xtx_sched_config__overhead(x->cfg),
+			x->e->shape_mode[0] ? x->e->shape_mode : "-", md ? "" : "\n");
+		return;
+	}
 	for (unsigned i = 0; i < o->nproducers; i++)
 		b += (size_t)snprintf(prods + b, sizeof(prods) - b, "%s%u", i ? "," : "",
 				      o->producers[i]);
@@ -455,9 +542,45 @@ static void describe_setup(struct report *r, FILE *f, bool md)
 		x->e->afxdp_mode, md ? "" : "\n");
 }
 
+static void fwd_notes(struct report *r, FILE *f, bool md)
+{
+	const char *b = md ? "- " : "  ";
+
+	fprintf(f, "%sMpps and Gbit/s: counted by xtx-sink (XDP) on rx0 over its own window "
+		"(the sender ran before and after it); Gbit/s counts frames without FCS. vs "
+		"kernel: ratio to kernel-fwd-htb at the same size.\n", b);
+	fprintf(f, "%soffered Mpps: the sender's own rate over its whole run. On a small host "
+		"the sender, the forwarder and the receiver share the CPUs (the ingress veth's "
+		"softirq runs on the sending CPU), so what the sender offers depends on the "
+		"path.\n", b);
+	fprintf(f, "%sforwarder drops: over the whole run; kernel-fwd-htb: the root htb "
+		"qdisc's drops (tc -s); xtx-shape: its scheduler's, receive path's and AF_XDP "
+		"ring's drops (its --json summary).\n", b);
+	fprintf(f, "%sPer class: wire Mbit/s (frames + overhead) at the receiver; in brackets "
+		"the error against the expected share where the tree set the rate (a leaf held "
+		"by its own ceil, or all leaves once the tree's total is reached).\n", b);
+	if (r->any_nodelay)
+		fprintf(f, "%sdelay '-': no timestamps (frames under 66 bytes).\n", b);
+	if (r->any_fallback)
+		fprintf(f, "%sfq: sch_fq is not available in this kernel, so the fq leaves run "
+			"as pfifo of the same limit on kernel-fwd-htb; xtx-shape keeps its fq.\n",
+			b);
+	if (r->nleaves > MAX_TABLE_LEAVES)
+		fprintf(f, "%sPer class: the first %d of %u leaves; --json has all.\n", b,
+			MAX_TABLE_LEAVES, r->nleaves);
+	if (r->any_failed)
+		fprintf(f, "%s'*': some runs of that row failed (see --json); 'failed': all "
+			"did.\n", b);
+}
+
 static void notes(struct report *r, FILE *f, bool md)
 {
 	const char *b = md ? "- " : "  ";
+
+	if (r->x->o->mode == MODE_FORWARD) {
+		fwd_notes(r, f, md);
+		return;
+	}
 
 	fprintf(f, "%sMpps and Gbit/s: counted by xtx-sink (XDP) at the receiver over the "
 		"sender's send time; Gbit/s counts frames without FCS. vs htb: ratio to "
@@ -495,7 +618,10 @@ static void write_tables(struct report *r, FILE *f, bool md)
 	describe_setup(r, f, md);
 	if (md)
 		fputc('\n', f);
-	main_table(r, &t);
+	if (r->x->o->mode == MODE_FORWARD)
+		fwd_main_table(r, &t);
+	else
+		main_table(r, &t);
 	t_print(&t, f, md);
 	t_free(&t);
 	fputc('\n', f);
@@ -535,7 +661,10 @@ static void write_json(struct report *r, FILE *f)
 	const struct opts *o = x->o;
 	const struct env *e = x->e;
 
-	fputs("{\"tool\":\"xtx-compare\",\"environment\":{", f);
+	bool fwd = o->mode == MODE_FORWARD;
+
+	fprintf(f, "{\"tool\":\"xtx-compare\",\"mode\":\"%s\",\"environment\":{",
+		fwd ? "forward" : "send");
 	put_kv_str(f, "kernel", e->kernel, true);
 	put_kv_str(f, "cpu_model", e->cpu_model, true);
 	fprintf(f, "\"cpus\":%u,", e->ncpus);
@@ -555,6 +684,13 @@ static void write_json(struct report *r, FILE *f)
 	put_kv_str(f, "afxdp_mode", e->afxdp_mode, true);
 	fprintf(f, "\"fq_available\":%s,", !e->fq_probed ? "null" :
 		e->fq_available ? "true" : "false");
+	/* forward mode: the forwarding namespace; the qdisc device is fw1 there */
+	put_kv_str(f, "fw_netns", e->fw_netns, true);
+	put_kv_str(f, "fw_in_dev", e->fw_in_dev, true);
+	put_kv_str(f, "fw_out_dev", e->fw_out_dev, true);
+	put_kv_str(f, "qdisc_netns", e->qd_netns, true);
+	put_kv_str(f, "qdisc_dev", e->qd_dev, true);
+	put_kv_str(f, "shape_mode", e->shape_mode, true);
 	put_kv_str(f, "saved_qdisc", e->saved_qdisc, false);
 	fputs("},\"config\":{", f);
 	put_kv_str(f, "classes_file", o->classes ? o->classes : "", true);
@@ -563,6 +699,19 @@ static void write_json(struct report *r, FILE *f)
 
 		put_kv_str(f, "classes_text", text ? text : "", true);
 		free(text);
+	}
+	if (fwd) {
+		char *text = read_file(e->rules_path, 1 << 20);
+
+		put_kv_str(f, "rules_text", text ? text : "", true);
+		free(text);
+		put_kv_str(f, "sender", o->rate ? "xtx-send" : "xsk-plain", true);
+		fputs("\"rate\":", f);
+		if (o->rate)
+			json_put_str(f, o->rate);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"warmup_s\":%g,", FWD_WARMUP_MS / 1000.0);
 	}
 	fprintf(f, "\"flows\":%u,\"base_port\":%u,\"sndbuf\":%u,\"duration_s\":", o->flows,
 		o->base_port, o->sndbuf);
@@ -627,9 +776,22 @@ static void write_json(struct report *r, FILE *f)
 		const struct group *g = &r->g[i];
 		const struct group *h = find_group(r, P_KERNEL_HTB, g->size, g->n);
 
-		fprintf(f, "%s{\"path\":\"%s\",\"size\":%u,\"producers\":%u,\"runs\":%u,"
-			"\"runs_ok\":%u,", i ? "," : "", path_defs[g->p].name, g->size, g->n,
-			g->nm, g->nok);
+		fprintf(f, "%s{\"path\":\"%s\",\"mode\":\"%s\",\"size\":%u,\"producers\":%u,"
+			"\"runs\":%u,\"runs_ok\":%u,", i ? "," : "", path_defs[g->p].name,
+			fwd ? "forward" : "send", g->size, g->n, g->nm, g->nok);
+		if (fwd) {
+			const struct group *k = find_group(r, P_FWD_KERNEL_HTB, g->size, g->n);
+
+			put_stat(f, "offered_pps", g->offered, 1);
+			fputc(',', f);
+			put_stat(f, "forwarder_pkts", g->fwd_pkts, 1);
+			fputc(',', f);
+			put_stat(f, "forwarder_drops", g->fwd_drops, 1);
+			fputs(",\"pps_vs_kernel_fwd_htb\":", f);
+			json_put_num(f, k && k->pps.median > 0 ? g->pps.median / k->pps.median :
+				     NAN, 6);
+			fputc(',', f);
+		}
 		put_stat(f, "pps", g->pps, 1);
 		fputc(',', f);
 		put_stat(f, "bytes_per_s", g->bps, 1);
@@ -683,8 +845,9 @@ static void write_json(struct report *r, FILE *f)
 		for (unsigned k = 0; k < r->g[i].nm; k++) {
 			const struct meas *m = r->g[i].m[k];
 
-			fprintf(f, "%s{\"path\":\"%s\",\"size\":%u,\"producers\":%u,\"run\":%u,"
-				"\"ok\":%s,\"error\":", first ? "" : ",", path_defs[m->path].name,
+			fprintf(f, "%s{\"path\":\"%s\",\"mode\":\"%s\",\"size\":%u,"
+				"\"producers\":%u,\"run\":%u,\"ok\":%s,\"error\":",
+				first ? "" : ",", path_defs[m->path].name, fwd ? "forward" : "send",
 				m->size, m->producers, m->run, m->ok ? "true" : "false");
 			first = 0;
 			if (m->error[0])
@@ -730,6 +893,16 @@ static void write_json(struct report *r, FILE *f)
 			json_write(f, m->sender, NULL);
 			fputs(",\"sink\":", f);
 			json_write(f, m->sink, "per_port");
+			if (fwd) {
+				fputs(",\"offered_pps\":", f);
+				json_put_num(f, m->offered_pps, 9);
+				fputs(",\"forwarder_pkts\":", f);
+				json_put_num(f, m->fwd_pkts, 17);
+				fputs(",\"forwarder_drops\":", f);
+				json_put_num(f, m->fwd_drops, 17);
+				fputs(",\"forwarder\":", f);
+				json_write(f, m->forwarder, NULL);
+			}
 			fputc('}', f);
 		}
 	fputs("]}\n", f);

@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* forward.c - one measurement of --mode forward: the three-namespace testbed
+ * (tx0 -> fw0 [forwarder] fw1 -> rx0), the same sender and the same class tree for
+ * both forwarders:
+ *   kernel-fwd-htb  the kernel's IPv4 forwarding, the tree as tc htb + u32 filters on
+ *                   fw1 (qdisc_apply on the qdisc device, restored after the run);
+ *   xtx-shape       xtx-shape in router mode on fw0 -> fw1, the same tree, a rules file
+ *                   that puts every flow's port into the leaf the u32 filters use.
+ *
+ * Timing. The sender runs first, for FWD_WARMUP_MS, so that queues are full and rates
+ * settled; then xtx-sink counts for --duration seconds (its own attach-to-detach time is
+ * the denominator of every rate); then the sender is stopped. So start-up and the backlog
+ * drained at the end are never counted, and the sender is known to have been sending
+ * for the whole window (checked: a sender that ended early fails the measurement).
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "compare.h"
+
+#define FWD_SLACK_S	30	/* sender's --duration beyond warm-up + window: only a bound,
+				 * it is stopped as soon as the sink is done */
+#define FWD_READY_S	20	/* xtx-shape: start to forwarding (loads XDP, binds sockets) */
+
+/* One rule per flow (flow i -> leaf i mod L, as tc_plan__build's u32 filters); runs of
+ * consecutive ports of one leaf become one range, which with one leaf is a single rule. */
+int fwd_rules_write(struct ctx *x, const char *path, char *err, size_t errlen)
+{
+	const struct opts *o = x->o;
+	unsigned nrules = 0;
+	FILE *f = fopen(path, "we");
+
+	if (!f) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	fprintf(f, "# xtx-compare --mode forward: flow i (UDP port %u + i) -> leaf i mod %u, as "
+		"the tc u32 filters\n", o->base_port, x->plan.nleaves);
+	for (unsigned f0 = 0; f0 < o->flows; nrules++) {
+		unsigned l = tc_plan__flow_leaf(&x->plan, f0), f1 = f0;
+		char h[24];
+
+		while (f1 + 1 < o->flows && tc_plan__flow_leaf(&x->plan, f1 + 1) == l)
+			f1++;
+		tc_fmt_handle(x->plan.leaves[l].handle, h, sizeof(h));
+		if (f1 > f0)
+			fprintf(f, "match proto udp dport %u-%u class %s\n", o->base_port + f0,
+				o->base_port + f1, h);
+		else
+			fprintf(f, "match proto udp dport %u class %s\n", o->base_port + f0, h);
+		f0 = f1 + 1;
+	}
+	if (fclose(f)) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		return -EIO;
+	}
+	if (nrules > FWD_MAX_RULES) {
+		snprintf(err, errlen, "--mode forward: %u flows over %u leaves need %u xtx-shape "
+			 "rules (one per flow), more than its %d; give --flows %d or fewer",
+			 o->flows, x->plan.nleaves, nrules, FWD_MAX_RULES, FWD_MAX_RULES);
+		return -E2BIG;
+	}
+	return 0;
+}
+
+static void sender_argv(struct ctx *x, unsigned size, double duration, struct argv_buf *a)
+{
+	const struct opts *o = x->o;
+	const struct env *e = x->e;
+
+	if (o->rate) {
+		av_add(a, "%s/xtx-send", e->bindir);
+		av_add(a, "--producers");
+		av_add(a, "%u", o->producers[0]);
+		av_add(a, "--rate");
+		av_add(a, "%s", o->rate);
+		av_add(a, "--drop");
+		av_add(a, "--interval");
+		av_add(a, "0");
+	} else {
+		av_add(a, "%s/xsk-plain", e->bindir);
+		av_add(a, "--stamp");
+		av_add(a, "--quiet");
+	}
+	av_add(a, "--dev");
+	av_add(a, "%s", e->tx_dev);
+	av_add(a, "--dst-ip");
+	av_add(a, "%s", e->dst_ip);
+	av_add(a, "--dst-mac");
+	av_add(a, "%s", e->dst_mac);
+	av_add(a, "--queues");
+	av_add(a, "%u", o->queues);
+	av_add(a, "--size");
+	av_add(a, "%u", size);
+	av_add(a, "--flows");
+	av_add(a, "%u", o->flows);
+	av_add(a, "--dst-port");
+	av_add(a, "%u", o->base_port);
+	av_add(a, "--duration");
+	av_add(a, "%g", duration);
+	av_add(a, "--json");
+}
+
+/* --- the forwarders ----------------------------------------------------------------- */
+
+static int shape_start(struct ctx *x, struct child *c, struct meas *m)
+{
+	const struct env *e = x->e;
+	struct argv_buf a = { .n = 0 };
+	char ready[256], out[256], err[256], msg[512];
+	double end;
+
+	snprintf(ready, sizeof(ready), "%s/shape.ready", e->tmpdir);
+	snprintf(out, sizeof(out), "%s/shape.json", e->tmpdir);
+	snprintf(err, sizeof(err), "%s/shape.err", e->tmpdir);
+	unlink(ready);
+	av_add(&a, "%s/xtx-shape", e->bindir);
+	av_add(&a, "--netns");
+	av_add(&a, "%s", e->fw_netns);
+	av_add(&a, "--in");
+	av_add(&a, "%s", e->fw_in_dev);
+	av_add(&a, "--out");
+	av_add(&a, "%s", e->fw_out_dev);
+	av_add(&a, "--queues");
+	av_add(&a, "%u", x->o->queues);
+	/* One egress queue: one scheduler, exact HTB rates (with more, every rate applies
+	 * per queue), the same as the single tc htb qdisc on fw1. */
+	av_add(&a, "--tx-queues");
+	av_add(&a, "1");
+	av_add(&a, "--classes");
+	av_add(&a, "%s", e->classes_path);
+	av_add(&a, "--rules");
+	av_add(&a, "%s", e->rules_path);
+	av_add(&a, "--interval");
+	av_add(&a, "0");
+	av_add(&a, "--json");
+	/* The backlog left at the end is dropped, as tc's is when the qdisc is deleted. */
+	av_add(&a, "--drop");
+	av_add(&a, "--ready-file");
+	av_add(&a, "%s", ready);
+	if (proc_spawn(c, NULL, a.v, out, err)) {
+		set_error(m, "cannot start xtx-shape: %s", strerror(errno));
+		return -1;
+	}
+	end = mono_s() + FWD_READY_S;
+	for (;;) {
+		struct stat st;
+		int status;
+
+		if (!stat(ready, &st))
+			break;
+		if (proc_wait(c, 0, &status) == 0) {
+			tail_of(err, msg, sizeof(msg));
+			set_error(m, "xtx-shape exited before forwarding: %s", msg);
+			return -1;
+		}
+		if (g_stop || mono_s() > end) {
+			proc_stop(c, SIGINT, 10);
+			set_error(m, g_stop ? "interrupted" : "xtx-shape was not forwarding within "
+				  "%d s", FWD_READY_S);
+			return -1;
+		}
+		msleep(20);
+	}
+	return 0;
+}
+
+/* The sum of the numbers that are members of object j (NaN-free; 0 if absent). */
+static double sum_members(const struct json *j)
+{
+	double s = 0;
+
+	for (unsigned i = 0; j && j->type == JSON_OBJ && i < j->n; i++)
+		if (j->items[i].type == JSON_NUM)
+			s += j->items[i].num;
+	return s;
+}
+
+/* SIGINT xtx-shape (it detaches XDP first, then drops its backlog) and read its summary:
+ * sent = tx.sent_pkts; dropped = every drop counter of its scheduler (tx.drops), of its
+ * receive path (rx.drops) and of the kernel's AF_XDP receive ring (rx.kernel). */
+static void shape_stop(struct ctx *x, struct child *c, struct meas *m)
+{
+	char path[256], msg[512], jerr[256];
+	int status = 0;
+	char *t;
+
+	if (!c->pid)
+		return;
+	kill(c->pid, SIGINT);
+	if (proc_wait(c, 15, &status)) {
+		proc_stop(c, SIGKILL, 1);
+		set_error(m, "xtx-shape did not stop within 15 s of SIGINT");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/shape.err", x->e->tmpdir);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		tail_of(path, msg, sizeof(msg));
+		set_error(m, "xtx-shape failed (exit %d): %s",
+			  WIFEXITED(status) ? WEXITSTATUS(status) : -1, msg);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/shape.json", x->e->tmpdir);
+	t = read_file(path, 1 << 20);
+	m->forwarder = t ? json_parse(t, jerr, sizeof(jerr)) : NULL;
+	if (!m->forwarder) {
+		set_error(m, "cannot read xtx-shape's JSON summary (%s)", t ? jerr : "no output");
+		free(t);
+		return;
+	}
+	free(t);
+	if (json_str(m->forwarder, "xdp_mode"))
+		snprintf(x->e->shape_mode, sizeof(x->e->shape_mode), "%s %s",
+			 json_str(m->forwarder, "xdp_mode"),
+			 json_str(m->forwarder, "af_xdp") ? json_str(m->forwarder, "af_xdp") : "");
+	m->fwd_pkts = json_num(m->forwarder, "tx.sent_pkts");
+	m->fwd_drops = sum_members(json_get(m->forwarder, "tx.drops")) +
+		       sum_members(json_get(m->forwarder, "rx.drops")) +
+		       json_num(m->forwarder, "rx.kernel.dropped") +
+		       json_num(m->forwarder, "rx.kernel.rx_ring_full");
+}
+
+/* The root qdisc's counters on the qdisc device (`tc -s -j qdisc show`), kept as the
+ * forwarder's summary: sent packets and drops (htb counts its leaves' drops at the root). */
+static void tc_stats(struct ctx *x, struct meas *m)
+{
+	char line[128], jerr[256];
+	char *out = malloc(65536);
+	struct json *j;
+
+	if (!out)
+		return;
+	snprintf(line, sizeof(line), "-s -j qdisc show dev %s", x->e->qd_dev);
+	if (tc_line(x, line, out, 65536)) {
+		free(out);
+		return;	/* the figures stay NaN: not worth failing the measurement */
+	}
+	j = json_parse(out, jerr, sizeof(jerr));
+	free(out);
+	for (unsigned i = 0; j && j->type == JSON_ARR && i < j->n; i++) {
+		const struct json *q = &j->items[i];
+		const struct json *root = json_get(q, "root");
+
+		if (root && root->type == JSON_BOOL && root->b) {
+			m->fwd_pkts = json_num(q, "packets");
+			m->fwd_drops = json_num(q, "drops");
+		}
+	}
+	m->forwarder = j;
+}
+
+/* --- one measurement ----------------------------------------------------------------- */
+
+static int sink_run(struct ctx *x, struct child *c, struct meas *m)
+{
+	const struct opts *o = x->o;
+	const struct env *e = x->e;
+	struct argv_buf a = { .n = 0 };
+	char out[256], err[256], msg[512];
+	int status = 0, rc;
+
+	snprintf(out, sizeof(out), "%s/sink.json", e->tmpdir);
+	snprintf(err, sizeof(err), "%s/sink.err", e->tmpdir);
+	av_add(&a, "%s/xtx-sink", e->bindir);
+	av_add(&a, "--netns");
+	av_add(&a, "%s", e->rx_netns);
+	av_add(&a, "--dev");
+	av_add(&a, "%s", e->rx_dev);
+	av_add(&a, "--ports");
+	av_add(&a, "%u-%u", o->base_port, o->base_port + o->flows - 1);
+	av_add(&a, "--interval");
+	av_add(&a, "0");
+	av_add(&a, "--duration");
+	av_add(&a, "%g", o->duration);
+	av_add(&a, "--json");
+	if (proc_spawn(c, NULL, a.v, out, err)) {
+		set_error(m, "cannot start xtx-sink: %s", strerror(errno));
+		return -1;
+	}
+	rc = proc_wait(c, o->duration + 20, &status);
+	if (rc) {
+		proc_stop(c, SIGINT, 10);
+		set_error(m, rc == -EINTR ? "interrupted" : "xtx-sink did not finish within its "
+			  "duration + 20 s");
+		return -1;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		tail_of(err, msg, sizeof(msg));
+		set_error(m, "xtx-sink failed: %s", msg);
+		return -1;
+	}
+	return 0;
+}
+
+int measure_forward(struct ctx *x, enum path_id p, unsigned size, struct meas *m)
+{
+	struct env *e = x->e;
+	struct child snd = { .pid = 0 }, sink = { .pid = 0 }, shape = { .pid = 0 };
+	struct argv_buf a = { .n = 0 };
+	char out[256], err[256], msg[512], jerr[256];
+	char *text;
+	bool kernel = p == P_FWD_KERNEL_HTB, same = true;
+	int status = 0, rc;
+
+	if (kernel ? qdisc_apply(x, p, m) : shape_start(x, &shape, m))
+		goto restore;
+
+	snprintf(out, sizeof(out), "%s/send.json", e->tmpdir);
+	snprintf(err, sizeof(err), "%s/send.err", e->tmpdir);
+	sender_argv(x, size, FWD_WARMUP_MS / 1000.0 + x->o->duration + FWD_SLACK_S, &a);
+	if (proc_spawn(&snd, e->tx_netns, a.v, out, err)) {
+		set_error(m, "cannot start %s: %s", a.v[0], strerror(errno));
+		goto restore;
+	}
+	msleep(FWD_WARMUP_MS);
+	if (g_stop) {
+		set_error(m, "interrupted");
+		goto stop_sender;
+	}
+	if (sink_run(x, &sink, m))
+		goto stop_sender;
+	/* Still running? Then it sent for the whole window. */
+	if (proc_wait(&snd, 0, &status) == 0) {
+		tail_of(err, msg, sizeof(msg));
+		set_error(m, "%s ended before the counting window did (exit %d): %s",
+			  strrchr(a.v[0], '/') + 1, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+			  msg);
+		goto restore;
+	}
+stop_sender:
+	if (snd.pid) {
+		kill(snd.pid, SIGINT);
+		rc = proc_wait(&snd, 15, &status);
+		if (rc == -EINTR) {
+			proc_stop(&snd, SIGINT, 10);
+			set_error(m, "interrupted");
+		} else if (rc) {
+			proc_stop(&snd, SIGKILL, 1);
+			set_error(m, "%s did not stop within 15 s of SIGINT",
+				  strrchr(a.v[0], '/') + 1);
+		} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			tail_of(err, msg, sizeof(msg));
+			set_error(m, "%s failed (exit %d): %s", strrchr(a.v[0], '/') + 1,
+				  WIFEXITED(status) ? WEXITSTATUS(status) : -1, msg);
+		}
+	}
+restore:
+	if (kernel) {
+		if (!g_stop)
+			tc_stats(x, m);
+		qdisc_restore(x, &same);
+		m->qdisc_restored = same;
+		if (!same)
+			set_error(m, "the qdisc of %s is not as it was after the run", e->qd_dev);
+	} else {
+		shape_stop(x, &shape, m);
+	}
+	if (snd.pid)
+		proc_stop(&snd, SIGINT, 10);
+	if (m->error[0])
+		return -1;
+
+	text = read_file(out, 1 << 20);
+	m->sender = text ? json_parse(text, jerr, sizeof(jerr)) : NULL;
+	if (!m->sender) {
+		set_error(m, "cannot read the sender's JSON summary (%s)",
+			  text ? jerr : strerror(errno));
+		free(text);
+		return -1;
+	}
+	free(text);
+	snprintf(out, sizeof(out), "%s/sink.json", e->tmpdir);
+	text = read_file(out, 64 << 20);
+	m->sink = text ? json_parse(text, jerr, sizeof(jerr)) : NULL;
+	if (!m->sink) {
+		set_error(m, "cannot read xtx-sink's JSON summary (%s)", text ? jerr : "no output");
+		free(text);
+		return -1;
+	}
+	free(text);
+	if (!(json_num(m->sink, "duration_s") > 0)) {
+		set_error(m, "xtx-sink reports no counting time (duration_s)");
+		return -1;
+	}
+	figures(x, m);
+	m->ok = true;
+	return 0;
+}
