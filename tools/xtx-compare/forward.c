@@ -256,6 +256,20 @@ static void tc_stats(struct ctx *x, struct meas *m)
 	m->forwarder = j;
 }
 
+/* True if dev in netns has an XDP program attached (`ip -o link` shows "xdp",
+ * "xdpgeneric", "xdpmulti" ...). A forwarder or sink that left one behind would change
+ * the next path's measurement, so it fails the measurement instead. */
+static bool xdp_attached(const char *netns, const char *dev)
+{
+	char out[4096];
+	char *argv[] = { (char *)"ip", (char *)"-n", (char *)netns, (char *)"-o", (char *)"link",
+			 (char *)"show", (char *)"dev", (char *)dev, NULL };
+
+	if (proc_run(NULL, argv, 10, out, sizeof(out)))
+		return false;	/* the testbed's removal says the rest */
+	return strstr(out, " xdp") != NULL;
+}
+
 /* --- one measurement ----------------------------------------------------------------- */
 
 static int sink_run(struct ctx *x, struct child *c, struct meas *m)
@@ -364,6 +378,10 @@ restore:
 	}
 	if (snd.pid)
 		proc_stop(&snd, SIGINT, 10);
+	if (!g_stop && xdp_attached(e->fw_netns, e->fw_in_dev))
+		set_error(m, "an XDP program is still attached to %s after the run", e->fw_in_dev);
+	if (!g_stop && xdp_attached(e->rx_netns, e->rx_dev))
+		set_error(m, "an XDP program is still attached to %s after the run", e->rx_dev);
 	if (m->error[0])
 		return -1;
 
