@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/net/compare_forward.sh - xtx-compare --mode forward end to end, one short round
-# (1 s counted per path after the 1.5 s warm-up; about 15 s in all):
+# (1 s counted per path after the 1.5 s warm-up) and one interrupted run; about
+# 15 s in all:
 #   - exit 0; both paths (kernel-fwd-htb, xtx-shape) delivered packets to the receiver
 #     in every leaf class, the forwarder counted what it sent, the sender's offered rate
 #     is there; the tables (stdout and --md) name both paths;
@@ -9,7 +10,8 @@
 #   - nothing is left behind: the run's namespaces are gone (so are its veths, qdiscs
 #     and XDP programs; the tool itself fails a run that leaves XDP on fw0 or rx0), and
 #     no xtx-shape or xtx-sink of the run is still running (their command lines name
-#     the run's namespaces).
+#     the run's namespaces);
+#   - Ctrl-C (SIGINT) while xtx-shape forwards: exit 130, the same cleanup.
 # No check asserts a speed. Exit: 0 pass, 1 fail, 77 skip (not root, no jq).
 set -u
 . "$(dirname "$0")/../lib/net.sh"
@@ -19,8 +21,9 @@ command -v jq >/dev/null || { echo "skip: jq not installed (make deps)"; exit 77
 for b in xtx-compare xtx-shape xtx-sink xsk-plain; do
   [ -x $BIN/$b ] || { echo "missing $BIN/$b: run make"; exit 1; }
 done
-CMP_TB=
+CMP_TB= CMP_PID=
 cleanup_all() {
+  [ -n "$CMP_PID" ] && kill -INT "$CMP_PID" 2>/dev/null && wait "$CMP_PID" 2>/dev/null
   # a testbed of a tool run that did not remove it (a failure of what is tested here)
   [ -n "$CMP_TB" ] && tools/testbed down "$CMP_TB" >/dev/null 2>&1
   net_cleanup
@@ -97,6 +100,31 @@ if [ -n "$CMP_TB" ] && pgrep -f "xtx-$CMP_TB-" >/dev/null; then
   fail "processes of the run are still there: $(pgrep -af "xtx-$CMP_TB-" | head -3)"
 else
   ok "no xtx-shape or xtx-sink of the run left running"
+fi
+CMP_TB=
+
+# Ctrl-C while xtx-shape forwards (the second measurement): exit 130, and xtx-shape, the
+# sender, the sink and the testbed are gone.
+$CMP --mode forward --runs 1 --duration 4 > $TMPD/i.out 2> $TMPD/i.err &
+CMP_PID=$!
+for _ in $(seq 300); do grep -q '\[ 1/2\]' $TMPD/i.err && break; sleep 0.1; done
+CMP_TB=$(sed -n 's/.*testbed \(cmp[0-9]*\):.*/\1/p' $TMPD/i.err | head -1)
+seen=
+for _ in $(seq 100); do
+  pgrep -f "xtx-shape --netns xtx-$CMP_TB-fw" >/dev/null && { seen=1; break; }
+  sleep 0.1
+done
+[ -n "$seen" ] || fail "SIGINT run: xtx-shape of $CMP_TB never seen running"
+sleep 2
+kill -INT $CMP_PID; wait $CMP_PID; rc=$?; CMP_PID=
+[ $rc = 130 ] && ok "SIGINT during the xtx-shape run: exit 130" ||
+  { fail "SIGINT: exit $rc"; tail -5 $TMPD/i.err; }
+if [ -z "$CMP_TB" ]; then
+  fail "SIGINT run printed no testbed name"
+elif ip netns list | grep -q "xtx-$CMP_TB-" || pgrep -f "xtx-$CMP_TB-" >/dev/null; then
+  fail "SIGINT: testbed $CMP_TB or its processes left behind"
+else
+  ok "SIGINT: testbed $CMP_TB, xtx-shape and the sink removed"
 fi
 CMP_TB=
 

@@ -225,8 +225,8 @@ static const char usage_text[] =
 "\n"
 "NOTES\n"
 "    Needs root (namespaces, tc, XDP, AF_XDP, raw sockets), iproute2 and, for --plot,\n"
-"    gnuplot. The tools it runs (udp-send, pkt-send, xtx-send, xsk-plain, xtx-sink)\n"
-"    must be next to it. On a 2-core VM the senders, the sink and the kernel share\n"
+"    gnuplot. The tools it runs (udp-send, pkt-send, xtx-send, xsk-plain, xtx-sink,\n"
+"    xtx-shape) must be next to it. On a 2-core VM the senders, the sink and the kernel share\n"
 "    two CPUs: compare ratios, not absolute rates. After SIGKILL the testbed stays:\n"
 "    'tools/testbed list', then 'tools/testbed down cmpNNNNN'. docs/compare.md has the\n"
 "    details (how each figure is taken, the tc translation, real NICs).\n";
