@@ -7,7 +7,8 @@
 #   make bench-e2e    end to end on the veth testbed against plain AF_XDP and kernel HTB
 #   make bench-compare xtx-compare on the testbed: every path beside the kernel's qdiscs
 #   make bench-forward xtx-shape beside kernel forwarding with tc htb (three namespaces)
-#   make bench        all five; each rewrites its section of docs/BENCHMARKS.md
+#   make bench-compare-forward  the same through xtx-compare --mode forward
+#   make bench        all six; each rewrites its section of docs/BENCHMARKS.md
 #   make demo         xtx beside the kernel's HTB on a throwaway testbed
 #   make soak         10 min at full rate with link flaps; RSS and frames must stay flat
 #   make fuzz         libFuzzer on each tests/fuzz target for FUZZ_SECONDS (default 60)
@@ -99,7 +100,7 @@ BPF_SKELS := $(BPF_SRCS:xdp/%.bpf.c=build/bpf/%.skel.h)
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Ixdp -Iinclude -I/usr/include/$(shell gcc -dumpmachine)
 
 .PHONY: all deps lib tools bpf tests test test-build bench bench-mpsc bench-sched bench-e2e \
-        bench-compare bench-forward fuzz soak \
+        bench-compare bench-forward bench-compare-forward fuzz soak \
         install clean demo
 .DEFAULT_GOAL := all
 .SECONDARY:
@@ -223,11 +224,15 @@ bench-forward: all
 	$(Q)tools/bench/report.sh forward "Forwarding through a shaper: xtx-shape beside kernel forwarding + tc htb" \
 		tools/bench/forward.sh --runs 3
 
+bench-compare-forward: all
+	$(Q)tools/bench/report.sh compare-forward "Forwarding, measured by xtx-compare --mode forward" \
+		tools/bench/compare_forward.sh --runs 3
+
 # 10 minutes at full rate with link flaps every 30 s (SOAK_SECONDS to shorten).
 soak: all
 	$(Q)tools/bench/report.sh soak "Soak: full rate with link flaps" tools/soak.sh
 
-bench: bench-mpsc bench-sched bench-e2e bench-compare bench-forward
+bench: bench-mpsc bench-sched bench-e2e bench-compare bench-forward bench-compare-forward
 
 # --- demo ---------------------------------------------------------------------
 # xtx beside the kernel's HTB on a throwaway veth testbed (tools/demo.sh).

@@ -130,12 +130,24 @@ class 1:1 parent 1: rate 20mbit ceil 20mbit
 class 1:2 parent 1: rate 100mbit ceil 200mbit fq flows 64
 EOF
 before=$(tc -n "$TX_NS" qdisc show dev "$TX_DEV")
-ip netns exec "$RX_NS" timeout 200 $CMP serve --dev "$RX_DEV" --listen "$RX_IP:$PORT" \
+# Over TCP serve warns that anyone who reaches the port may use it.
+ip netns exec "$RX_NS" timeout 20 $CMP serve --dev "$RX_DEV" --listen "$RX_IP:$PORT" \
+  2> $TMPD/serve-tcp.err &
+SERVE_PID=$!
+for _ in $(seq 50); do grep -q listening $TMPD/serve-tcp.err && break; sleep 0.1; done
+kill -INT $SERVE_PID; wait $SERVE_PID; SERVE_PID=
+grep -q "warning: anyone who can reach" $TMPD/serve-tcp.err &&
+  ok "serve on TCP warns" || fail "serve on TCP gave no warning: $(cat $TMPD/serve-tcp.err)"
+# The recommended way: a UNIX socket, owner-only (from another host: ssh -L to it).
+CTL=$TMPD/ctl.sock
+ip netns exec "$RX_NS" timeout 200 $CMP serve --dev "$RX_DEV" --listen "$CTL" \
   2> $TMPD/serve.err &
 SERVE_PID=$!
 for _ in $(seq 50); do grep -q listening $TMPD/serve.err && break; sleep 0.1; done
+[ "$(stat -c '%F %a' "$CTL" 2>&1)" = "socket 600" ] && ok "control socket is owner-only (0600)" ||
+  fail "control socket: $(stat -c '%F %a' "$CTL" 2>&1)"
 ip netns exec "$TX_NS" timeout 120 $CMP --dev "$TX_DEV" --dst-ip "$RX_IP" \
-  --dst-mac "$TX_NEXTHOP_MAC" --sink "$RX_IP:$PORT" --classes $TMPD/fq.conf --flows 8 \
+  --dst-mac "$TX_NEXTHOP_MAC" --sink "$CTL" --classes $TMPD/fq.conf --flows 8 \
   --producers 2 --runs 1 --duration 1 --paths kernel-htb,packet-bypass,xtx \
   --json $TMPD/b.json > $TMPD/b.out 2> $TMPD/b.err
 rc=$?
@@ -160,6 +172,7 @@ else
 fi
 grep -q "counting ports" $TMPD/serve.err || fail "serve never started a sink"
 kill -INT $SERVE_PID; wait $SERVE_PID; SERVE_PID=
+[ ! -e "$CTL" ] && ok "control socket removed at exit" || fail "control socket left behind"
 [ "$(tc -n "$TX_NS" qdisc show dev "$TX_DEV")" = "$before" ] &&
   ok "qdisc of $TX_DEV as before the run" || fail "qdisc of $TX_DEV changed"
 

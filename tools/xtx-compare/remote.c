@@ -16,9 +16,11 @@
  *   client: BYE                                  (or just close)
  *
  * The server stops a sink by itself when the controller goes away or after 3600 s, so a
- * lost controller cannot leave the XDP program attached. Anyone who can reach the port
+ * lost controller cannot leave the XDP program attached. ADDR:PORT may be a path: a UNIX
+ * socket, owner-only (0600), reached from the sending host through ssh -L, which then
+ * authenticates and encrypts; the way to run it. On a TCP port anyone who can reach it
  * can start and stop a sink on IF (nothing else; but a sink drops the matched ports):
- * --listen is required, on a management address.
+ * a management address only (serve warns).
  * One-way delay is not reported for a remote sink (two hosts, two clocks).
  */
 #include <arpa/inet.h>
@@ -33,6 +35,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -108,13 +111,70 @@ static int send_line(int fd, const char *fmt, ...)
 	return send_all(fd, buf, (size_t)n);
 }
 
-/* HOST:PORT -> a connected or listening socket. */
+/* A path: the control channel on a UNIX socket, owner-only (0600, made under umask 077),
+ * for this host or, from another host, through ssh -L (ssh then authenticates). A stale
+ * socket left by a killed server is replaced; a live one is refused. */
+static int unix_socket(const char *path, bool listen_, char *err, size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		snprintf(err, errlen, "socket path '%s' is too long", path);
+		return -1;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return -1;
+	}
+	if (!listen_) {
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+			snprintf(err, errlen, "cannot connect to %s: %s; is 'xtx-compare serve "
+				 "--listen %s' running (and, from another host, forwarded with "
+				 "ssh -L)?", path, strerror(errno), path);
+			close(fd);
+			return -1;
+		}
+		return fd;
+	}
+	if (!lstat(path, &st)) {
+		int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		bool live = probe >= 0 && !connect(probe, (struct sockaddr *)&sa, sizeof(sa));
+
+		if (probe >= 0)
+			close(probe);
+		if (!S_ISSOCK(st.st_mode) || live) {
+			snprintf(err, errlen, "%s exists and is %s", path, S_ISSOCK(st.st_mode) ?
+				 "another server's live socket" : "not a socket");
+			close(fd);
+			return -1;
+		}
+		unlink(path);	/* a stale socket of a killed server */
+	}
+	mode_t old = umask(077);
+	int rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+
+	umask(old);
+	if (rc || chmod(path, 0600) || listen(fd, 1)) {
+		snprintf(err, errlen, "cannot listen on %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* HOST:PORT -> a connected or listening TCP socket; a path -> a UNIX socket. */
 static int tcp_socket(const char *hostport, bool listen_, char *err, size_t errlen)
 {
 	char host[256], *colon;
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
 	int fd = -1, rc;
 
+	if (hostport[0] == '/')
+		return unix_socket(hostport, listen_, err, errlen);
 	snprintf(host, sizeof(host), "%s", hostport);
 	colon = strrchr(host, ':');
 	if (!colon || colon == host || !colon[1]) {
@@ -407,6 +467,10 @@ int serve_main(const struct opts *o)
 	}
 	fprintf(stderr, PROG " serve: listening on %s for a controller; counting on %s%s%s\n",
 		o->listen, o->dev, o->netns ? " in " : "", o->netns ? o->netns : "");
+	if (o->listen[0] != '/')
+		fprintf(stderr, PROG " serve: warning: anyone who can reach %s over TCP can start "
+			"and stop a sink on %s; prefer a UNIX socket (--listen /run/xtx-compare.sock,"
+			" owner-only) reached with ssh -L\n", o->listen, o->dev);
 	while (!g_stop) {
 		struct pollfd p = { .fd = lfd, .events = POLLIN };
 		int cfd;
@@ -422,6 +486,8 @@ int serve_main(const struct opts *o)
 		fprintf(stderr, PROG " serve: controller gone\n");
 	}
 	close(lfd);
+	if (o->listen[0] == '/')
+		unlink(o->listen);
 	kill_all_children();
 	{
 		char f[256];

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# tools/bench/compare_forward.sh - `make bench-compare-forward`: xtx-compare --mode forward
+# (xtx-shape beside kernel forwarding + tc htb on the three-namespace testbed, the same
+# sender for both, counted at the receiver) twice, the tables and JSON put together:
+#   64 bytes    xsk-plain unpaced (offers what it can), docs/examples/forward-64.conf
+#               (rates nobody reaches): packets per second at the receiver;
+#   1514 bytes  xtx-send paced at 700 Mbit/s, twice the root's 350 Mbit/s,
+#               docs/examples/forward-1514.conf (200/100/50 Mbit/s, ceil = rate,
+#               overhead 24): each class at the receiver against its rate.
+# Usage: compare_forward.sh [--runs K] [--duration S] --md FILE --json FILE
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+runs=3 dur=3 md= json=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --runs) runs=$2; shift 2 ;;
+    --duration) dur=$2; shift 2 ;;
+    --md) md=$2; shift 2 ;;
+    --json) json=$2; shift 2 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
+    *) echo "compare_forward.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+[ -n "$md" ] && [ -n "$json" ] || { echo "compare_forward.sh: --md and --json are required" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+X=(build/release/bin/xtx-compare --mode forward --flows 40 --runs "$runs" --duration "$dur")
+"${X[@]}" --classes docs/examples/forward-64.conf --size 64 --md $tmp/64.md --json $tmp/64.json
+"${X[@]}" --classes docs/examples/forward-1514.conf --size 1514 --rate 700mbit --md $tmp/1514.md --json $tmp/1514.json
+{
+  echo "64-byte frames, xsk-plain unpaced, rates nobody reaches (docs/examples/forward-64.conf):"
+  echo
+  cat $tmp/64.md
+  echo
+  echo "1514-byte frames, xtx-send paced at 700 Mbit/s (docs/examples/forward-1514.conf: root 350 Mbit/s; 200/100/50, ceil = rate):"
+  echo
+  cat $tmp/1514.md
+} > "$md"
+jq -c . $tmp/64.json $tmp/1514.json > "$json"
