@@ -3,7 +3,9 @@
  *
  * One step, every batch bounded by XTX_DEQ_BATCH (an unbounded drain into a scheduler is
  * what collapsed CAKE in the 2025 llist change):
- *   1. take up to a batch from the stage (round robin over producers' lanes);
+ *   1. take up to a batch from the stage (round robin over producers' lanes); with
+ *      opts.intake_batches > 1, more batches while the stage keeps them full, so that
+ *      overload reaches the scheduler and is dropped by class rather than at the stage;
  *   2. enqueue it into the scheduler (refused frames are recycled; the scheduler counts
  *      them per class and reason);
  *   3. reap completions: frames back to the free pool, a batch at a time;
@@ -24,7 +26,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "engine_int.h"
 
@@ -113,6 +117,42 @@ void xtx_queue_publish_classes(struct xtx_queue *q, uint64_t now)
 	q->snap_last_ns = now;
 }
 
+/* Step 1 and 2: take up to a batch from the stage and hand it to the scheduler (or, when
+ * dropping at stop, straight back to the pool). Returns how many were taken. */
+static unsigned intake(struct xtx_queue *q, struct xtx_desc *in, struct xtx_desc *drops,
+		       uint64_t *txt, uint64_t now, int dropping)
+{
+	struct xtx_engine *e = q->e;
+	unsigned n = xtx_mpsc__dequeue_burst(q->stage, in, XTX_DEQ_BATCH), nd = 0;
+
+	if (!n)
+		return 0;
+	/* (W1): the stage room just made is ordered before the waiters load in
+	 * xtx_room_wake(); pairs with the seq_cst fence in xtx_producer__wait(). */
+	atomic_thread_fence(memory_order_seq_cst);
+	xtx_room_wake(e, 0);
+	CTR_ADD(q->ctr.stage_pkts, n);
+	if (dropping) {
+		for (unsigned i = 0; i < n; i++)
+			recycle(q, in[i].addr);
+		CTR_ADD(q->ctr.drops[XTX_DROP_PURGED], n);
+		return n;
+	}
+	int any = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		txt[i] = 0;
+		if (in[i].addr & XTX_DESC_F_TXTIME) {
+			memcpy(&txt[i], (char *)xtx_frame_ptr(e, in[i].addr) - 8, sizeof(txt[i]));
+			any = 1;
+		}
+	}
+	xtx_sched__enqueue_burst(q->sched, in, any ? txt : NULL, n, now, drops, &nd);
+	for (unsigned i = 0; i < nd; i++)
+		recycle(q, drops[i].addr);
+	return n;
+}
+
 void *xtx_dequeuer_main(void *arg)
 {
 	struct xtx_queue *q = arg;
@@ -133,6 +173,11 @@ void *xtx_dequeuer_main(void *arg)
 	/* Sleep until the scheduler's next departure to the microsecond, not the default
 	 * 50 us timer slack. */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	/* Ahead of the threads that feed us on a shared CPU: a dequeuer that waits for the
+	 * CPU misses departure times, and a class's tokens beyond its burst are lost. */
+	if (e->o.deq_nice && setpriority(PRIO_PROCESS, (id_t)gettid(), e->o.deq_nice))
+		xtx_info(e, "dequeuer of queue %u: cannot set nice %d: %s (needs CAP_SYS_NICE)",
+			 q->qid, e->o.deq_nice, strerror(errno));
 
 	for (;;) {
 		/* The stage's sleep ticket, taken before the stop flag is read: a kick from
@@ -144,38 +189,14 @@ void *xtx_dequeuer_main(void *arg)
 		uint64_t now = xtx_now_ns(), next = UINT64_MAX;
 		int dropping = stopping && (atomic_load_explicit(&e->drop, memory_order_relaxed) ||
 					    now >= e->stop_deadline_ns);
-		unsigned n, m = 0, nd = 0;
+		unsigned n = 0, m = 0;
 
 		CTR_ADD(q->ctr.loops, 1);
-		n = xtx_mpsc__dequeue_burst(q->stage, in, XTX_DEQ_BATCH);
-		if (n) {
-			/* (W1): the stage room just made is ordered before the waiters load in
-			 * xtx_room_wake(); pairs with the seq_cst fence in xtx_producer__wait(). */
-			atomic_thread_fence(memory_order_seq_cst);
-			xtx_room_wake(e, 0);
-		}
-		if (n) {
-			CTR_ADD(q->ctr.stage_pkts, n);
-			if (dropping) {
-				for (unsigned i = 0; i < n; i++)
-					recycle(q, in[i].addr);
-				CTR_ADD(q->ctr.drops[XTX_DROP_PURGED], n);
-			} else {
-				int any = 0;
-
-				for (unsigned i = 0; i < n; i++) {
-					txt[i] = 0;
-					if (in[i].addr & XTX_DESC_F_TXTIME) {
-						memcpy(&txt[i], (char *)xtx_frame_ptr(e, in[i].addr) - 8,
-						       sizeof(txt[i]));
-						any = 1;
-					}
-				}
-				xtx_sched__enqueue_burst(q->sched, in, any ? txt : NULL, n, now,
-							 drops, &nd);
-				for (unsigned i = 0; i < nd; i++)
-					recycle(q, drops[i].addr);
-			}
+		/* Intake: one batch, or up to intake_batches while the stage keeps them full. */
+		for (unsigned b = 0, got = XTX_DEQ_BATCH; b < e->intake && got == XTX_DEQ_BATCH;
+		     b++) {
+			got = intake(q, in, drops, txt, now, dropping);
+			n += got;
 		}
 		if (dropping) {
 			unsigned k;

@@ -297,6 +297,13 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 		e->o.comp_ring_size = 2048;
 	if (!e->o.max_producers)
 		e->o.max_producers = 64;
+	e->intake = !e->o.intake_batches ? 1 : e->o.intake_batches > 16 ? 16 :
+		    e->o.intake_batches;
+	if (e->o.deq_nice < -20 || e->o.deq_nice > 19) {
+		xtx_errf(err, errlen, "bad deq_nice %d: expected -20..19", e->o.deq_nice);
+		rc = -EINVAL;
+		goto fail;
+	}
 	if (!e->o.lane_size)
 		e->o.lane_size = 1024;
 	if (!e->o.drain_timeout_ns)

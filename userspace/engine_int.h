@@ -129,6 +129,7 @@ struct xtx_engine {
 	int area_huge;
 	uint32_t frame_size, frame_shift, nframes;
 	uint32_t wake_frames;		/* producers wake when the pool holds this many */
+	unsigned intake;		/* stage batches per dequeuer step (opts.intake_batches) */
 	struct xsk_umem *umem;
 	int zerocopy;
 	struct xtx_sched_config *own_cfg;	/* when opts.classes was NULL */

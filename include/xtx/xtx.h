@@ -98,6 +98,17 @@ struct xtx_engine_opts {
 	/* Read only if sz covers it. */
 	int no_reap;			/* never reap dead producers by itself (see
 					 * xtx_engine__reap()); stop() still does */
+	uint32_t intake_batches;	/* batches of 64 a dequeuer may take from its stage
+					 * per step while it stays full; default 1 (a full
+					 * stage holds producers back), at most 16. More
+					 * moves overload into the scheduler, which drops by
+					 * class (leaf limit): for senders that cannot wait,
+					 * like a receive side (xtx-shape uses 4) */
+	int deq_nice;			/* nice value of the dequeuer threads, -20..19; 0
+					 * leaves them as they are. On CPUs shared with the
+					 * threads that feed them, a negative value keeps the
+					 * scheduler on time (needs CAP_SYS_NICE; said if
+					 * refused). Dedicated cores (cpus) need none */
 };
 
 struct xtx_engine;

@@ -103,6 +103,9 @@ static const char usage_text[] =
 "    --busy-poll        dequeuers and receive workers spin instead of sleeping\n"
 "    --cpus LIST        dequeuer CPUs, e.g. 1 or 0-1 (default: --out's NUMA node)\n"
 "    --rx-cpus LIST     receive worker CPUs (default: --in's NUMA node)\n"
+"    --deq-nice N       nice value of the dequeuer threads, -20..19 (default -10: ahead\n"
+"                       of the receive workers and anything else on a shared CPU, so\n"
+"                       departures stay on time; 0 leaves it; needs CAP_SYS_NICE)\n"
 "    --frames N         frames in the UMEM (default: enough for every ring plus every\n"
 "                       leaf's limit on every queue, at most 262144)\n"
 "    --drop             at the end, drop queued frames at once (counted)\n"
@@ -180,12 +183,13 @@ static unsigned long parse_count(const char *opt, const char *arg, unsigned long
 }
 
 static bool drop_at_end;
+static int deq_nice = -10;	/* --deq-nice */
 
 static void parse_args(int argc, char **argv, struct shape_opts *o)
 {
 	enum { O_IN = 256, O_OUT, O_CLASSES, O_RULES, O_QUEUES, O_TXQ, O_L2, O_NETNS, O_DURATION,
 	       O_INTERVAL, O_JSON, O_SKB, O_COPY, O_RX_COPY, O_BUSY, O_CPUS, O_RX_CPUS,
-	       O_FRAMES, O_DROP, O_READY, O_VERBOSE };
+	       O_FRAMES, O_DROP, O_READY, O_VERBOSE, O_NICE };
 	static const struct option lo[] = {
 		{ "in", 1, 0, O_IN }, { "out", 1, 0, O_OUT }, { "classes", 1, 0, O_CLASSES },
 		{ "rules", 1, 0, O_RULES }, { "queues", 1, 0, O_QUEUES },
@@ -197,6 +201,7 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 		{ "cpus", 1, 0, O_CPUS }, { "rx-cpus", 1, 0, O_RX_CPUS },
 		{ "frames", 1, 0, O_FRAMES }, { "drop", 0, 0, O_DROP },
 		{ "ready-file", 1, 0, O_READY }, { "verbose", 0, 0, O_VERBOSE },
+		{ "deq-nice", 1, 0, O_NICE },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
 	int c;
@@ -230,6 +235,18 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 			o->frames = (uint32_t)parse_count("--frames", optarg, 1024, 1u << 26);
 			break;
 		case O_DROP: drop_at_end = true; break;
+		case O_NICE: {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < -20 || v > 19)
+				usage_err("--deq-nice '%s': give a whole number from -20 to 19",
+					  optarg);
+			deq_nice = (int)v;
+			break;
+		}
 		case O_READY: o->ready_file = optarg; break;
 		case O_VERBOSE: o->verbose = true; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
@@ -758,6 +775,9 @@ int main(int argc, char **argv)
 		.mode = s.opt.copy ? XTX_MODE_COPY : XTX_MODE_AUTO, .busy_poll = s.opt.busy_poll,
 		.cpus = s.opt.cpus, .classes = cfg, .drain_timeout_ns = 2000ull * 1000 * 1000,
 		.drop_on_close = drop_at_end, .max_producers = 4,
+		/* Received frames cannot wait: take overload into the scheduler, whose class
+		 * limits drop by class as HTB does, instead of dropping at a full stage. */
+		.intake_batches = 4, .deq_nice = deq_nice,
 		.rx_ifname = s.opt.in, .rx_queues = s.opt.queues, .rx_cpus = s.opt.rx_cpus,
 		.rx_busy_poll = s.opt.busy_poll, .rx_copy = s.opt.rx_copy,
 	};
