@@ -118,7 +118,8 @@ void xtx_queue_publish_classes(struct xtx_queue *q, uint64_t now)
 }
 
 /* Step 1 and 2: take up to a batch from the stage and hand it to the scheduler (or, when
- * dropping at stop, straight back to the pool). Returns how many were taken. */
+ * dropping at stop, straight back to the pool). Returns how many were taken; the caller
+ * wakes producers waiting for stage room. */
 static unsigned intake(struct xtx_queue *q, struct xtx_desc *in, struct xtx_desc *drops,
 		       uint64_t *txt, uint64_t now, int dropping)
 {
@@ -127,10 +128,6 @@ static unsigned intake(struct xtx_queue *q, struct xtx_desc *in, struct xtx_desc
 
 	if (!n)
 		return 0;
-	/* (W1): the stage room just made is ordered before the waiters load in
-	 * xtx_room_wake(); pairs with the seq_cst fence in xtx_producer__wait(). */
-	atomic_thread_fence(memory_order_seq_cst);
-	xtx_room_wake(e, 0);
 	CTR_ADD(q->ctr.stage_pkts, n);
 	if (dropping) {
 		for (unsigned i = 0; i < n; i++)
@@ -197,6 +194,12 @@ void *xtx_dequeuer_main(void *arg)
 		     b++) {
 			got = intake(q, in, drops, txt, now, dropping);
 			n += got;
+			if (!got)
+				break;
+			/* (W1): the stage room just made is ordered before the waiters load in
+			 * xtx_room_wake(); pairs with the seq_cst fence in xtx_producer__wait(). */
+			atomic_thread_fence(memory_order_seq_cst);
+			xtx_room_wake(e, 0);
 		}
 		if (dropping) {
 			unsigned k;
