@@ -328,6 +328,37 @@ static void fmt_mbit(char *buf, size_t len, double bps)
 		snprintf(buf, len, "%.1f", bps / 1e6);
 }
 
+/* Columns col, col+1: packets per second (median ± half the spread, * if some runs
+ * failed) and the ratio to the baseline group h (base: this is the baseline). */
+static void cell_pps(struct table *t, unsigned row, unsigned col, const struct group *g,
+		     const struct group *h, bool base)
+{
+	char a[32];
+
+	t_set(t, row, col, "%.3f ± %.3f%s", g->pps.median / 1e6,
+	      (g->pps.max - g->pps.min) / 2e6, g->nok < g->nm ? " *" : "");
+	fmt_ratio(a, sizeof(a), g->pps.median, h ? h->pps.median : NAN);
+	t_set(t, row, col + 1, "%s", base ? "1.00x" : a);
+}
+
+/* Columns col, col+1: Jain's index and the delay percentiles, "-" where not measured. */
+static void cell_jain_delay(struct table *t, unsigned row, unsigned col, const struct group *g)
+{
+	char a[32], b[32], c[32];
+
+	if (isfinite(g->jain.median))
+		t_set(t, row, col, "%.3f", g->jain.median);
+	else
+		t_set(t, row, col, "-");
+	fmt_us(a, sizeof(a), g->d50.median);
+	fmt_us(b, sizeof(b), g->d99.median);
+	fmt_us(c, sizeof(c), g->d999.median);
+	if (isfinite(g->d50.median))
+		t_set(t, row, col + 1, "%s / %s / %s", a, b, c);
+	else
+		t_set(t, row, col + 1, "-");
+}
+
 static void main_table(struct report *r, struct table *t)
 {
 	const struct opts *o = r->x->o;
@@ -353,7 +384,7 @@ static void main_table(struct report *r, struct table *t)
 
 			for (int p = 0; p < P__MAX; p++) {
 				struct group *g = find_group(r, (enum path_id)p, size, n);
-				char a[32], b[32], c[32];
+				char a[32];
 
 				if (!g)
 					continue;
@@ -367,25 +398,12 @@ static void main_table(struct report *r, struct table *t)
 					row++;
 					continue;
 				}
-				t_set(t, row, 3, "%.3f ± %.3f%s", g->pps.median / 1e6,
-				      (g->pps.max - g->pps.min) / 2e6, g->nok < g->nm ? " *" : "");
-				fmt_ratio(a, sizeof(a), g->pps.median, h ? h->pps.median : NAN);
-				t_set(t, row, 4, "%s", p == P_KERNEL_HTB ? "1.00x" : a);
+				cell_pps(t, row, 3, g, h, p == P_KERNEL_HTB);
 				t_set(t, row, 5, "%.3f", g->bps.median * 8 / 1e9);
 				t_set(t, row, 6, "%.0f", g->cpu.median);
 				fmt_ratio(a, sizeof(a), g->cpu.median, h ? h->cpu.median : NAN);
 				t_set(t, row, 7, "%s", p == P_KERNEL_HTB ? "1.00x" : a);
-				if (isfinite(g->jain.median))
-					t_set(t, row, 8, "%.3f", g->jain.median);
-				else
-					t_set(t, row, 8, "-");
-				fmt_us(a, sizeof(a), g->d50.median);
-				fmt_us(b, sizeof(b), g->d99.median);
-				fmt_us(c, sizeof(c), g->d999.median);
-				if (isfinite(g->d50.median))
-					t_set(t, row, 9, "%s / %s / %s", a, b, c);
-				else
-					t_set(t, row, 9, "-");
+				cell_jain_delay(t, row, 8, g);
 				row++;
 			}
 		}
@@ -411,7 +429,6 @@ static void fwd_main_table(struct report *r, struct table *t)
 
 		for (int p = 0; p < P__MAX; p++) {
 			struct group *g = find_group(r, (enum path_id)p, o->sizes[si], 1);
-			char a[32], b[32], c[32];
 
 			if (!g)
 				continue;
@@ -424,27 +441,14 @@ static void fwd_main_table(struct report *r, struct table *t)
 				row++;
 				continue;
 			}
-			t_set(t, row, 2, "%.3f ± %.3f%s", g->pps.median / 1e6,
-			      (g->pps.max - g->pps.min) / 2e6, g->nok < g->nm ? " *" : "");
-			fmt_ratio(a, sizeof(a), g->pps.median, h ? h->pps.median : NAN);
-			t_set(t, row, 3, "%s", p == P_FWD_KERNEL_HTB ? "1.00x" : a);
+			cell_pps(t, row, 2, g, h, p == P_FWD_KERNEL_HTB);
 			t_set(t, row, 4, "%.3f", g->bps.median * 8 / 1e9);
 			t_set(t, row, 5, "%.3f", g->offered.median / 1e6);
 			if (isfinite(g->fwd_drops.median))
 				t_set(t, row, 6, "%.0f", g->fwd_drops.median);
 			else
 				t_set(t, row, 6, "-");
-			if (isfinite(g->jain.median))
-				t_set(t, row, 7, "%.3f", g->jain.median);
-			else
-				t_set(t, row, 7, "-");
-			fmt_us(a, sizeof(a), g->d50.median);
-			fmt_us(b, sizeof(b), g->d99.median);
-			fmt_us(c, sizeof(c), g->d999.median);
-			if (isfinite(g->d50.median))
-				t_set(t, row, 8, "%s / %s / %s", a, b, c);
-			else
-				t_set(t, row, 8, "-");
+			cell_jain_delay(t, row, 7, g);
 			row++;
 		}
 	}
