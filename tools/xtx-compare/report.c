@@ -569,12 +569,6 @@ static void fwd_notes(struct report *r, FILE *f, bool md)
 		fprintf(f, "%sfq: sch_fq is not available in this kernel, so the fq leaves run "
 			"as pfifo of the same limit on kernel-fwd-htb; xtx-shape keeps its fq.\n",
 			b);
-	if (r->nleaves > MAX_TABLE_LEAVES)
-		fprintf(f, "%sPer class: the first %d of %u leaves; --json has all.\n", b,
-			MAX_TABLE_LEAVES, r->nleaves);
-	if (r->any_failed)
-		fprintf(f, "%s'*': some runs of that row failed (see --json); 'failed': all "
-			"did.\n", b);
 }
 
 static void notes(struct report *r, FILE *f, bool md)
@@ -583,7 +577,7 @@ static void notes(struct report *r, FILE *f, bool md)
 
 	if (r->x->o->mode == MODE_FORWARD) {
 		fwd_notes(r, f, md);
-		return;
+		goto common;
 	}
 
 	fprintf(f, "%sMpps and Gbit/s: counted by xtx-sink (XDP) at the receiver over the "
@@ -607,6 +601,7 @@ static void notes(struct report *r, FILE *f, bool md)
 		fprintf(f, "%sfq: sch_fq is not available in this kernel, so the fq leaves run "
 			"as pfifo of the same limit on the kernel paths (no per-flow fairness "
 			"there); xtx keeps its fq.\n", b);
+common:
 	if (r->nleaves > MAX_TABLE_LEAVES)
 		fprintf(f, "%sPer class: the first %d of %u leaves; --json has all.\n", b,
 			MAX_TABLE_LEAVES, r->nleaves);
