@@ -15,6 +15,8 @@
 #      side's neighbour entry deleted first, so ARP must work); ICMP through it too;
 #   4. l2 mode (bump in the wire), on the one-copy receive path (--rx-copy, the fallback
 #      when the interfaces cannot share a UMEM): frames arrive unchanged, byte for byte;
+#   6. (run before 5) IPv6 in router mode: captures identical but the MACs and the hop
+#      limit (one less);
 #   5. a shaper killed with SIGKILL leaves its program on fw0 (traffic still flows through
 #      the kernel); the next run removes it; after a clean exit no XDP program and no
 #      AF_XDP socket is left in the forwarding namespace.
@@ -156,6 +158,54 @@ compare l2
   fail "copy path: copied $(jget $TMPD/shape.json .rx.copied) of $(jget $TMPD/shape.json .rx.fwd_pkts) forwarded"
 check_frames
 ip -n "$TX_NS" neigh replace "$FW_IN_IP" lladdr "$FW_IN_MAC" dev "$TX_DEV" nud permanent
+
+# --- 6. IPv6 in router mode ---------------------------------------------------------------
+# Addresses from 2001:2::/48 (RFC 5180, benchmarking); static neighbours so that no frame
+# waits for neighbour discovery. A kernel UDP socket sends 300 numbered datagrams (every
+# frame differs) through the shaper; at rx0 each must be the frame sent, with
+# the next hop's and fw1's MACs and the hop limit one less, nothing else changed.
+ip -n "$TX_NS" -6 addr add 2001:2:0:a::1/64 dev "$TX_DEV" nodad
+ip -n "$FW_NS" -6 addr add 2001:2:0:a::fe/64 dev "$FW_IN_DEV" nodad
+ip -n "$FW_NS" -6 addr add 2001:2:0:b::fe/64 dev "$FW_OUT_DEV" nodad
+ip -n "$RX_NS" -6 addr add 2001:2:0:b::2/64 dev "$RX_DEV" nodad
+ip -n "$TX_NS" -6 route add 2001:2:0:b::/64 via 2001:2:0:a::fe
+ip -n "$RX_NS" -6 route add 2001:2:0:a::/64 via 2001:2:0:b::fe
+ip netns exec "$FW_NS" sysctl -qw net.ipv6.conf.all.forwarding=1
+ip -n "$FW_NS" -6 neigh replace 2001:2:0:b::2 lladdr "$RX_MAC" dev "$FW_OUT_DEV" nud permanent
+shape_start --classes $TMPD/classes.conf --rules $TMPD/rules
+capture "$TX_NS" "$TX_DEV" $TMPD/tx6.pcap; cap1=$!
+capture "$RX_NS" "$RX_DEV" $TMPD/rx6.pcap; cap2=$!
+sleep 1.5
+# Through the kernel's stack (a capture on tx0 does not see AF_XDP's transmissions).
+ip -n "$TX_NS" -6 neigh replace 2001:2:0:a::fe lladdr "$FW_IN_MAC" dev "$TX_DEV" nud permanent
+ip netns exec "$TX_NS" timeout 30 python3 -c '
+import socket, time
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.bind(("2001:2:0:a::1", 9000))
+for i in range(300):
+    s.sendto(b"xtx-v6-%05d" % i + bytes(126), ("2001:2:0:b::2", 9000 + i % 30))
+    time.sleep(0.0005)
+' || fail "the IPv6 sender failed"
+wait $cap1 $cap2
+shape_stop
+declare -A TX6=()
+while read -r t; do TX6[${t:44}]=$t; done < <(hexes $TMPD/tx6.pcap)
+want=$(echo "$RX_MAC$FW_OUT_MAC" | tr -d ':') n6=0 miss6=0 bad6=0
+while read -r r; do
+  n6=$((n6 + 1))
+  t=${TX6[${r:44}]:-}
+  if [ -z "$t" ]; then miss6=$((miss6 + 1)); continue; fi
+  # bytes 0-11 MACs, 12-20 ethertype .. next header, 21 hop limit, 22- addresses, UDP
+  if [ "${r:0:24}" != "$want" ] || [ "${r:24:18}" != "${t:24:18}" ] ||
+     [ $((16#${r:42:2})) != $((16#${t:42:2} - 1)) ]; then
+    bad6=$((bad6 + 1))
+    [ $bad6 -le 2 ] && echo "  sent     $t" && echo "  received $r"
+  fi
+done < <(hexes $TMPD/rx6.pcap)
+echo "router IPv6: sent ${#TX6[@]} frames, received $n6, unmatched $miss6, differing $bad6"
+[ "${#TX6[@]}" = 300 ] && [ "$n6" = 300 ] || fail "IPv6: captured ${#TX6[@]} sent / $n6 received, expected 300"
+[ $miss6 = 0 ] && [ $bad6 = 0 ] || fail "IPv6: frames changed beyond MACs and hop limit"
+[ "$(jget $TMPD/shape.json .rx.fwd_pkts)" -ge 300 ] || fail "IPv6: the shaper forwarded $(jget $TMPD/shape.json .rx.fwd_pkts) frames"
 
 # --- 5. SIGKILL, stale program, nothing left -------------------------------------------
 shape_start --classes $TMPD/classes.conf --rules $TMPD/rules
