@@ -176,12 +176,15 @@ $(OUT)/bin/bench_%: tools/bench/bench_%.c $(LIB_A) $(wildcard include/xtx/*.h to
 	$(Q)$(CC) $(CFLAGS) $(BENCH_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) \
 		$(LIB_LIBS) $(BENCH_LIBS) $(LDLIBS) -lm
 
+# tools/common/ (no main.c, so not a program) is linked into every tool.
+TOOL_COMMON := $(wildcard tools/common/*.c tools/common/*.h)
 .SECONDEXPANSION:
-$(OUT)/bin/%: $$(wildcard tools/%/*.c tools/%/*.h) $(LIB_A) $(wildcard include/xtx/*.h) \
-		$(BPF_SKELS)
+$(OUT)/bin/%: $$(wildcard tools/%/*.c tools/%/*.h) $(TOOL_COMMON) $(LIB_A) \
+		$(wildcard include/xtx/*.h) $(BPF_SKELS)
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c,$^) $(LIB_A) $(LIB_LIBS) $(LDLIBS) -lm
+	$(Q)$(CC) $(CFLAGS) -Itools/common $(LDFLAGS) -o $@ $(filter %.c,$^) $(LIB_A) \
+		$(LIB_LIBS) $(LDLIBS) -lm
 
 build/bpf/%.bpf.o: xdp/%.bpf.c $(wildcard xdp/*.h include/xtx/payload.h include/xtx/rxmeta.h)
 	@mkdir -p $(@D)

@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include <xtx/payload.h>
 #include <xtx/pkt.h>
 
@@ -176,84 +177,9 @@ static _Atomic bool stop_flag;
 static _Atomic unsigned done_count;
 static pthread_barrier_t start_barrier;
 
-static uint64_t now_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * NSEC + (uint64_t)ts.tv_nsec;
-}
-
-static void die_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '" PROG " --help'.\n");
-	exit(2);
-}
-
-static uint64_t parse_uint(const char *opt, const char *s, uint64_t min, uint64_t max)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
-		die_usage("%s: '%s' is not a whole number in %llu..%llu", opt, s,
-			  (unsigned long long)min, (unsigned long long)max);
-	return v;
-}
-
-static double parse_seconds(const char *opt, const char *s)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || v > 86400)
-		die_usage("%s: '%s' is not a number of seconds in (0, 86400]", opt, s);
-	return v;
-}
-
-static void parse_cpus(struct cfg *c, const char *s)
-{
-	const char *p = s;
-
-	c->ncpus = 0;
-	while (*p) {
-		char *end;
-		long a = strtol(p, &end, 10), b = a;
-
-		if (end == p || a < 0 || a >= CPU_SETSIZE)
-			goto bad;
-		p = end;
-		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || b < a || b >= CPU_SETSIZE)
-				goto bad;
-			p = end;
-		}
-		for (long i = a; i <= b && c->ncpus < CPU_SETSIZE; i++)
-			c->cpus[c->ncpus++] = (int)i;
-		if (*p == ',')
-			p++;
-		else if (*p)
-			goto bad;
-	}
-	if (c->ncpus)
-		return;
-bad:
-	die_usage("--cpus: '%s' is not a CPU list like 0,2-3", s);
-}
-
 static void parse_args(struct cfg *c, int argc, char **argv)
 {
+	cli_set_prog(PROG);
 	enum { O_DST_IP = 256, O_DEV, O_SRC_IP, O_SIZE, O_FLOWS, O_DST_PORT, O_SRC_PORT,
 	       O_THREADS, O_CPUS, O_BATCH, O_PRIORITY, O_TOS, O_DURATION, O_COUNT, O_TIMEOUT,
 	       O_STAMP, O_JSON, O_QUIET, O_HELP, O_SNDBUF };
@@ -295,7 +221,7 @@ static void parse_args(struct cfg *c, int argc, char **argv)
 		switch (o) {
 		case O_DST_IP:
 			if (xtx_pkt__parse_ip4(optarg, &c->dst_ip))
-				die_usage("--dst-ip: '%s' is not an IPv4 address", optarg);
+				cli_die_usage("--dst-ip: '%s' is not an IPv4 address", optarg);
 			c->have_dst_ip = true;
 			break;
 		case O_DEV:
@@ -303,51 +229,51 @@ static void parse_args(struct cfg *c, int argc, char **argv)
 			break;
 		case O_SRC_IP:
 			if (xtx_pkt__parse_ip4(optarg, &c->src_ip))
-				die_usage("--src-ip: '%s' is not an IPv4 address", optarg);
+				cli_die_usage("--src-ip: '%s' is not an IPv4 address", optarg);
 			c->have_src_ip = true;
 			break;
 		case O_SIZE:
-			c->size = (uint32_t)parse_uint("--size", optarg, XTX_PKT_MIN_FRAME, 65535);
+			c->size = (uint32_t)cli_parse_uint("--size", optarg, XTX_PKT_MIN_FRAME, 65535);
 			break;
 		case O_FLOWS:
-			c->flows = (uint32_t)parse_uint("--flows", optarg, 1, MAX_FLOWS);
+			c->flows = (uint32_t)cli_parse_uint("--flows", optarg, 1, MAX_FLOWS);
 			have_flows = true;
 			break;
 		case O_DST_PORT:
-			c->dst_port = (uint16_t)parse_uint("--dst-port", optarg, 1, 65535);
+			c->dst_port = (uint16_t)cli_parse_uint("--dst-port", optarg, 1, 65535);
 			break;
 		case O_SRC_PORT:
-			c->src_port = (uint16_t)parse_uint("--src-port", optarg, 0, 65535);
+			c->src_port = (uint16_t)cli_parse_uint("--src-port", optarg, 0, 65535);
 			break;
 		case O_THREADS:
-			c->threads = (uint32_t)parse_uint("--threads", optarg, 1, MAX_THREADS);
+			c->threads = (uint32_t)cli_parse_uint("--threads", optarg, 1, MAX_THREADS);
 			break;
 		case O_CPUS:
-			parse_cpus(c, optarg);
+			c->ncpus = cli_parse_cpus(optarg, c->cpus, CPU_SETSIZE);
 			break;
 		case O_BATCH:
-			c->batch = (uint32_t)parse_uint("--batch", optarg, 1, MAX_BATCH);
+			c->batch = (uint32_t)cli_parse_uint("--batch", optarg, 1, MAX_BATCH);
 			break;
 		case O_SNDBUF:
-			c->sndbuf = (int)parse_uint("--sndbuf", optarg, 4096, 1u << 30);
+			c->sndbuf = (int)cli_parse_uint("--sndbuf", optarg, 4096, 1u << 30);
 			break;
 		case O_PRIORITY:
-			c->priority = (uint32_t)parse_uint("--priority", optarg, 0, UINT32_MAX);
+			c->priority = (uint32_t)cli_parse_uint("--priority", optarg, 0, UINT32_MAX);
 			c->have_priority = true;
 			break;
 		case O_TOS:
-			c->tos = (int)parse_uint("--tos", optarg, 0, 255);
+			c->tos = (int)cli_parse_uint("--tos", optarg, 0, 255);
 			c->have_tos = true;
 			break;
 		case O_DURATION:
-			c->duration = parse_seconds("--duration", optarg);
+			c->duration = cli_parse_seconds("--duration", optarg);
 			have_duration = true;
 			break;
 		case O_COUNT:
-			c->count = parse_uint("--count", optarg, 1, UINT64_MAX / 2);
+			c->count = cli_parse_uint("--count", optarg, 1, UINT64_MAX / 2);
 			break;
 		case O_TIMEOUT:
-			c->timeout = parse_seconds("--timeout", optarg);
+			c->timeout = cli_parse_seconds("--timeout", optarg);
 			break;
 		case O_STAMP:
 			c->stamp = true;
@@ -362,24 +288,24 @@ static void parse_args(struct cfg *c, int argc, char **argv)
 			fputs(usage_text, stdout);
 			exit(0);
 		default:
-			die_usage("unknown option or missing value: '%s'", argv[optind - 1]);
+			cli_die_usage("unknown option or missing value: '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		die_usage("unexpected argument '%s'", argv[optind]);
+		cli_die_usage("unexpected argument '%s'", argv[optind]);
 	if (!c->have_dst_ip)
-		die_usage("--dst-ip IP is required");
+		cli_die_usage("--dst-ip IP is required");
 	if (have_duration && c->count)
-		die_usage("--duration and --count exclude each other");
+		cli_die_usage("--duration and --count exclude each other");
 	if (!have_duration && !c->count)
 		c->duration = 10;
 	if (!have_flows)
 		c->flows = c->threads;
 	if (c->flows < c->threads)
-		die_usage("--flows %u < --threads %u: every thread needs at least one flow",
+		cli_die_usage("--flows %u < --threads %u: every thread needs at least one flow",
 			  c->flows, c->threads);
 	if ((uint32_t)c->dst_port + c->flows - 1 > 65535)
-		die_usage("--dst-port %u + --flows %u goes past port 65535", c->dst_port,
+		cli_die_usage("--dst-port %u + --flows %u goes past port 65535", c->dst_port,
 			  c->flows);
 	if (!c->ncpus) {
 		cpu_set_t set;
@@ -515,7 +441,7 @@ static void drain_errqueue(int fd)
 /* Write the test payload (as much as fits) of the n datagrams of a batch for flow f. */
 static void stamp_batch(struct sender *s, const struct flow *f, uint32_t n)
 {
-	uint64_t ts = s->pay_fit >= XTX_PKT_PAYLOAD_FULL_LEN ? now_ns(CLOCK_MONOTONIC) : 0;
+	uint64_t ts = s->pay_fit >= XTX_PKT_PAYLOAD_FULL_LEN ? cli_now_ns(CLOCK_MONOTONIC) : 0;
 	uint32_t magic = htole32(XTX_PAYLOAD_MAGIC), id = htole32(f->id);
 
 	for (uint32_t i = 0; i < n; i++) {
@@ -539,8 +465,8 @@ static void *sender_main(void *arg)
 	uint32_t fi = 0;
 
 	pthread_barrier_wait(&start_barrier);
-	cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-	s->t_start = now_ns(CLOCK_MONOTONIC);
+	cpu0 = cli_now_ns(CLOCK_THREAD_CPUTIME_ID);
+	s->t_start = cli_now_ns(CLOCK_MONOTONIC);
 
 	while (!atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
 		struct flow *f = &s->flows[fi];
@@ -590,8 +516,8 @@ static void *sender_main(void *arg)
 			fi = 0;
 	}
 out:
-	s->t_end = now_ns(CLOCK_MONOTONIC);
-	s->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+	s->t_end = cli_now_ns(CLOCK_MONOTONIC);
+	s->cpu_ns = cli_now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
 	if (s->err) {
 		fprintf(stderr, PROG ": thread %u: sendmmsg: %s%s; stopping\n", s->t,
 			strerror(s->err), s->err == EMSGSIZE ?
@@ -711,14 +637,14 @@ int main(int argc, char **argv)
 			exit(1);
 		}
 	}
-	t0 = now_ns(CLOCK_MONOTONIC);
+	t0 = cli_now_ns(CLOCK_MONOTONIC);
 	deadline = t0 + (uint64_t)((c.count ? c.timeout : c.duration) * 1e9);
 	pthread_barrier_wait(&start_barrier);
 	next_tick = t0 + NSEC;
 	last_t = t0;
 
 	while (atomic_load_explicit(&done_count, memory_order_relaxed) < c.threads) {
-		uint64_t t = now_ns(CLOCK_MONOTONIC), wait = 50000000;	/* 50 ms */
+		uint64_t t = cli_now_ns(CLOCK_MONOTONIC), wait = 50000000;	/* 50 ms */
 		struct timespec ts;
 
 		if (t >= deadline && !atomic_load_explicit(&stop_flag, memory_order_relaxed)) {

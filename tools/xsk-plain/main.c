@@ -47,6 +47,7 @@
 #include <xdp/libxdp.h>
 #include <xdp/xsk.h>
 
+#include "cli.h"
 #include <xtx/payload.h>
 #include <xtx/pkt.h>
 
@@ -197,82 +198,6 @@ static _Atomic bool stop_flag;
 static _Atomic unsigned done_count;
 static pthread_barrier_t start_barrier;
 
-static uint64_t now_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * NSEC + (uint64_t)ts.tv_nsec;
-}
-
-static void die_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '" PROG " --help'.\n");
-	exit(2);
-}
-
-static uint64_t parse_uint(const char *opt, const char *s, uint64_t min, uint64_t max)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
-		die_usage("%s: '%s' is not a whole number in %llu..%llu", opt, s,
-			  (unsigned long long)min, (unsigned long long)max);
-	return v;
-}
-
-static double parse_seconds(const char *opt, const char *s)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || v > 86400)
-		die_usage("%s: '%s' is not a number of seconds in (0, 86400]", opt, s);
-	return v;
-}
-
-static void parse_cpus(struct cfg *c, const char *s)
-{
-	const char *p = s;
-
-	c->ncpus = 0;
-	while (*p) {
-		char *end;
-		long a = strtol(p, &end, 10), b = a;
-
-		if (end == p || a < 0 || a >= CPU_SETSIZE)
-			goto bad;
-		p = end;
-		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || b < a || b >= CPU_SETSIZE)
-				goto bad;
-			p = end;
-		}
-		for (long i = a; i <= b && c->ncpus < CPU_SETSIZE; i++)
-			c->cpus[c->ncpus++] = (int)i;
-		if (*p == ',')
-			p++;
-		else if (*p)
-			goto bad;
-	}
-	if (c->ncpus)
-		return;
-bad:
-	die_usage("--cpus: '%s' is not a CPU list like 0,2-3", s);
-}
-
 static int quiet_print(enum libxdp_print_level level, const char *fmt, va_list ap)
 {
 	(void)level;
@@ -283,6 +208,7 @@ static int quiet_print(enum libxdp_print_level level, const char *fmt, va_list a
 
 static void parse_args(struct cfg *c, int argc, char **argv)
 {
+	cli_set_prog(PROG);
 	enum { O_DEV = 256, O_DST_IP, O_DST_MAC, O_SRC_IP, O_SRC_MAC, O_SIZE, O_FLOWS,
 	       O_DST_PORT, O_SRC_PORT, O_TOS, O_QUEUES, O_CPUS, O_COPY, O_ZC, O_RING, O_BATCH,
 	       O_DURATION, O_COUNT, O_TIMEOUT, O_STAMP, O_JSON, O_QUIET, O_VERBOSE, O_HELP };
@@ -332,75 +258,75 @@ static void parse_args(struct cfg *c, int argc, char **argv)
 			break;
 		case O_DST_IP:
 			if (xtx_pkt__parse_ip4(optarg, &c->dst_ip))
-				die_usage("--dst-ip: '%s' is not an IPv4 address", optarg);
+				cli_die_usage("--dst-ip: '%s' is not an IPv4 address", optarg);
 			c->have_dst_ip = true;
 			break;
 		case O_SRC_IP:
 			if (xtx_pkt__parse_ip4(optarg, &c->src_ip))
-				die_usage("--src-ip: '%s' is not an IPv4 address", optarg);
+				cli_die_usage("--src-ip: '%s' is not an IPv4 address", optarg);
 			c->have_src_ip = true;
 			break;
 		case O_DST_MAC:
 			if (xtx_pkt__parse_mac(optarg, c->dst_mac))
-				die_usage("--dst-mac: '%s' is not a MAC address like "
+				cli_die_usage("--dst-mac: '%s' is not a MAC address like "
 					  "02:00:5e:10:00:02", optarg);
 			c->have_dst_mac = true;
 			break;
 		case O_SRC_MAC:
 			if (xtx_pkt__parse_mac(optarg, c->src_mac))
-				die_usage("--src-mac: '%s' is not a MAC address like "
+				cli_die_usage("--src-mac: '%s' is not a MAC address like "
 					  "02:00:5e:10:00:01", optarg);
 			c->have_src_mac = true;
 			break;
 		case O_SIZE:
-			c->size = (uint32_t)parse_uint("--size", optarg, XTX_PKT_MIN_FRAME, 4096);
+			c->size = (uint32_t)cli_parse_uint("--size", optarg, XTX_PKT_MIN_FRAME, 4096);
 			break;
 		case O_FLOWS:
-			c->flows = (uint32_t)parse_uint("--flows", optarg, 1, MAX_FLOWS);
+			c->flows = (uint32_t)cli_parse_uint("--flows", optarg, 1, MAX_FLOWS);
 			have_flows = true;
 			break;
 		case O_DST_PORT:
-			c->dst_port = (uint16_t)parse_uint("--dst-port", optarg, 1, 65535);
+			c->dst_port = (uint16_t)cli_parse_uint("--dst-port", optarg, 1, 65535);
 			break;
 		case O_SRC_PORT:
-			c->src_port = (uint16_t)parse_uint("--src-port", optarg, 1, 65535);
+			c->src_port = (uint16_t)cli_parse_uint("--src-port", optarg, 1, 65535);
 			break;
 		case O_TOS:
-			c->tos = (uint8_t)parse_uint("--tos", optarg, 0, 255);
+			c->tos = (uint8_t)cli_parse_uint("--tos", optarg, 0, 255);
 			break;
 		case O_QUEUES:
-			c->queues = (uint32_t)parse_uint("--queues", optarg, 1, MAX_QUEUES);
+			c->queues = (uint32_t)cli_parse_uint("--queues", optarg, 1, MAX_QUEUES);
 			break;
 		case O_CPUS:
-			parse_cpus(c, optarg);
+			c->ncpus = cli_parse_cpus(optarg, c->cpus, CPU_SETSIZE);
 			break;
 		case O_COPY:
 			if (c->mode == 2)
-				die_usage("--copy and --zero-copy exclude each other");
+				cli_die_usage("--copy and --zero-copy exclude each other");
 			c->mode = 1;
 			break;
 		case O_ZC:
 			if (c->mode == 1)
-				die_usage("--copy and --zero-copy exclude each other");
+				cli_die_usage("--copy and --zero-copy exclude each other");
 			c->mode = 2;
 			break;
 		case O_RING:
-			c->ring = (uint32_t)parse_uint("--ring", optarg, 64, 16384);
+			c->ring = (uint32_t)cli_parse_uint("--ring", optarg, 64, 16384);
 			if (c->ring & (c->ring - 1))
-				die_usage("--ring: %u is not a power of 2", c->ring);
+				cli_die_usage("--ring: %u is not a power of 2", c->ring);
 			break;
 		case O_BATCH:
-			c->batch = (uint32_t)parse_uint("--batch", optarg, 1, MAX_BATCH);
+			c->batch = (uint32_t)cli_parse_uint("--batch", optarg, 1, MAX_BATCH);
 			break;
 		case O_DURATION:
-			c->duration = parse_seconds("--duration", optarg);
+			c->duration = cli_parse_seconds("--duration", optarg);
 			have_duration = true;
 			break;
 		case O_COUNT:
-			c->count = parse_uint("--count", optarg, 1, UINT64_MAX / 2);
+			c->count = cli_parse_uint("--count", optarg, 1, UINT64_MAX / 2);
 			break;
 		case O_TIMEOUT:
-			c->timeout = parse_seconds("--timeout", optarg);
+			c->timeout = cli_parse_seconds("--timeout", optarg);
 			break;
 		case O_STAMP:
 			c->stamp = true;
@@ -418,31 +344,31 @@ static void parse_args(struct cfg *c, int argc, char **argv)
 			fputs(usage_text, stdout);
 			exit(0);
 		default:
-			die_usage("unknown option or missing value: '%s'", argv[optind - 1]);
+			cli_die_usage("unknown option or missing value: '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		die_usage("unexpected argument '%s'", argv[optind]);
+		cli_die_usage("unexpected argument '%s'", argv[optind]);
 	if (!c->dev)
-		die_usage("--dev IF is required (the interface to send on)");
+		cli_die_usage("--dev IF is required (the interface to send on)");
 	if (!c->have_dst_ip)
-		die_usage("--dst-ip IP is required");
+		cli_die_usage("--dst-ip IP is required");
 	if (!c->have_dst_mac)
-		die_usage("--dst-mac MAC is required (AF_XDP bypasses ARP/neighbour lookup)");
+		cli_die_usage("--dst-mac MAC is required (AF_XDP bypasses ARP/neighbour lookup)");
 	if (c->batch > c->ring)
-		die_usage("--batch %u > --ring %u: a batch must fit in the TX ring", c->batch,
+		cli_die_usage("--batch %u > --ring %u: a batch must fit in the TX ring", c->batch,
 			  c->ring);
 	if (have_duration && c->count)
-		die_usage("--duration and --count exclude each other");
+		cli_die_usage("--duration and --count exclude each other");
 	if (!have_duration && !c->count)
 		c->duration = 10;
 	if (!have_flows)
 		c->flows = c->queues;
 	if (c->flows < c->queues)
-		die_usage("--flows %u < --queues %u: every queue needs at least one flow",
+		cli_die_usage("--flows %u < --queues %u: every queue needs at least one flow",
 			  c->flows, c->queues);
 	if ((uint32_t)c->dst_port + c->flows - 1 > 65535)
-		die_usage("--dst-port %u + --flows %u goes past port 65535", c->dst_port,
+		cli_die_usage("--dst-port %u + --flows %u goes past port 65535", c->dst_port,
 			  c->flows);
 	if (!c->ncpus) {
 		cpu_set_t set;
@@ -675,8 +601,8 @@ static void *sender_main(void *arg)
 	int err = 0;
 
 	pthread_barrier_wait(&start_barrier);
-	cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-	s->t_start = now_ns(CLOCK_MONOTONIC);
+	cpu0 = cli_now_ns(CLOCK_THREAD_CPUTIME_ID);
+	s->t_start = cli_now_ns(CLOCK_MONOTONIC);
 
 	for (;;) {
 		uint32_t want, got, idx;
@@ -693,7 +619,7 @@ static void *sender_main(void *arg)
 			want = (uint32_t)(s->quota - s->submitted);
 		got = want ? xsk_ring_prod__reserve(&s->tx, want, &idx) : 0;
 		if (got) {
-			uint64_t ts = stamp ? now_ns(CLOCK_MONOTONIC) : 0;
+			uint64_t ts = stamp ? cli_now_ns(CLOCK_MONOTONIC) : 0;
 
 			for (uint32_t i = 0; i < got; i++) {
 				struct xdp_desc *d = xsk_ring_prod__tx_desc(&s->tx, idx + i);
@@ -724,7 +650,7 @@ static void *sender_main(void *arg)
 	/* Drain: wait for the completions of everything submitted. */
 	drain_until = s->hard_deadline;
 	while (!err && s->completed < s->submitted) {
-		uint64_t t = now_ns(CLOCK_MONOTONIC);
+		uint64_t t = cli_now_ns(CLOCK_MONOTONIC);
 
 		if (atomic_load_explicit(&stop_flag, memory_order_relaxed) &&
 		    drain_until > t + DRAIN_NS)
@@ -735,8 +661,8 @@ static void *sender_main(void *arg)
 			err = kick(s);
 		reap(s);
 	}
-	s->t_end = now_ns(CLOCK_MONOTONIC);
-	s->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+	s->t_end = cli_now_ns(CLOCK_MONOTONIC);
+	s->cpu_ns = cli_now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
 	s->err = err;
 	if (err) {
 		fprintf(stderr, PROG ": %s queue %u: sendto: %s; stopping\n", c->dev, s->q,
@@ -872,7 +798,7 @@ int main(int argc, char **argv)
 			exit(1);	/* threads already started wait on the barrier */
 		}
 	}
-	t0 = now_ns(CLOCK_MONOTONIC);
+	t0 = cli_now_ns(CLOCK_MONOTONIC);
 	deadline = t0 + (uint64_t)((c.count ? c.timeout : c.duration) * 1e9);
 	for (uint32_t q = 0; q < c.queues; q++)
 		snd[q].hard_deadline = deadline + DRAIN_NS;
@@ -881,7 +807,7 @@ int main(int argc, char **argv)
 	last_t = t0;
 
 	while (atomic_load_explicit(&done_count, memory_order_relaxed) < c.queues) {
-		uint64_t t = now_ns(CLOCK_MONOTONIC), wait = 50000000;	/* 50 ms */
+		uint64_t t = cli_now_ns(CLOCK_MONOTONIC), wait = 50000000;	/* 50 ms */
 		struct timespec ts;
 
 		if (t >= deadline && !atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
