@@ -32,6 +32,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "iflock.h"
 #include "shape.h"
 
 #define LOCK_DIR	"/run/xtx-shape"
@@ -86,77 +87,13 @@ int shape_enter_netns(const char *netns)
 
 int shape_lock(struct shape *s)
 {
-	char pid[32] = "";
-	struct stat st, fst;
-	ssize_t n;
-	int fd = -1, tries;
-
-	if (stat("/proc/self/ns/net", &st)) {
-		fprintf(stderr, "xtx-shape: cannot stat /proc/self/ns/net: %s\n", strerror(errno));
-		return -errno;
-	}
-	/* Owner-only: nobody else has business locking out (or reading) our runs. */
-	if (mkdir(LOCK_DIR, 0700) && errno != EEXIST) {
-		fprintf(stderr, "xtx-shape: cannot create %s: %s; run as root\n", LOCK_DIR,
-			strerror(errno));
-		return -errno;
-	}
-	chmod(LOCK_DIR, 0700);	/* also when an older run made it wider */
-	snprintf(s->lock_path, sizeof(s->lock_path), LOCK_DIR "/net%lu-if%d.lock",
-		 (unsigned long)st.st_ino, s->in_ifindex);
-	/* The holder unlinks the file when it is done; so after locking, check that the
-	 * path still names the file we locked, else we locked a removed one: retry. */
-	for (tries = 0; tries < 10; tries++) {
-		fd = open(s->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-		if (fd < 0) {
-			fprintf(stderr, "xtx-shape: cannot open lock file %s: %s; run as root\n",
-				s->lock_path, strerror(errno));
-			return -errno;
-		}
-		fchmod(fd, 0600);	/* a file an older version made wider */
-		if (flock(fd, LOCK_EX | LOCK_NB)) {
-			int err = -errno;
-
-			n = pread(fd, pid, sizeof(pid) - 1, 0);
-			pid[n > 0 ? n : 0] = '\0';
-			pid[strcspn(pid, "\n")] = '\0';
-			if (err == -EWOULDBLOCK)
-				fprintf(stderr, "xtx-shape: another xtx-shape (pid %s) is using %s "
-					"in this namespace; stop it first (lock %s)\n",
-					pid[0] ? pid : "?", s->opt.in, s->lock_path);
-			else
-				fprintf(stderr, "xtx-shape: cannot lock %s: %s\n", s->lock_path,
-					strerror(-err));
-			close(fd);
-			return err;
-		}
-		if (!fstat(fd, &fst) && !stat(s->lock_path, &st) && fst.st_ino == st.st_ino &&
-		    fst.st_dev == st.st_dev)
-			break;
-		close(fd);
-		fd = -1;
-	}
-	if (fd < 0) {
-		fprintf(stderr, "xtx-shape: cannot keep hold of lock file %s (it keeps being "
-			"replaced); is another xtx-shape starting and stopping in a loop?\n",
-			s->lock_path);
-		return -EBUSY;
-	}
-	n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
-	if (ftruncate(fd, 0) || pwrite(fd, pid, (size_t)n, 0) != n)
-		fprintf(stderr, "xtx-shape: warning: cannot write the pid into %s: %s\n",
-			s->lock_path, strerror(errno));
-	s->lock_fd = fd;
-	return 0;
+	return iflock_take(&s->lock, "xtx-shape", LOCK_DIR, s->in_ifindex, s->opt.in,
+			   "is using");
 }
 
 void shape_unlock(struct shape *s)
 {
-	if (s->lock_fd >= 0) {
-		unlink(s->lock_path);	/* while still holding it; see shape_lock() */
-		close(s->lock_fd);
-		s->lock_fd = -1;
-	}
+	iflock_release(&s->lock);
 }
 
 /* One pass: finds an xtx_redirect program on the ingress interface and detaches it.

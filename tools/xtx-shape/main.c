@@ -678,7 +678,7 @@ static void report(const struct shape *s, struct xtx_engine *e, const struct xtx
 
 int main(int argc, char **argv)
 {
-	struct shape s = { .lock_fd = -1 };
+	struct shape s = { .lock = { .fd = -1 } };
 	struct sigaction sa = { .sa_handler = on_signal };
 	static struct rd_rules rs;
 	struct xtx_rd_counter xs[XTX_RD_STAT_MAX] = { { 0, 0 } };

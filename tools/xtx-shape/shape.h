@@ -12,6 +12,7 @@
 
 #include <xtx/xtx.h>
 #include "../../xdp/xtx_redirect.h"
+#include "iflock.h"
 #include "rules.h"
 #include "xtx_redirect.skel.h"
 
@@ -34,8 +35,7 @@ struct shape {
 	struct shape_opts opt;
 	int in_ifindex, out_ifindex;
 	uint8_t in_mac[6];
-	int lock_fd;
-	char lock_path[128];
+	struct iflock lock;		/* lock.fd -1: not locked */
 	struct xtx_redirect *skel;
 	struct xdp_program *prog;
 	enum xdp_attach_mode mode;

@@ -340,7 +340,7 @@ static int run(struct sink *s, const sigset_t *waitmask, double *dur)
 
 int main(int argc, char **argv)
 {
-	struct sink s = { .lock_fd = -1 };
+	struct sink s = { .lock = { .fd = -1 } };
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigset_t block, waitmask;
 	bool ready_written = false;

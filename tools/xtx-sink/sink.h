@@ -11,6 +11,7 @@
 #include <xdp/libxdp.h>
 
 #include "../../xdp/xtx_sink.h"
+#include "iflock.h"
 #include "xtx_sink.skel.h"
 
 #define SINK_PROG_NAME	"xtx_sink"	/* the XDP function's name, as the kernel reports it */
@@ -31,8 +32,7 @@ struct sink_opts {
 struct sink {
 	struct sink_opts opt;
 	int ifindex;
-	int lock_fd;			/* -1: not locked */
-	char lock_path[128];
+	struct iflock lock;		/* lock.fd -1: not locked */
 	struct xtx_sink *skel;
 	struct xdp_program *prog;
 	enum xdp_attach_mode mode;	/* valid while attached */
