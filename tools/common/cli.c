@@ -14,6 +14,11 @@ void cli_set_prog(const char *p)
 	prog = p;
 }
 
+const char *cli_get_prog(void)
+{
+	return prog;
+}
+
 uint64_t cli_now_ns(clockid_t c)
 {
 	struct timespec ts;

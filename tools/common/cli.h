@@ -10,6 +10,8 @@
 
 /* The program name for messages; call first. */
 void cli_set_prog(const char *prog);
+/* The name given to cli_set_prog(). */
+const char *cli_get_prog(void);
 /* Clock c in nanoseconds. */
 uint64_t cli_now_ns(clockid_t c);
 /* Print "PROG: <message>" and a pointer to --help; exit 2. */

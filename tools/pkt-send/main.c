@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "run.h"
 #include <xtx/payload.h>
 #include <xtx/pkt.h>
 
@@ -51,7 +52,6 @@
 #define MAX_BATCH	1024
 #define MAX_FLOWS	65536
 #define MAX_SIZE	9216	/* jumbo frames at most */
-#define NSEC		1000000000ull
 
 static const char usage_text[] =
 "NAME\n"
@@ -181,13 +181,6 @@ struct sender {
 	 * pthread_join, which orders them. */
 	_Alignas(64) _Atomic uint64_t progress;
 };
-
-/* Set by the main thread (signal, deadline) or a failing sender; polled by senders.
- * Relaxed: a plain stop request, no data is published through it. */
-static _Atomic bool stop_flag;
-/* Senders that finished; relaxed: only lets the main thread stop waiting early. */
-static _Atomic unsigned done_count;
-static pthread_barrier_t start_barrier;
 
 static void parse_args(struct cfg *c, int argc, char **argv)
 {
@@ -475,11 +468,11 @@ static void *sender_main(void *arg)
 	uint64_t cpu0;
 	uint32_t fi = 0;
 
-	pthread_barrier_wait(&start_barrier);
+	run_wait_start();
 	cpu0 = cli_now_ns(CLOCK_THREAD_CPUTIME_ID);
 	s->t_start = cli_now_ns(CLOCK_MONOTONIC);
 
-	while (!atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
+	while (!run_stopping()) {
 		struct flow *f = &s->flows[fi];
 		uint32_t n = c->batch;
 		int r;
@@ -535,9 +528,9 @@ out:
 		fprintf(stderr, PROG ": thread %u: sendmmsg: %s%s; stopping\n", s->t,
 			strerror(s->err), s->err == EMSGSIZE ?
 			" (--size larger than the MTU + 14?)" : "");
-		atomic_store_explicit(&stop_flag, true, memory_order_relaxed);
+		run_stop();
 	}
-	atomic_fetch_add_explicit(&done_count, 1, memory_order_relaxed);
+	run_done();
 	return NULL;
 }
 
@@ -612,13 +605,29 @@ static void free_sender(struct sender *s)
 	free(s->iov);
 }
 
+/* All the senders, for run_watch()'s per-second line. */
+struct senders {
+	struct sender *s;
+	uint32_t n;
+};
+
+static uint64_t progress(void *ctx)
+{
+	const struct senders *a = ctx;
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < a->n; i++)
+		/* Relaxed: a statistic (see struct sender). */
+		sum += atomic_load_explicit(&a->s[i].progress, memory_order_relaxed);
+	return sum;
+}
+
 int main(int argc, char **argv)
 {
 	struct cfg c;
 	struct sender *snd;
 	pthread_t *tid;
-	sigset_t sigs;
-	uint64_t t0, next_tick, deadline, last_sent = 0, last_t;
+	uint64_t t0, deadline;
 	bool interrupted = false, timed_out = false;
 	int rc = 0;
 
@@ -653,67 +662,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", c.stamp ? ", stamped" : "");
 	}
 
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-
-	pthread_barrier_init(&start_barrier, NULL, c.threads + 1);
+	run_block_signals(c.threads);
 	for (uint32_t t = 0; t < c.threads; t++) {
-		pthread_attr_t attr;
-		cpu_set_t set;
-		int e;
+		int e = run_spawn(&tid[t], snd[t].cpu, sender_main, &snd[t]);
 
-		CPU_ZERO(&set);
-		CPU_SET(snd[t].cpu, &set);
-		pthread_attr_init(&attr);
-		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-		e = pthread_create(&tid[t], &attr, sender_main, &snd[t]);
-		pthread_attr_destroy(&attr);
 		if (e) {
 			fprintf(stderr, PROG ": starting thread %u on CPU %d: %s (is the CPU in "
 				"this process's affinity mask? see --cpus)\n", t, snd[t].cpu,
 				strerror(e));
-			exit(1);
+			exit(1);	/* threads already started wait in run_wait_start() */
 		}
 	}
 	t0 = cli_now_ns(CLOCK_MONOTONIC);
 	deadline = t0 + (uint64_t)((c.count ? c.timeout : c.duration) * 1e9);
-	pthread_barrier_wait(&start_barrier);
-	next_tick = t0 + NSEC;
-	last_t = t0;
+	struct run_watch w = { .t0 = t0, .deadline = deadline, .count = c.count != 0,
+				.frame_bytes = c.size, .quiet = c.quiet, .progress = progress,
+				.ctx = &(struct senders){ snd, c.threads } };
 
-	while (atomic_load_explicit(&done_count, memory_order_relaxed) < c.threads) {
-		uint64_t t = cli_now_ns(CLOCK_MONOTONIC), wait = 50000000;	/* 50 ms */
-		struct timespec ts;
-
-		if (t >= deadline && !atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
-			atomic_store_explicit(&stop_flag, true, memory_order_relaxed);
-			timed_out = c.count != 0;
-		}
-		if (t >= next_tick) {
-			uint64_t sum = 0;
-
-			for (uint32_t i = 0; i < c.threads; i++)
-				sum += atomic_load_explicit(&snd[i].progress, memory_order_relaxed);
-			if (!c.quiet)
-				fprintf(stderr, PROG ": %6.1f s  %10.0f pps  %8.3f Gbit/s\n",
-					(double)(t - t0) / 1e9,
-					(double)(sum - last_sent) * 1e9 / (double)(t - last_t),
-					(double)(sum - last_sent) * c.size * 8 / (double)(t - last_t));
-			last_sent = sum;
-			last_t = t;
-			next_tick += NSEC;
-		}
-		if (next_tick > t && next_tick - t < wait)
-			wait = next_tick - t;
-		ts.tv_sec = 0;
-		ts.tv_nsec = (long)wait;
-		if (sigtimedwait(&sigs, NULL, &ts) > 0) {
-			interrupted = true;
-			atomic_store_explicit(&stop_flag, true, memory_order_relaxed);
-		}
-	}
+	run_watch(&w);
+	interrupted = w.interrupted;
+	timed_out = w.timed_out;
 
 	uint64_t sent = 0, cpu = 0, enobufs = 0, eagain = 0, other = 0;
 	uint64_t tmin = UINT64_MAX, tmax = 0;

@@ -48,6 +48,7 @@
 #include <xdp/xsk.h>
 
 #include "cli.h"
+#include "run.h"
 #include <xtx/payload.h>
 #include <xtx/pkt.h>
 
@@ -189,14 +190,6 @@ struct sender {
 	 * after pthread_join, which orders it. */
 	_Alignas(64) _Atomic uint64_t progress;
 };
-
-/* Set by the main thread (signal, deadline); polled by senders. Relaxed: a plain stop
- * request, no data is published through it. */
-static _Atomic bool stop_flag;
-/* Senders that finished; relaxed: the main thread only uses it to stop waiting early,
- * pthread_join orders the results. */
-static _Atomic unsigned done_count;
-static pthread_barrier_t start_barrier;
 
 static int quiet_print(enum libxdp_print_level level, const char *fmt, va_list ap)
 {
@@ -600,7 +593,7 @@ static void *sender_main(void *arg)
 	uint64_t cpu0, drain_until;
 	int err = 0;
 
-	pthread_barrier_wait(&start_barrier);
+	run_wait_start();
 	cpu0 = cli_now_ns(CLOCK_THREAD_CPUTIME_ID);
 	s->t_start = cli_now_ns(CLOCK_MONOTONIC);
 
@@ -608,7 +601,7 @@ static void *sender_main(void *arg)
 		uint32_t want, got, idx;
 
 		reap(s);
-		if (atomic_load_explicit(&stop_flag, memory_order_relaxed))
+		if (run_stopping())
 			break;
 		if (s->limited && s->submitted == s->quota)
 			break;
@@ -652,7 +645,7 @@ static void *sender_main(void *arg)
 	while (!err && s->completed < s->submitted) {
 		uint64_t t = cli_now_ns(CLOCK_MONOTONIC);
 
-		if (atomic_load_explicit(&stop_flag, memory_order_relaxed) &&
+		if (run_stopping() &&
 		    drain_until > t + DRAIN_NS)
 			drain_until = t + DRAIN_NS;
 		if (t >= drain_until)
@@ -667,9 +660,9 @@ static void *sender_main(void *arg)
 	if (err) {
 		fprintf(stderr, PROG ": %s queue %u: sendto: %s; stopping\n", c->dev, s->q,
 			strerror(-err));
-		atomic_store_explicit(&stop_flag, true, memory_order_relaxed);
+		run_stop();
 	}
-	atomic_fetch_add_explicit(&done_count, 1, memory_order_relaxed);
+	run_done();
 	return NULL;
 }
 
@@ -696,13 +689,29 @@ static void raise_memlock(void)
 	}
 }
 
+/* All the senders, for run_watch()'s per-second line. */
+struct senders {
+	struct sender *s;
+	uint32_t n;
+};
+
+static uint64_t progress(void *ctx)
+{
+	const struct senders *a = ctx;
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < a->n; i++)
+		/* Relaxed: a statistic (see struct sender). */
+		sum += atomic_load_explicit(&a->s[i].progress, memory_order_relaxed);
+	return sum;
+}
+
 int main(int argc, char **argv)
 {
 	struct cfg c;
 	struct sender *snd;
 	pthread_t *tid;
-	sigset_t sigs;
-	uint64_t t0, next_tick, deadline, last_sent = 0, last_t;
+	uint64_t t0, deadline;
 	bool interrupted = false, timed_out = false, zc_all = true, zc_any = false;
 	int rc = 0;
 
@@ -774,69 +783,28 @@ int main(int argc, char **argv)
 	}
 
 	/* Signals are taken synchronously by the main thread only. */
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-
-	pthread_barrier_init(&start_barrier, NULL, c.queues + 1);
+	run_block_signals(c.queues);
 	for (uint32_t q = 0; q < c.queues; q++) {
-		pthread_attr_t attr;
-		cpu_set_t set;
-		int e;
+		int e = run_spawn(&tid[q], snd[q].cpu, sender_main, &snd[q]);
 
-		CPU_ZERO(&set);
-		CPU_SET(snd[q].cpu, &set);
-		pthread_attr_init(&attr);
-		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-		e = pthread_create(&tid[q], &attr, sender_main, &snd[q]);
-		pthread_attr_destroy(&attr);
 		if (e) {
 			fprintf(stderr, PROG ": starting the thread of queue %u on CPU %d: %s "
 				"(is the CPU in this process's affinity mask? see --cpus)\n", q,
 				snd[q].cpu, strerror(e));
-			exit(1);	/* threads already started wait on the barrier */
+			exit(1);	/* threads already started wait in run_wait_start() */
 		}
 	}
 	t0 = cli_now_ns(CLOCK_MONOTONIC);
 	deadline = t0 + (uint64_t)((c.count ? c.timeout : c.duration) * 1e9);
 	for (uint32_t q = 0; q < c.queues; q++)
 		snd[q].hard_deadline = deadline + DRAIN_NS;
-	pthread_barrier_wait(&start_barrier);
-	next_tick = t0 + NSEC;
-	last_t = t0;
+	struct run_watch w = { .t0 = t0, .deadline = deadline, .count = c.count != 0,
+				.frame_bytes = c.size, .quiet = c.quiet, .progress = progress,
+				.ctx = &(struct senders){ snd, c.queues } };
 
-	while (atomic_load_explicit(&done_count, memory_order_relaxed) < c.queues) {
-		uint64_t t = cli_now_ns(CLOCK_MONOTONIC), wait = 50000000;	/* 50 ms */
-		struct timespec ts;
-
-		if (t >= deadline && !atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
-			atomic_store_explicit(&stop_flag, true, memory_order_relaxed);
-			timed_out = c.count != 0;
-		}
-		if (t >= next_tick) {
-			uint64_t sum = 0;
-
-			for (uint32_t q = 0; q < c.queues; q++)
-				sum += atomic_load_explicit(&snd[q].progress, memory_order_relaxed);
-			if (!c.quiet)
-				fprintf(stderr, PROG ": %6.1f s  %10.0f pps  %8.3f Gbit/s\n",
-					(double)(t - t0) / 1e9,
-					(double)(sum - last_sent) * 1e9 / (double)(t - last_t),
-					(double)(sum - last_sent) * c.size * 8 / (double)(t - last_t));
-			last_sent = sum;
-			last_t = t;
-			next_tick += NSEC;
-		}
-		if (next_tick > t && next_tick - t < wait)
-			wait = next_tick - t;
-		ts.tv_sec = 0;
-		ts.tv_nsec = (long)wait;
-		if (sigtimedwait(&sigs, NULL, &ts) > 0) {
-			interrupted = true;
-			atomic_store_explicit(&stop_flag, true, memory_order_relaxed);
-		}
-	}
+	run_watch(&w);
+	interrupted = w.interrupted;
+	timed_out = w.timed_out;
 
 	uint64_t sent = 0, submitted = 0, kicks = 0, cpu = 0, invalid = 0, tmin = UINT64_MAX;
 	uint64_t tmax = 0;

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* tools/common/run.c - see run.h. */
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "cli.h"
+#include "run.h"
+
+/* Set by the main thread (signal, deadline) or a failing sender; polled by senders.
+ * Relaxed: a plain stop request, no data is published through it. */
+static _Atomic bool stop_flag;
+/* Senders that finished. Relaxed: only lets the main thread stop waiting early; their
+ * results are read after pthread_join, which orders them. */
+static _Atomic unsigned done_count;
+static pthread_barrier_t start_barrier;
+static sigset_t sigs;
+static unsigned nthreads;
+
+void run_block_signals(unsigned n)
+{
+	nthreads = n;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	pthread_barrier_init(&start_barrier, NULL, n + 1);
+}
+
+int run_spawn(pthread_t *t, int cpu, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int e;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_attr_init(&attr);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	e = pthread_create(t, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return e;
+}
+
+void run_watch(struct run_watch *w)
+{
+	uint64_t next_tick = w->t0 + 1000000000ull, last_t = w->t0, last_sent = 0;
+
+	pthread_barrier_wait(&start_barrier);
+	while (atomic_load_explicit(&done_count, memory_order_relaxed) < nthreads) {
+		uint64_t t = cli_now_ns(CLOCK_MONOTONIC), wait = 50000000;	/* 50 ms */
+		struct timespec ts;
+
+		if (t >= w->deadline && !run_stopping()) {
+			run_stop();
+			w->timed_out = w->count;
+		}
+		if (t >= next_tick) {
+			uint64_t sum = w->progress(w->ctx);
+
+			if (!w->quiet)
+				fprintf(stderr, "%s: %6.1f s  %10.0f pps  %8.3f Gbit/s\n",
+					cli_get_prog(), (double)(t - w->t0) / 1e9,
+					(double)(sum - last_sent) * 1e9 / (double)(t - last_t),
+					(double)(sum - last_sent) * w->frame_bytes * 8 /
+						(double)(t - last_t));
+			last_sent = sum;
+			last_t = t;
+			next_tick += 1000000000ull;
+		}
+		if (next_tick > t && next_tick - t < wait)
+			wait = next_tick - t;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)wait;
+		if (sigtimedwait(&sigs, NULL, &ts) > 0) {
+			w->interrupted = true;
+			run_stop();
+		}
+	}
+}
+
+void run_wait_start(void)
+{
+	pthread_barrier_wait(&start_barrier);
+}
+
+bool run_stopping(void)
+{
+	/* Relaxed: see stop_flag. */
+	return atomic_load_explicit(&stop_flag, memory_order_relaxed);
+}
+
+void run_stop(void)
+{
+	/* Relaxed: see stop_flag. */
+	atomic_store_explicit(&stop_flag, true, memory_order_relaxed);
+}
+
+void run_done(void)
+{
+	/* Relaxed: see done_count. */
+	atomic_fetch_add_explicit(&done_count, 1, memory_order_relaxed);
+}
