@@ -58,7 +58,14 @@ void run_watch(struct run_watch *w)
 			w->timed_out = w->count;
 		}
 		if (t >= next_tick) {
-			uint64_t sum = w->progress(w->ctx);
+			uint64_t sum = 0;
+
+			for (unsigned i = 0; i < w->n; i++)
+				/* Relaxed: a statistic; each sender's final count is read after
+				 * pthread_join. */
+				sum += atomic_load_explicit((const _Atomic uint64_t *)
+							    ((const char *)w->progress +
+							     i * w->stride), memory_order_relaxed);
 
 			if (!w->quiet)
 				fprintf(stderr, "%s: %6.1f s  %10.0f pps  %8.3f Gbit/s\n",

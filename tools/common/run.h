@@ -12,7 +12,9 @@
 #define XTX_TOOLS_RUN_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Main thread, first: SIGINT and SIGTERM are then taken by run_watch() only (threads
@@ -27,8 +29,11 @@ struct run_watch {
 	bool count;			/* a --count run: the deadline is a timeout */
 	uint32_t frame_bytes;		/* for the Gbit/s of the per-second line */
 	bool quiet;			/* no per-second line */
-	uint64_t (*progress)(void *ctx);	/* frames sent so far, all threads */
-	void *ctx;
+	/* Frames sent so far: the sum of n counters, the first at progress, each next one
+	 * stride bytes further (a field of each sender's struct in an array). */
+	const _Atomic uint64_t *progress;
+	size_t stride;
+	unsigned n;
 	/* out */
 	bool interrupted;		/* stopped by a signal */
 	bool timed_out;			/* a --count run hit its deadline */

@@ -568,23 +568,6 @@ static void free_sender(struct sender *s)
 	free(s->iov);
 }
 
-/* All the senders, for run_watch()'s per-second line. */
-struct senders {
-	struct sender *s;
-	uint32_t n;
-};
-
-static uint64_t progress(void *ctx)
-{
-	const struct senders *a = ctx;
-	uint64_t sum = 0;
-
-	for (uint32_t i = 0; i < a->n; i++)
-		/* Relaxed: a statistic (see struct sender). */
-		sum += atomic_load_explicit(&a->s[i].progress, memory_order_relaxed);
-	return sum;
-}
-
 int main(int argc, char **argv)
 {
 	struct cfg c;
@@ -636,8 +619,9 @@ int main(int argc, char **argv)
 	t0 = cli_now_ns(CLOCK_MONOTONIC);
 	deadline = t0 + (uint64_t)((c.count ? c.timeout : c.duration) * 1e9);
 	struct run_watch w = { .t0 = t0, .deadline = deadline, .count = c.count != 0,
-				.frame_bytes = c.size, .quiet = c.quiet, .progress = progress,
-				.ctx = &(struct senders){ snd, c.threads } };
+				.frame_bytes = c.size, .quiet = c.quiet,
+				.progress = &snd[0].progress, .stride = sizeof(*snd),
+				.n = c.threads };
 
 	run_watch(&w);
 	interrupted = w.interrupted;

@@ -689,23 +689,6 @@ static void raise_memlock(void)
 	}
 }
 
-/* All the senders, for run_watch()'s per-second line. */
-struct senders {
-	struct sender *s;
-	uint32_t n;
-};
-
-static uint64_t progress(void *ctx)
-{
-	const struct senders *a = ctx;
-	uint64_t sum = 0;
-
-	for (uint32_t i = 0; i < a->n; i++)
-		/* Relaxed: a statistic (see struct sender). */
-		sum += atomic_load_explicit(&a->s[i].progress, memory_order_relaxed);
-	return sum;
-}
-
 int main(int argc, char **argv)
 {
 	struct cfg c;
@@ -799,8 +782,9 @@ int main(int argc, char **argv)
 	for (uint32_t q = 0; q < c.queues; q++)
 		snd[q].hard_deadline = deadline + DRAIN_NS;
 	struct run_watch w = { .t0 = t0, .deadline = deadline, .count = c.count != 0,
-				.frame_bytes = c.size, .quiet = c.quiet, .progress = progress,
-				.ctx = &(struct senders){ snd, c.queues } };
+				.frame_bytes = c.size, .quiet = c.quiet,
+				.progress = &snd[0].progress, .stride = sizeof(*snd),
+				.n = c.queues };
 
 	run_watch(&w);
 	interrupted = w.interrupted;
