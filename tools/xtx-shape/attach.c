@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* attach.c - xtx-shape's setup and teardown around the engine: entering a network
- * namespace, the per-interface lock, removing a stale xtx_redirect program, attaching the
- * program (libxdp; native, else skb mode), filling its rule maps and its XSKMAP, detaching.
+/* attach.c - xtx-shape's setup and teardown around the engine: the per-interface lock
+ * (tools/common/iflock.c), removing a stale xtx_redirect program, attaching the program
+ * (libxdp; native, else skb mode), filling its rule maps and its XSKMAP, detaching,
+ * capabilities. Entering --netns: tools/common/xdpattach.c.
  *
  * The lock: /run/xtx-shape/net<netns inode>-if<ingress ifindex>.lock, held with flock()
  * for the whole run. The kernel drops it when the process dies however it dies, so while
@@ -15,9 +16,7 @@
  * the engine stops.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <net/if.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,57 +32,10 @@
 #include <bpf/libbpf.h>
 
 #include "iflock.h"
+#include "xdpattach.h"
 #include "shape.h"
 
 #define LOCK_DIR	"/run/xtx-shape"
-
-const char *shape_mode_name(enum xdp_attach_mode mode)
-{
-	switch (mode) {
-	case XDP_MODE_NATIVE: return "native";
-	case XDP_MODE_SKB: return "skb";
-	case XDP_MODE_HW: return "hw";
-	default: return "unspec";
-	}
-}
-
-static const char *err_str(int err, char *buf, size_t len)
-{
-	if (libxdp_strerror(err, buf, len))
-		snprintf(buf, len, "%s", strerror(-err));
-	return buf;
-}
-
-int shape_enter_netns(const char *netns)
-{
-	char path[256];
-	int fd, err;
-
-	if (strchr(netns, '/'))
-		snprintf(path, sizeof(path), "%s", netns);
-	else
-		snprintf(path, sizeof(path), "/run/netns/%s", netns);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		if (err == -ENOENT)
-			fprintf(stderr, "xtx-shape: --netns %s: no such network namespace (%s "
-				"does not exist); see 'ip netns list'\n", netns, path);
-		else
-			fprintf(stderr, "xtx-shape: --netns %s: cannot open %s: %s\n", netns,
-				path, strerror(-err));
-		return err;
-	}
-	if (setns(fd, CLONE_NEWNET)) {
-		err = -errno;
-		fprintf(stderr, "xtx-shape: --netns %s: setns(%s) failed: %s%s\n", netns, path,
-			strerror(-err), err == -EPERM ? "; run as root (needs CAP_SYS_ADMIN)" : "");
-		close(fd);
-		return err;
-	}
-	close(fd);
-	return 0;
-}
 
 int shape_lock(struct shape *s)
 {
@@ -112,7 +64,7 @@ static int detach_one_stale(struct shape *s)
 		return 0;
 	if (err) {
 		fprintf(stderr, "xtx-shape: warning: cannot inspect the XDP programs on %s: %s\n",
-			s->opt.in, err_str((int)err, buf, sizeof(buf)));
+			s->opt.in, xdpa_err_str((int)err, buf, sizeof(buf)));
 		return (int)err;
 	}
 	mode = xdp_multiprog__attach_mode(mp);
@@ -121,7 +73,7 @@ static int detach_one_stale(struct shape *s)
 		if (p && !strcmp(xdp_program__name(p), SHAPE_PROG_NAME)) {
 			fprintf(stderr, "xtx-shape: removing a stale %s program (id %u, %s mode) "
 				"left on %s by an earlier run\n", SHAPE_PROG_NAME,
-				xdp_program__id(p), shape_mode_name(mode), s->opt.in);
+				xdp_program__id(p), xdpa_mode_name(mode), s->opt.in);
 			ret = xdp_multiprog__detach(mp);
 			ret = ret ? ret : 1;
 		}
@@ -131,7 +83,7 @@ static int detach_one_stale(struct shape *s)
 				continue;
 			fprintf(stderr, "xtx-shape: removing a stale %s program (id %u, %s mode, "
 				"libxdp dispatcher) left on %s by an earlier run\n", SHAPE_PROG_NAME,
-				xdp_program__id(p), shape_mode_name(mode), s->opt.in);
+				xdp_program__id(p), xdpa_mode_name(mode), s->opt.in);
 			ret = xdp_program__detach(p, s->in_ifindex, mode, 0);
 			ret = ret ? ret : 1;
 			break;
@@ -140,7 +92,7 @@ static int detach_one_stale(struct shape *s)
 	if (ret < 0)
 		fprintf(stderr, "xtx-shape: cannot detach the stale program from %s: %s; remove "
 			"it with 'xdp-loader unload %s --all'\n", s->opt.in,
-			err_str(ret, buf, sizeof(buf)), s->opt.in);
+			xdpa_err_str(ret, buf, sizeof(buf)), s->opt.in);
 	xdp_multiprog__close(mp);
 	return ret;
 }
@@ -207,7 +159,7 @@ static int attach_mode(struct shape *s, const struct rd_rules *rs, enum xdp_atta
 	}
 	err = xdp_program__attach(s->prog, s->in_ifindex, mode, 0);
 	if (err) {
-		err_str((int)err, why, why_len);
+		xdpa_err_str((int)err, why, why_len);
 		goto out_close_prog;
 	}
 	s->mode = mode;
@@ -332,7 +284,7 @@ int shape_detach(struct shape *s)
 		} else if (err) {
 			fprintf(stderr, "xtx-shape: detaching from %s failed: %s; remove it with "
 				"'xdp-loader unload %s --all' (a later xtx-shape run on %s also "
-				"removes it)\n", s->opt.in, err_str(err, buf, sizeof(buf)),
+				"removes it)\n", s->opt.in, xdpa_err_str(err, buf, sizeof(buf)),
 				s->opt.in, s->opt.in);
 		}
 		s->attached = false;

@@ -30,6 +30,7 @@
 #include <bpf/libbpf.h>
 
 #include "shape.h"
+#include "xdpattach.h"
 
 static volatile sig_atomic_t stop;
 
@@ -474,7 +475,7 @@ static int write_ready(const struct shape *s, struct xtx_engine *e)
 	if (!f)
 		goto fail;
 	fprintf(f, "pid=%d\nxdp_mode=%s\nrx_path=%s\naf_xdp=%s\n", (int)getpid(),
-		shape_mode_name(s->mode), xtx_engine__rx_path(e), xtx_engine__mode(e));
+		xdpa_mode_name(s->mode), xtx_engine__rx_path(e), xtx_engine__mode(e));
 	if (fclose(f) || rename(tmp, s->opt.ready_file))
 		goto fail;
 	return 0;
@@ -585,7 +586,7 @@ static void report(const struct shape *s, struct xtx_engine *e, const struct xtx
 	if (!s->opt.json) {
 		printf("xtx-shape: %s -> %s, %s mode, XDP %s, AF_XDP %s, %s, %u RX / %u TX "
 		       "queue(s), %.3f s\n", s->opt.in, s->opt.out, s->opt.l2 ? "l2" : "router",
-		       shape_mode_name(s->mode), xtx_engine__mode(e), xtx_engine__rx_path(e),
+		       xdpa_mode_name(s->mode), xtx_engine__mode(e), xtx_engine__rx_path(e),
 		       s->opt.queues, s->opt.tx_queues, dur);
 		printf("  xdp: redirected %lu", (unsigned long)xs[XTX_RD_REDIRECT].pkts);
 		for (int k = 1; k < XTX_RD_STAT_MAX && xdp_ok; k++)
@@ -626,7 +627,7 @@ static void report(const struct shape *s, struct xtx_engine *e, const struct xtx
 	       "\"xdp_dispatcher\": %s, \"af_xdp\": \"%s\", \"rx_path\": \"%s\", \"queues\": %u, "
 	       "\"tx_queues\": %u, \"duration_s\": %.6f, \"interrupted\": %s, "
 	       "\"device_gone\": %s, \"xdp\": {",
-	       s->opt.in, s->opt.out, s->opt.l2 ? "l2" : "router", shape_mode_name(s->mode),
+	       s->opt.in, s->opt.out, s->opt.l2 ? "l2" : "router", xdpa_mode_name(s->mode),
 	       s->dispatcher ? "true" : "false", xtx_engine__mode(e), xtx_engine__rx_path(e),
 	       s->opt.queues, s->opt.tx_queues, dur, stop ? "true" : "false",
 	       s->gone ? "true" : "false");
@@ -729,7 +730,7 @@ int main(int argc, char **argv)
 
 	if (shape_check_caps(&s))
 		goto out_cfg;
-	if (s.opt.netns && shape_enter_netns(s.opt.netns))
+	if (s.opt.netns && xdpa_enter_netns("xtx-shape", s.opt.netns))
 		goto out_cfg;
 	s.in_ifindex = (int)if_nametoindex(s.opt.in);
 	s.out_ifindex = (int)if_nametoindex(s.opt.out);
@@ -805,7 +806,7 @@ int main(int argc, char **argv)
 	if (!s.opt.json)
 		fprintf(stderr, "xtx-shape: %s -> %s: %s mode, XDP %s%s, AF_XDP %s, %s, %u "
 			"rule(s)\n", s.opt.in, s.opt.out, s.opt.l2 ? "l2" : "router",
-			shape_mode_name(s.mode), s.dispatcher ? " (libxdp dispatcher)" : "",
+			xdpa_mode_name(s.mode), s.dispatcher ? " (libxdp dispatcher)" : "",
 			xtx_engine__mode(e), xtx_engine__rx_path(e), rs.n);
 	if (s.opt.ready_file) {
 		if (write_ready(&s, e))

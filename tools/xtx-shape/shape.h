@@ -45,7 +45,6 @@ struct shape {
 };
 
 /* attach.c. Each returns 0 or -errno after printing what went wrong and what to do. */
-int shape_enter_netns(const char *netns);
 int shape_lock(struct shape *s);
 void shape_unlock(struct shape *s);
 int shape_detach_stale(struct shape *s);
@@ -54,6 +53,5 @@ int shape_fill_xskmap(struct shape *s, struct xtx_engine *e);
 int shape_detach(struct shape *s);
 int shape_drop_caps(const struct shape *s);
 int shape_check_caps(const struct shape *s);
-const char *shape_mode_name(enum xdp_attach_mode mode);
 
 #endif /* XTX_SHAPE_TOOL_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* attach.c - xtx-sink's setup and teardown: entering a network namespace, the
- * per-interface lock, removing a stale xtx_sink program, attaching and detaching.
+/* attach.c - xtx-sink's setup and teardown: the per-interface lock
+ * (tools/common/iflock.c), removing a stale xtx_sink program, attaching and detaching.
+ * Entering --netns: tools/common/xdpattach.c.
  *
  * The lock: /run/xtx-sink/net<netns inode>-if<ifindex>.lock, held with flock() for the
  * whole run. The kernel drops it when the process dies however it dies, so while we hold
@@ -8,9 +9,7 @@
  * on it was left by a killed run: we detach it. A live one is never touched.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <net/if.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,59 +20,10 @@
 #include <bpf/libbpf.h>
 
 #include "iflock.h"
+#include "xdpattach.h"
 #include "sink.h"
 
 #define LOCK_DIR	"/run/xtx-sink"
-
-const char *sink_mode_name(enum xdp_attach_mode mode)
-{
-	switch (mode) {
-	case XDP_MODE_NATIVE: return "native";
-	case XDP_MODE_SKB: return "skb";
-	case XDP_MODE_HW: return "hw";
-	default: return "unspec";
-	}
-}
-
-static const char *err_str(int err, char *buf, size_t len)
-{
-	if (libxdp_strerror(err, buf, len))
-		snprintf(buf, len, "%s", strerror(-err));
-	return buf;
-}
-
-int sink_enter_netns(const char *netns)
-{
-	char path[256];
-	int fd, err;
-
-	if (strchr(netns, '/')) {
-		snprintf(path, sizeof(path), "%s", netns);
-	} else {
-		snprintf(path, sizeof(path), "/run/netns/%s", netns);
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		if (err == -ENOENT)
-			fprintf(stderr, "xtx-sink: --netns %s: no such network namespace (%s "
-				"does not exist); see 'ip netns list', create it with "
-				"'ip netns add' or 'tools/testbed up'\n", netns, path);
-		else
-			fprintf(stderr, "xtx-sink: --netns %s: cannot open %s: %s\n", netns,
-				path, strerror(-err));
-		return err;
-	}
-	if (setns(fd, CLONE_NEWNET)) {
-		err = -errno;
-		fprintf(stderr, "xtx-sink: --netns %s: setns(%s) failed: %s%s\n", netns, path,
-			strerror(-err), err == -EPERM ? "; run as root (needs CAP_SYS_ADMIN)" : "");
-		close(fd);
-		return err;
-	}
-	close(fd);
-	return 0;
-}
 
 int sink_lock(struct sink *s)
 {
@@ -101,7 +51,7 @@ static int detach_one_stale(struct sink *s)
 		return 0;
 	if (err) {
 		fprintf(stderr, "xtx-sink: warning: cannot inspect the XDP programs on %s: %s\n",
-			s->opt.dev, err_str((int)err, buf, sizeof(buf)));
+			s->opt.dev, xdpa_err_str((int)err, buf, sizeof(buf)));
 		return (int)err;
 	}
 	mode = xdp_multiprog__attach_mode(mp);
@@ -110,7 +60,7 @@ static int detach_one_stale(struct sink *s)
 		if (p && !strcmp(xdp_program__name(p), SINK_PROG_NAME)) {
 			fprintf(stderr, "xtx-sink: removing a stale %s program (id %u, %s mode) "
 				"left on %s by an earlier run\n", SINK_PROG_NAME,
-				xdp_program__id(p), sink_mode_name(mode), s->opt.dev);
+				xdp_program__id(p), xdpa_mode_name(mode), s->opt.dev);
 			ret = xdp_multiprog__detach(mp);
 			ret = ret ? ret : 1;
 		}
@@ -120,7 +70,7 @@ static int detach_one_stale(struct sink *s)
 				continue;
 			fprintf(stderr, "xtx-sink: removing a stale %s program (id %u, %s mode, "
 				"libxdp dispatcher) left on %s by an earlier run\n", SINK_PROG_NAME,
-				xdp_program__id(p), sink_mode_name(mode), s->opt.dev);
+				xdp_program__id(p), xdpa_mode_name(mode), s->opt.dev);
 			ret = xdp_program__detach(p, s->ifindex, mode, 0);
 			ret = ret ? ret : 1;
 			break;
@@ -129,7 +79,7 @@ static int detach_one_stale(struct sink *s)
 	if (ret < 0)
 		fprintf(stderr, "xtx-sink: cannot detach the stale program from %s: %s; "
 			"remove it with 'xdp-loader unload %s --all'\n", s->opt.dev,
-			err_str(ret, buf, sizeof(buf)), s->opt.dev);
+			xdpa_err_str(ret, buf, sizeof(buf)), s->opt.dev);
 	xdp_multiprog__close(mp);
 	return ret;
 }
@@ -173,7 +123,7 @@ static int attach_mode(struct sink *s, enum xdp_attach_mode mode, char *why, siz
 	}
 	err = xdp_program__attach(s->prog, s->ifindex, mode, 0);
 	if (err) {
-		err_str((int)err, why, why_len);
+		xdpa_err_str((int)err, why, why_len);
 		goto out_close_prog;
 	}
 	s->mode = mode;
@@ -249,7 +199,7 @@ int sink_detach(struct sink *s)
 		} else if (err)
 			fprintf(stderr, "xtx-sink: detaching from %s failed: %s; remove it with "
 				"'xdp-loader unload %s --all' (a later xtx-sink run on %s also "
-				"removes it)\n", s->opt.dev, err_str(err, buf, sizeof(buf)),
+				"removes it)\n", s->opt.dev, xdpa_err_str(err, buf, sizeof(buf)),
 				s->opt.dev, s->opt.dev);
 		s->attached = false;
 	}

@@ -24,6 +24,7 @@
 #include <bpf/libbpf.h>
 
 #include "sink.h"
+#include "xdpattach.h"
 
 static volatile sig_atomic_t stop;
 
@@ -274,7 +275,7 @@ static int write_ready(const struct sink *s)
 	f = fopen(tmp, "w");
 	if (!f)
 		goto fail;
-	fprintf(f, "pid=%d\nmode=%s\nifindex=%d\n", (int)getpid(), sink_mode_name(s->mode),
+	fprintf(f, "pid=%d\nmode=%s\nifindex=%d\n", (int)getpid(), xdpa_mode_name(s->mode),
 		s->ifindex);
 	if (fclose(f))
 		goto fail;
@@ -367,7 +368,7 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);	/* a closed stdout must not kill us before detaching */
 
-	if (s.opt.netns && sink_enter_netns(s.opt.netns))
+	if (s.opt.netns && xdpa_enter_netns("xtx-sink", s.opt.netns))
 		return 1;
 	s.ifindex = (int)if_nametoindex(s.opt.dev);
 	if (!s.ifindex) {
@@ -404,7 +405,7 @@ int main(int argc, char **argv)
 			no_bpffs ? "no bpffs mounted at /sys/fs/bpf" :
 			"the kernel refused the dispatcher; --verbose shows why", s.opt.dev);
 	fprintf(stderr, "xtx-sink: attached to %s (%s mode, %s, ifindex %d), counting UDP "
-		"ports %u-%u%s\n", s.opt.dev, sink_mode_name(s.mode),
+		"ports %u-%u%s\n", s.opt.dev, xdpa_mode_name(s.mode),
 		s.dispatcher ? "libxdp dispatcher" : "alone", s.ifindex, s.opt.port_lo,
 		s.opt.port_hi, s.opt.duration_s > 0 ? "" : "; stop with Ctrl-C");
 

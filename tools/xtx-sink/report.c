@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 
 #include "sink.h"
+#include "xdpattach.h"
 
 static const char *class_names[XTX_SINK_CLASS_MAX] = {
 	[XTX_SINK_MATCHED] = "matched",
@@ -230,7 +231,7 @@ static void print_text(const struct sink *s, double dur, const struct sink_snaps
 
 	fprintf(out, "xtx-sink: %s%s%s, %s mode%s, %.3f s, UDP ports %u-%u, %s\n", s->opt.dev,
 		s->opt.netns ? " in " : "", s->opt.netns ? s->opt.netns : "",
-		sink_mode_name(s->mode), s->dispatcher ? " (libxdp dispatcher)" : "", dur,
+		xdpa_mode_name(s->mode), s->dispatcher ? " (libxdp dispatcher)" : "", dur,
 		s->opt.port_lo, s->opt.port_hi, s->opt.pass ? "pass" : "drop");
 	fprintf(out, "  matched    %12" PRIu64 " pkts %14" PRIu64 " bytes  %12.0f pkt/s  "
 		"%10.2f Mbit/s\n", (uint64_t)m->pkts, (uint64_t)m->bytes,
@@ -301,7 +302,7 @@ static void print_json(const struct sink *s, double dur, const struct sink_snaps
 		fprintf(out, "null");
 	fprintf(out, ", \"mode\": \"%s\", \"xdp_dispatcher\": %s, \"action\": \"%s\", "
 		"\"duration_s\": %.6f, \"port_lo\": %u, \"port_hi\": %u,\n",
-		sink_mode_name(s->mode), s->dispatcher ? "true" : "false",
+		xdpa_mode_name(s->mode), s->dispatcher ? "true" : "false",
 		s->opt.pass ? "pass" : "drop", dur, s->opt.port_lo, s->opt.port_hi);
 	fprintf(out, " \"pkts\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"payload_pkts\": %" PRIu64
 		",\n", (uint64_t)m->pkts, (uint64_t)m->bytes,

@@ -42,13 +42,11 @@ struct sink {
 };
 
 /* attach.c. Each returns 0 or -errno after printing what went wrong and what to do. */
-int sink_enter_netns(const char *netns);
 int sink_lock(struct sink *s);
 void sink_unlock(struct sink *s);
 int sink_detach_stale(struct sink *s);
 int sink_attach(struct sink *s);
 int sink_detach(struct sink *s);
-const char *sink_mode_name(enum xdp_attach_mode mode);
 
 /* report.c */
 struct sink_snapshot {
