@@ -11,6 +11,13 @@
 /* Enter network namespace netns: a name under /run/netns or a path. Returns 0, or
  * -errno after saying why on stderr, prefixed with prog. */
 int xdpa_enter_netns(const char *prog, const char *netns);
+/* Remove what a killed run left: a program called name on ifindex (ifname for messages),
+ * alone or behind libxdp's dispatcher, in any mode. Call it holding the tool's
+ * iflock, so that no live instance's program is touched. Telling whose program it is
+ * needs CAP_SYS_ADMIN (BPF_PROG_GET_FD_BY_ID); without it, if a program is attached,
+ * it says so and returns -EPERM. 0 when nothing (else) is left, or -errno after a
+ * message. */
+int xdpa_detach_stale(const char *prog, int ifindex, const char *ifname, const char *name);
 /* "native", "skb", "hw", "unspec". */
 const char *xdpa_mode_name(enum xdp_attach_mode mode);
 /* The text of a negative libxdp or errno error, in buf. */

@@ -48,86 +48,9 @@ void shape_unlock(struct shape *s)
 	iflock_release(&s->lock);
 }
 
-/* One pass: finds an xtx_redirect program on the ingress interface and detaches it.
- * Returns 1 if it detached one (call again: the other mode may hold another), 0 if none,
- * or -errno. */
-static int detach_one_stale(struct shape *s)
-{
-	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(s->in_ifindex);
-	long err = libxdp_get_error(mp);
-	struct xdp_program *p;
-	enum xdp_attach_mode mode;
-	char buf[256];
-	int ret = 0;
-
-	if (err == -ENOENT || (!err && !mp))
-		return 0;
-	if (err) {
-		fprintf(stderr, "xtx-shape: warning: cannot inspect the XDP programs on %s: %s\n",
-			s->opt.in, xdpa_err_str((int)err, buf, sizeof(buf)));
-		return (int)err;
-	}
-	mode = xdp_multiprog__attach_mode(mp);
-	if (xdp_multiprog__is_legacy(mp)) {
-		p = xdp_multiprog__main_prog(mp);
-		if (p && !strcmp(xdp_program__name(p), SHAPE_PROG_NAME)) {
-			fprintf(stderr, "xtx-shape: removing a stale %s program (id %u, %s mode) "
-				"left on %s by an earlier run\n", SHAPE_PROG_NAME,
-				xdp_program__id(p), xdpa_mode_name(mode), s->opt.in);
-			ret = xdp_multiprog__detach(mp);
-			ret = ret ? ret : 1;
-		}
-	} else {
-		for (p = xdp_multiprog__next_prog(NULL, mp); p; p = xdp_multiprog__next_prog(p, mp)) {
-			if (strcmp(xdp_program__name(p), SHAPE_PROG_NAME))
-				continue;
-			fprintf(stderr, "xtx-shape: removing a stale %s program (id %u, %s mode, "
-				"libxdp dispatcher) left on %s by an earlier run\n", SHAPE_PROG_NAME,
-				xdp_program__id(p), xdpa_mode_name(mode), s->opt.in);
-			ret = xdp_program__detach(p, s->in_ifindex, mode, 0);
-			ret = ret ? ret : 1;
-			break;
-		}
-	}
-	if (ret < 0)
-		fprintf(stderr, "xtx-shape: cannot detach the stale program from %s: %s; remove "
-			"it with 'xdp-loader unload %s --all'\n", s->opt.in,
-			xdpa_err_str(ret, buf, sizeof(buf)), s->opt.in);
-	xdp_multiprog__close(mp);
-	return ret;
-}
-
 int shape_detach_stale(struct shape *s)
 {
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
-	int ret;
-
-	/* Nothing attached (netlink, no capability needed): nothing to look at. */
-	if (!bpf_xdp_query(s->in_ifindex, 0, &q) && !q.prog_id && !q.drv_prog_id &&
-	    !q.skb_prog_id && !q.hw_prog_id)
-		return 0;
-	/* Something is: opening it by id to read its name is BPF_PROG_GET_FD_BY_ID, which
-	 * the kernel allows only with CAP_SYS_ADMIN. */
-	if (!syscall(SYS_capget, &h, d) && !(d[CAP_SYS_ADMIN / 32].effective &
-					      (1u << (CAP_SYS_ADMIN % 32)))) {
-		fprintf(stderr, "xtx-shape: %s already has an XDP program (id %u); telling whether "
-			"it is a stale %s left by a killed run needs CAP_SYS_ADMIN (the kernel's "
-			"BPF_PROG_GET_FD_BY_ID): run once with it, or remove the program "
-			"('ip link set dev %s xdp off') if you know it is ours\n", s->opt.in,
-			q.prog_id ? q.prog_id : q.drv_prog_id ? q.drv_prog_id : q.skb_prog_id,
-			SHAPE_PROG_NAME, s->opt.in);
-		return -EPERM;
-	}
-
-	/* At most one per mode (native, skb) and a spare round. */
-	for (int i = 0; i < 3; i++) {
-		ret = detach_one_stale(s);
-		if (ret <= 0)
-			return ret == -ENOENT ? 0 : ret;
-	}
-	return 0;
+	return xdpa_detach_stale("xtx-shape", s->in_ifindex, s->opt.in, SHAPE_PROG_NAME);
 }
 
 /* Loads and attaches in one mode; on failure leaves nothing loaded and s->skel NULL. */

@@ -36,65 +36,9 @@ void sink_unlock(struct sink *s)
 	iflock_release(&s->lock);
 }
 
-/* One pass: finds an xtx_sink program on the interface and detaches it. Returns 1 if it
- * detached one (call again: the other mode may hold another), 0 if none, or -errno. */
-static int detach_one_stale(struct sink *s)
-{
-	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(s->ifindex);
-	long err = libxdp_get_error(mp);
-	struct xdp_program *p;
-	enum xdp_attach_mode mode;
-	char buf[256];
-	int ret = 0;
-
-	if (err == -ENOENT || (!err && !mp))
-		return 0;
-	if (err) {
-		fprintf(stderr, "xtx-sink: warning: cannot inspect the XDP programs on %s: %s\n",
-			s->opt.dev, xdpa_err_str((int)err, buf, sizeof(buf)));
-		return (int)err;
-	}
-	mode = xdp_multiprog__attach_mode(mp);
-	if (xdp_multiprog__is_legacy(mp)) {
-		p = xdp_multiprog__main_prog(mp);
-		if (p && !strcmp(xdp_program__name(p), SINK_PROG_NAME)) {
-			fprintf(stderr, "xtx-sink: removing a stale %s program (id %u, %s mode) "
-				"left on %s by an earlier run\n", SINK_PROG_NAME,
-				xdp_program__id(p), xdpa_mode_name(mode), s->opt.dev);
-			ret = xdp_multiprog__detach(mp);
-			ret = ret ? ret : 1;
-		}
-	} else {
-		for (p = xdp_multiprog__next_prog(NULL, mp); p; p = xdp_multiprog__next_prog(p, mp)) {
-			if (strcmp(xdp_program__name(p), SINK_PROG_NAME))
-				continue;
-			fprintf(stderr, "xtx-sink: removing a stale %s program (id %u, %s mode, "
-				"libxdp dispatcher) left on %s by an earlier run\n", SINK_PROG_NAME,
-				xdp_program__id(p), xdpa_mode_name(mode), s->opt.dev);
-			ret = xdp_program__detach(p, s->ifindex, mode, 0);
-			ret = ret ? ret : 1;
-			break;
-		}
-	}
-	if (ret < 0)
-		fprintf(stderr, "xtx-sink: cannot detach the stale program from %s: %s; "
-			"remove it with 'xdp-loader unload %s --all'\n", s->opt.dev,
-			xdpa_err_str(ret, buf, sizeof(buf)), s->opt.dev);
-	xdp_multiprog__close(mp);
-	return ret;
-}
-
 int sink_detach_stale(struct sink *s)
 {
-	int i, ret;
-
-	/* At most one per mode (native, skb) and a spare round. */
-	for (i = 0; i < 3; i++) {
-		ret = detach_one_stale(s);
-		if (ret <= 0)
-			return ret == -ENOENT ? 0 : ret;
-	}
-	return 0;
+	return xdpa_detach_stale("xtx-sink", s->ifindex, s->opt.dev, SINK_PROG_NAME);
 }
 
 /* Loads and attaches in one mode; on failure leaves nothing loaded and s->skel NULL. */
