@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* tools/common/cli.c - see cli.h. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,18 @@ double cli_parse_seconds(const char *opt, const char *s)
 	v = strtod(s, &end);
 	if (errno || end == s || *end || !(v > 0) || v > 86400)
 		cli_die_usage("%s: '%s' is not a number of seconds in (0, 86400]", opt, s);
+	return v;
+}
+
+double cli_parse_period(const char *opt, const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < 0 || v > 1e7)
+		cli_die_usage("%s '%s': give seconds as a number from 0 to 10000000", opt, s);
 	return v;
 }
 

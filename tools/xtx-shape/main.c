@@ -29,6 +29,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "cli.h"
 #include "shape.h"
 #include "xdpattach.h"
 
@@ -144,32 +145,6 @@ static const char usage_text[] =
 "    xtx-shape --in eth1 --out eth2 --classes tenants.conf --rules tenants.rules\n"
 "    xtx-shape --netns fw --in fw0 --out fw1 --classes c.conf --duration 10 --json\n";
 
-static void usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void usage_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "xtx-shape: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nxtx-shape: run 'xtx-shape --help' for the usage\n");
-	exit(2);
-}
-
-static double parse_seconds(const char *opt, const char *arg)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(v) || v < 0 || v > 1e7)
-		usage_err("%s '%s': give seconds as a number from 0 to 10000000", opt, arg);
-	return v;
-}
-
 static unsigned long parse_count(const char *opt, const char *arg, unsigned long lo,
 				 unsigned long hi)
 {
@@ -179,7 +154,7 @@ static unsigned long parse_count(const char *opt, const char *arg, unsigned long
 	errno = 0;
 	v = strtoul(arg, &end, 10);
 	if (errno || end == arg || *end || *arg == '-' || v < lo || v > hi)
-		usage_err("%s '%s': give a whole number from %lu to %lu", opt, arg, lo, hi);
+		cli_die_usage("%s '%s': give a whole number from %lu to %lu", opt, arg, lo, hi);
 	return v;
 }
 
@@ -188,6 +163,7 @@ static int deq_nice = -10;	/* --deq-nice */
 
 static void parse_args(int argc, char **argv, struct shape_opts *o)
 {
+	cli_set_prog("xtx-shape");
 	enum { O_IN = 256, O_OUT, O_CLASSES, O_RULES, O_QUEUES, O_TXQ, O_L2, O_NETNS, O_DURATION,
 	       O_INTERVAL, O_JSON, O_SKB, O_COPY, O_RX_COPY, O_BUSY, O_CPUS, O_RX_CPUS,
 	       O_FRAMES, O_DROP, O_READY, O_VERBOSE, O_NICE };
@@ -223,8 +199,8 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 			break;
 		case O_L2: o->l2 = true; break;
 		case O_NETNS: o->netns = optarg; break;
-		case O_DURATION: o->duration_s = parse_seconds("--duration", optarg); break;
-		case O_INTERVAL: o->interval_s = parse_seconds("--interval", optarg); break;
+		case O_DURATION: o->duration_s = cli_parse_period("--duration", optarg); break;
+		case O_INTERVAL: o->interval_s = cli_parse_period("--interval", optarg); break;
 		case O_JSON: o->json = true; break;
 		case O_SKB: o->skb_mode = true; break;
 		case O_COPY: o->copy = true; break;
@@ -243,7 +219,7 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 			errno = 0;
 			v = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || v < -20 || v > 19)
-				usage_err("--deq-nice '%s': give a whole number from -20 to 19",
+				cli_die_usage("--deq-nice '%s': give a whole number from -20 to 19",
 					  optarg);
 			deq_nice = (int)v;
 			break;
@@ -251,20 +227,20 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 		case O_READY: o->ready_file = optarg; break;
 		case O_VERBOSE: o->verbose = true; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
-		case ':': usage_err("option '%s' needs a value", argv[optind - 1]);
-		default: usage_err("unknown option '%s'", argv[optind - 1]);
+		case ':': cli_die_usage("option '%s' needs a value", argv[optind - 1]);
+		default: cli_die_usage("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		usage_err("unexpected argument '%s'", argv[optind]);
+		cli_die_usage("unexpected argument '%s'", argv[optind]);
 	if (!o->in || !o->out)
-		usage_err("--in IF and --out IF are required");
+		cli_die_usage("--in IF and --out IF are required");
 	if (!o->classes)
-		usage_err("--classes FILE is required (the class tree; see docs/config.md)");
+		cli_die_usage("--classes FILE is required (the class tree; see docs/config.md)");
 	if (!strcmp(o->in, o->out))
-		usage_err("--in and --out are both '%s': give two interfaces", o->in);
+		cli_die_usage("--in and --out are both '%s': give two interfaces", o->in);
 	if (strlen(o->in) >= IF_NAMESIZE || strlen(o->out) >= IF_NAMESIZE)
-		usage_err("interface names have at most %d characters", IF_NAMESIZE - 1);
+		cli_die_usage("interface names have at most %d characters", IF_NAMESIZE - 1);
 }
 
 /* --- libbpf / libxdp messages (as xtx-sink: the dispatcher probe's noise is hidden) ---- */

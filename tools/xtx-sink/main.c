@@ -24,6 +24,7 @@
 #include <bpf/libbpf.h>
 
 #include "sink.h"
+#include "cli.h"
 #include "xdpattach.h"
 
 static volatile sig_atomic_t stop;
@@ -119,30 +120,6 @@ static void usage(FILE *out)
 "    per-CPU. Reading per-port results at exit costs one map lookup per port in range.\n");
 }
 
-static void usage_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "xtx-sink: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nxtx-sink: run 'xtx-sink --help' for the usage\n");
-	exit(2);
-}
-
-static double parse_seconds(const char *opt, const char *arg)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(v) || v < 0 || v > 1e7)
-		usage_err("%s '%s': give seconds as a number from 0 to 10000000", opt, arg);
-	return v;
-}
-
 static unsigned parse_port(const char *arg, const char *s, char **end)
 {
 	unsigned long v;
@@ -150,7 +127,7 @@ static unsigned parse_port(const char *arg, const char *s, char **end)
 	errno = 0;
 	v = strtoul(s, end, 10);
 	if (errno || *end == s || v > 65535 || *s == '-' || *s == '+')
-		usage_err("--ports '%s': ports are numbers from 0 to 65535 (A or A-B)", arg);
+		cli_die_usage("--ports '%s': ports are numbers from 0 to 65535 (A or A-B)", arg);
 	return (unsigned)v;
 }
 
@@ -164,13 +141,14 @@ static void parse_ports(const char *arg, struct sink_opts *o)
 	else
 		o->port_hi = o->port_lo;
 	if (*end)
-		usage_err("--ports '%s': give A or A-B, e.g. 5000-5099", arg);
+		cli_die_usage("--ports '%s': give A or A-B, e.g. 5000-5099", arg);
 	if (o->port_lo > o->port_hi)
-		usage_err("--ports '%s': the first port is above the second", arg);
+		cli_die_usage("--ports '%s': the first port is above the second", arg);
 }
 
 static void parse_args(int argc, char **argv, struct sink_opts *o)
 {
+	cli_set_prog("xtx-sink");
 	enum { OPT_PASS = 256 };
 	static const struct option longopts[] = {
 		{ "dev", required_argument, NULL, 'd' },
@@ -194,8 +172,8 @@ static void parse_args(int argc, char **argv, struct sink_opts *o)
 		switch (c) {
 		case 'd': o->dev = optarg; break;
 		case 'n': o->netns = optarg; break;
-		case 't': o->duration_s = parse_seconds("--duration", optarg); break;
-		case 'i': o->interval_s = parse_seconds("--interval", optarg); break;
+		case 't': o->duration_s = cli_parse_period("--duration", optarg); break;
+		case 'i': o->interval_s = cli_parse_period("--interval", optarg); break;
 		case 'p': parse_ports(optarg, o); break;
 		case 'j': o->json = true; break;
 		case 'S': o->skb_mode = true; break;
@@ -203,16 +181,16 @@ static void parse_args(int argc, char **argv, struct sink_opts *o)
 		case 'r': o->ready_file = optarg; break;
 		case 'v': o->verbose = true; break;
 		case 'h': usage(stdout); exit(0);
-		case ':': usage_err("option '%s' needs a value", argv[optind - 1]); break;
-		default: usage_err("unknown option '%s'", argv[optind - 1]); break;
+		case ':': cli_die_usage("option '%s' needs a value", argv[optind - 1]); break;
+		default: cli_die_usage("unknown option '%s'", argv[optind - 1]); break;
 		}
 	}
 	if (optind < argc)
-		usage_err("unexpected argument '%s'", argv[optind]);
+		cli_die_usage("unexpected argument '%s'", argv[optind]);
 	if (!o->dev)
-		usage_err("--dev IF is required (the interface to count on)");
+		cli_die_usage("--dev IF is required (the interface to count on)");
 	if (strlen(o->dev) >= IF_NAMESIZE)
-		usage_err("--dev '%s': interface names have at most %d characters", o->dev,
+		cli_die_usage("--dev '%s': interface names have at most %d characters", o->dev,
 			  IF_NAMESIZE - 1);
 }
 
