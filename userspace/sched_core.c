@@ -85,7 +85,7 @@ static int64_t bytes_to_ns(uint64_t bytes, uint64_t rate)
 
 /* Byte offsets of each array in the one allocation. */
 struct layout {
-	size_t cls, leaves, feeds, words, members, cls_leaf, wq, fh, hmap, pool, flows, total;
+	size_t cls, leaves, feeds, words, members, cls_leaf, dlist, wq, fh, hmap, pool, flows, total;
 };
 
 static int make_layout(struct layout *lo, uint32_t ncls, uint32_t nleaves, uint32_t ninner,
@@ -100,6 +100,7 @@ static int make_layout(struct layout *lo, uint32_t ncls, uint32_t nleaves, uint3
 	PLACE(words, nwords * sizeof(uint64_t));
 	PLACE(members, (size_t)2 * ncls * sizeof(uint32_t));
 	PLACE(cls_leaf, (size_t)ncls * sizeof(uint32_t));
+	PLACE(dlist, (size_t)ncls * sizeof(uint32_t));
 	PLACE(wq, (size_t)ncls * sizeof(struct _xtx_wev));
 	PLACE(fh, (size_t)fh_cap * sizeof(struct _xtx_fev));
 	PLACE(hmap, (size_t)ncls * sizeof(struct _xtx_hmap));
@@ -256,6 +257,7 @@ struct xtx_sched *xtx_sched__create(const struct xtx_sched_config *cfg,
 	s->leaves = (struct _xtx_leaf *)(base + lo.leaves);
 	s->feeds = (struct _xtx_oset *)(base + lo.feeds);
 	s->cls_leaf = (uint32_t *)(base + lo.cls_leaf);
+	s->dlist = (uint32_t *)(base + lo.dlist);
 	s->wq = (struct _xtx_wev *)(base + lo.wq);
 	s->fh = (struct _xtx_fev *)(base + lo.fh);
 	s->hmap = (struct _xtx_hmap *)(base + lo.hmap);
@@ -498,6 +500,11 @@ int _xtx_sched__set_default(struct xtx_sched *s, int cls)
 		return -EINVAL;
 	s->dflt_leaf = s->cls_leaf[cls];
 	return 0;
+}
+
+void _xtx_sched__set_defer(struct xtx_sched *s, bool on)
+{
+	s->no_defer = !on;
 }
 
 uint64_t _xtx_sched__drop_no_class(const struct xtx_sched *s)

@@ -343,6 +343,78 @@ static inline int64_t accnt(int64_t toks, int64_t diff, int64_t buffer, int64_t 
 	return toks;
 }
 
+/* --- deferred charging ------------------------------------------------------------------ */
+
+/* Within one dequeue call `now` is fixed. Once a class has been charged at now (t_c ==
+ * now), charging it again only subtracts from its buckets: no time is added, so the clamp
+ * to the bucket depth cannot bind, and the carried remainder makes the token math linear
+ * (l2t(a) then l2t(b) gives exactly l2t(a + b) and the same remainder). So while the class
+ * cannot change mode, its charges may be added up and applied once. A CAN_SEND class
+ * charged a second time at one now gets a budget: wire bytes it may take before either
+ * bucket could fall below its CAN_SEND threshold (or reach the -mbuffer clamp). Charges
+ * within the budget only add to dwire_t / dwire_c and the counters; the first charge
+ * beyond it, and the end of the dequeue call, apply the sum (flush_deferred). The mode
+ * cannot change in between, so rows, feeds, the wait heap and the order of packets are
+ * what per-packet charging gives (a test runs both side by side and compares). This takes
+ * the token math of the root, and of any class sending several packets in one call, off
+ * all but two of them. */
+
+/* Wire bytes a bucket of `toks` ns may be charged at `mult` (ns per byte << 32) and stay
+ * >= `floor`: conservative (the ns per byte is rounded up to 1/65536 ns, and l2t may round
+ * up by 1 ns). Precondition: toks >= floor. */
+static inline uint32_t bucket_budget(int64_t toks, int64_t floor, uint64_t mult)
+{
+	uint64_t avail = (uint64_t)(toks - floor), npb = (mult >> 16) + 1, b;
+
+	if (avail <= 1)
+		return 0;
+	if (avail > (1ull << 46))	/* keep the shift below in 64 bits; a smaller budget */
+		avail = 1ull << 46;	/* is only more conservative */
+	b = ((avail - 1) << 16) / npb;
+	return b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
+}
+
+/* Give a CAN_SEND class just charged at now (t_c == now) its budget. */
+static void start_deferring(struct xtx_sched *s, uint32_t c)
+{
+	struct _xtx_class *cl = &s->cls[c];
+	int64_t low = XTX_SCHED_HYSTERESIS ? -cl->cbuffer : 0;	/* class_mode's thresholds */
+	int64_t high = XTX_SCHED_HYSTERESIS ? -cl->buffer : 0;	/* for a CAN_SEND class */
+	int64_t clamp = 1 - _XTX_MBUFFER_NS;			/* accnt's lowest value */
+	uint32_t bt, bc;
+
+	bt = bucket_budget(cl->tokens, high > clamp ? high : clamp, cl->rate_mult);
+	bc = bucket_budget(cl->ctokens, low > clamp ? low : clamp, cl->ceil_mult);
+	cl->dbudget = bt < bc ? bt : bc;
+	if (cl->dbudget && !cl->dlisted) {	/* at most once: dlist holds ncls */
+		cl->dlisted = 1;
+		s->dlist[s->dn++] = c;
+	}
+}
+
+/* Apply a class's deferred charges; its mode stays (the budget saw to that). */
+static inline void apply_deferred(struct _xtx_class *cl)
+{
+	cl->tokens -= (int64_t)_xtx_l2t(cl->rate_mult, cl->dwire_t, &cl->rate_rem);
+	cl->ctokens -= (int64_t)_xtx_l2t(cl->ceil_mult, cl->dwire_c, &cl->ceil_rem);
+	cl->dwire_t = cl->dwire_c = 0;
+}
+
+/* End of a dequeue call: apply every deferred charge and end the budgets. */
+static void flush_deferred(struct xtx_sched *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->dn; i++) {
+		struct _xtx_class *cl = &s->cls[s->dlist[i]];
+
+		apply_deferred(cl);
+		cl->dbudget = 0;
+		cl->dlisted = 0;
+	}
+	s->dn = 0;
+}
+
 /* Charge `wire` bytes to leaf c and its ancestors; `level` served it (htb_charge_class).
  * `len` (frame bytes) only feeds the counters. */
 static void charge(struct xtx_sched *s, uint32_t c, unsigned level, uint32_t wire,
@@ -350,9 +422,29 @@ static void charge(struct xtx_sched *s, uint32_t c, unsigned level, uint32_t wir
 {
 	while (c != _XTX_NIL) {
 		struct _xtx_class *cl = &s->cls[c];
-		int64_t diff = elapsed(cl, now);
-		unsigned old = cl->mode;
+		int64_t diff;
+		unsigned old;
+		bool again;
 
+		cl->sent_pkts++;
+		cl->sent_bytes += len;
+		if (wire <= cl->dbudget) {		/* within the budget: add up */
+			cl->dbudget -= wire;
+			cl->dwire_c += wire;
+			if (cl->level >= level)
+				cl->dwire_t += wire;
+			else
+				cl->borrows++;
+			c = cl->parent;
+			continue;
+		}
+		if (cl->dbudget || cl->dwire_c) {	/* beyond it: apply, charge in full */
+			apply_deferred(cl);
+			cl->dbudget = 0;		/* stays in dlist; flush finds 0 to add */
+		}
+		again = cl->t_c == now;
+		diff = elapsed(cl, now);
+		old = cl->mode;
 		if (cl->level >= level) {
 			cl->tokens = accnt(cl->tokens, diff, cl->buffer,
 					   (int64_t)_xtx_l2t(cl->rate_mult, wire, &cl->rate_rem));
@@ -363,8 +455,6 @@ static void charge(struct xtx_sched *s, uint32_t c, unsigned level, uint32_t wir
 		cl->ctokens = accnt(cl->ctokens, diff, cl->cbuffer,
 				    (int64_t)_xtx_l2t(cl->ceil_mult, wire, &cl->ceil_rem));
 		cl->t_c = now;
-		cl->sent_pkts++;
-		cl->sent_bytes += len;
 
 		diff = 0;
 		change_class_mode(s, c, &diff);
@@ -375,8 +465,14 @@ static void charge(struct xtx_sched *s, uint32_t c, unsigned level, uint32_t wir
 				wq_update(s, c, key);
 			else
 				wq_push(s, c, key);
-		} else if (old != _XTX_CAN_SEND) {
-			wq_remove(s, c);
+		} else {
+			if (old != _XTX_CAN_SEND)
+				wq_remove(s, c);
+			/* the second charge at one now: more are likely (a busy class, the
+			 * root); the first is left alone so that a class sending once per call
+			 * pays nothing for this */
+			if (again && !s->no_defer)
+				start_deferring(s, c);
 		}
 		c = cl->parent;
 	}
@@ -538,6 +634,7 @@ unsigned xtx_sched__dequeue_burst(struct xtx_sched *s, struct xtx_desc *out, uns
 		cnt++;
 	}
 
+	flush_deferred(s);
 	if (s->row_mask) {
 		next = now_ns;
 	} else if (!s->qlen) {

@@ -160,10 +160,15 @@ struct _xtx_class {
 	uint32_t sib;		/* local index in the parent's feeds (handle order) */
 	uint32_t lidx;		/* local index in its level's rows (handle order) */
 
-	/* Line 2: leaf DRR deficits. */
+	/* Line 2: leaf DRR deficits, deferred charges (charge() in sched_htb.c). */
 	int32_t deficit[_XTX_MAXDEPTH];	/* leaf: DRR deficit per level it is served at */
 	uint32_t handle;
-	uint32_t _pad2[7];
+	uint32_t dbudget;	/* wire bytes that may still be charged without token math;
+				 * 0 outside a dequeue call */
+	uint32_t dwire_t;	/* wire bytes charged but not yet taken from tokens */
+	uint32_t dwire_c;	/* ... from ctokens */
+	uint32_t dlisted;	/* 1 while in the scheduler's dlist */
+	uint32_t _pad2[2];
 
 	/* Line 3: drop counters (cold). */
 	uint64_t drops[XTX_DROP__MAX];
@@ -264,6 +269,9 @@ struct xtx_sched {
 	uint32_t qlen;			/* packets queued in all leaves */
 	uint32_t wq_n, fh_n;		/* heap sizes */
 	uint64_t now;			/* latest now_ns seen by enqueue or dequeue */
+	uint32_t *dlist;		/* classes with a budget in this dequeue call */
+	uint32_t dn;			/* entries in dlist (<= ncls) */
+	bool no_defer;			/* test hook: charge every packet in full */
 	struct _xtx_oset row[_XTX_MAXDEPTH][_XTX_NUMPRIO];	/* sch_htb's self feeds */
 
 	/* Cold. */
@@ -317,6 +325,9 @@ int _xtx_sched__set_default(struct xtx_sched *s, int cls);
 /* Walk every structure and check the invariants the fast paths rely on. 0, or -EPROTO
  * with a description in err. O(classes + flows + pool). */
 int _xtx_sched__check(const struct xtx_sched *s, char *err, size_t errlen);
+/* Turn deferred charging (sched_htb.c, charge()) off or on; on by default. Tests run
+ * one scheduler of each kind side by side and compare every output. */
+void _xtx_sched__set_defer(struct xtx_sched *s, bool on);
 /* Internal counters that have no place in struct xtx_class_stats. */
 uint64_t _xtx_sched__drop_no_class(const struct xtx_sched *s);
 

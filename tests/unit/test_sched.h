@@ -61,6 +61,11 @@ struct sim {
 	uint64_t *sent_wire, *sent_pkts;
 	uint64_t *inq;			/* per class: accepted, not yet back */
 	uint32_t overhead;
+	/* sim_init_twin(): a second scheduler from the same config with deferred charging
+	 * off, given every call the first gets; each difference is counted (and the first
+	 * few printed), and sim_finish() checks there were none. */
+	struct xtx_sched *twin;
+	uint64_t twin_diffs;
 };
 
 static inline struct xtx_class_opts copts(uint32_t handle, uint32_t parent, uint64_t rate,
@@ -144,6 +149,77 @@ static inline void sim_init(struct sim *m, struct xtx_sched_config *cfg, uint32_
 	}
 }
 
+static inline void twin_diff(struct sim *m, const char *what, uint64_t a, uint64_t b)
+{
+	if (m->twin_diffs++ < 5)
+		fprintf(stderr, "twin differs at %" PRIu64 " ns: %s %" PRIu64 " vs %" PRIu64
+			" without deferred charging\n", m->now, what, a, b);
+}
+
+/* sim_init plus the twin (see struct sim). */
+static inline void sim_init_twin(struct sim *m, struct xtx_sched_config *cfg, uint32_t pool,
+				 uint64_t horizon)
+{
+	struct xtx_sched_opts o = { .sz = sizeof(o), .pkt_pool = pool, .horizon_ns = horizon };
+	char err[256];
+
+	sim_init(m, cfg, pool, horizon);
+	m->twin = xtx_sched__create(cfg, &o, m->now, err, sizeof(err));
+	if (!m->twin) {
+		fprintf(stderr, "xtx_sched__create (twin): %s (%s)\n", err, strerror(errno));
+		exit(2);
+	}
+	_xtx_sched__set_defer(m->twin, false);
+}
+
+/* Every class's counters and buckets, and the scheduler's state words, agree. */
+static inline void twin_cmp_state(struct sim *m)
+{
+	unsigned c, r;
+
+#define TWIN_EQ(what, a, b) do {						\
+		if ((uint64_t)(a) != (uint64_t)(b))				\
+			twin_diff(m, what, (uint64_t)(a), (uint64_t)(b));	\
+	} while (0)
+	TWIN_EQ("qlen", m->s->qlen, m->twin->qlen);
+	TWIN_EQ("row_mask", m->s->row_mask, m->twin->row_mask);
+	TWIN_EQ("wait heap size", m->s->wq_n, m->twin->wq_n);
+	TWIN_EQ("flow timers", m->s->fh_n, m->twin->fh_n);
+	TWIN_EQ("next wait event", m->s->wq_n ? m->s->wq[0].key : 0,
+		m->twin->wq_n ? m->twin->wq[0].key : 0);
+	for (c = 0; c < m->ncls; c++) {
+		struct xtx_class_stats a, b;
+
+		xtx_sched__class_stats(m->s, c, &a);
+		xtx_sched__class_stats(m->twin, c, &b);
+		TWIN_EQ("sent_pkts", a.sent_pkts, b.sent_pkts);
+		TWIN_EQ("sent_bytes", a.sent_bytes, b.sent_bytes);
+		TWIN_EQ("enq_pkts", a.enq_pkts, b.enq_pkts);
+		TWIN_EQ("borrows", a.borrows, b.borrows);
+		TWIN_EQ("throttled", a.throttled, b.throttled);
+		TWIN_EQ("class qlen", a.qlen, b.qlen);
+		TWIN_EQ("flows", a.flows, b.flows);
+		TWIN_EQ("tokens", a.tokens, b.tokens);
+		TWIN_EQ("ctokens", a.ctokens, b.ctokens);
+		TWIN_EQ("mode", m->s->cls[c].mode, m->twin->cls[c].mode);
+		TWIN_EQ("rate remainder", m->s->cls[c].rate_rem, m->twin->cls[c].rate_rem);
+		TWIN_EQ("ceil remainder", m->s->cls[c].ceil_rem, m->twin->cls[c].ceil_rem);
+		for (r = 0; r < XTX_DROP__MAX; r++)
+			TWIN_EQ("drops", a.drops[r], b.drops[r]);
+	}
+}
+
+/* Give the twin the call the first one just answered; compare the answers. */
+static inline void twin_cmp_descs(struct sim *m, const char *what, const struct xtx_desc *a,
+				  unsigned na, const struct xtx_desc *b, unsigned nb)
+{
+	unsigned i;
+
+	TWIN_EQ(what, na, nb);
+	for (i = 0; i < na && i < nb; i++)
+		TWIN_EQ(what, a[i].addr, b[i].addr);
+}
+
 static inline bool sim_is_leaf(const struct sim *m, unsigned c)
 {
 	return c < m->ncls && m->s->cls_leaf[c] != _XTX_NIL;
@@ -211,6 +287,13 @@ static inline unsigned sim_enq(struct sim *m, uint16_t cls, uint32_t hash, uint1
 		acc = xtx_sched__enqueue_burst(m->s, d, tt, k, m->now, drops, &nd);
 		if (acc + nd != k)
 			CHECK_EQ_U64(k, acc + nd);
+		if (m->twin) {
+			struct xtx_desc tdrops[64];
+			unsigned tnd = 0;
+
+			xtx_sched__enqueue_burst(m->twin, d, tt, k, m->now, tdrops, &tnd);
+			twin_cmp_descs(m, "enqueue drops", drops, nd, tdrops, tnd);
+		}
 		for (i = 0; i < nd; i++)
 			led_back(m, &drops[i]);
 		if (charged >= 0)
@@ -225,6 +308,17 @@ static inline unsigned sim_enq(struct sim *m, uint16_t cls, uint32_t hash, uint1
 static inline unsigned sim_deq(struct sim *m, struct xtx_desc *out, unsigned n, uint64_t *next)
 {
 	unsigned got = xtx_sched__dequeue_burst(m->s, out, n, m->now, next), i;
+
+	if (m->twin) {
+		struct xtx_desc tout[256];
+		uint64_t tnext = 0;
+		unsigned tgot = xtx_sched__dequeue_burst(m->twin, tout, n < 256 ? n : 256, m->now,
+							 &tnext);
+
+		twin_cmp_descs(m, "dequeued", out, got, tout, tgot);
+		TWIN_EQ("next_ns", next ? *next : 0, next ? tnext : 0);
+		twin_cmp_state(m);
+	}
 
 	for (i = 0; i < got; i++) {
 		uint64_t a = out[i].addr;
@@ -299,6 +393,13 @@ static inline void sim_finish(struct sim *m)
 	while ((got = xtx_sched__purge(m->s, out, 256)) > 0) {
 		unsigned i;
 
+		if (m->twin) {
+			struct xtx_desc tout[256];
+			unsigned tgot = xtx_sched__purge(m->twin, tout, 256);
+
+			twin_cmp_descs(m, "purged", out, got, tout, tgot);
+		}
+
 		for (i = 0; i < got; i++) {
 			led_back(m, &out[i]);
 			if (out[i].addr < m->seq && m->cls_of[out[i].addr] < m->ncls)
@@ -315,6 +416,11 @@ static inline void sim_finish(struct sim *m)
 	CHECK_EQ_U64(0, m->dup);	/* and only once */
 	CHECK_EQ_U64(0, m->early);	/* none before its txtime */
 	sim_check_counts(m);
+	if (m->twin) {
+		twin_cmp_state(m);
+		CHECK_EQ_U64(0, m->twin_diffs);	/* deferred charging changed nothing */
+		xtx_sched__destroy(m->twin);
+	}
 
 	xtx_sched__destroy(m->s);
 	xtx_sched_config__free(m->cfg);

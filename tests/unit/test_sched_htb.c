@@ -53,7 +53,7 @@ static void test_borrow(void)
 	cfg_add(cfg, &o);
 	o = leaf(XTX_HANDLE(1, 0x20), XTX_HANDLE(1, 0), MBIT(70), MBIT(100), 0, 0);
 	cfg_add(cfg, &o);
-	sim_init(&m, cfg, 0, 0);
+	sim_init_twin(&m, cfg, 0, 0);
 	m.check_every = 1000;
 	a = cls_idx(&m, XTX_HANDLE(1, 0x10));
 	b = cls_idx(&m, XTX_HANDLE(1, 0x20));
@@ -128,7 +128,7 @@ static void test_ceil(void)
 	cfg_add(cfg, &o);
 	o = leaf(XTX_HANDLE(1, 1), XTX_HANDLE(1, 0), MBIT(10), MBIT(20), 0, 0);
 	cfg_add(cfg, &o);
-	sim_init(&m, cfg, 0, 0);
+	sim_init_twin(&m, cfg, 0, 0);
 	src_init(&v[0], (uint16_t)cls_idx(&m, XTX_HANDLE(1, 1)));
 	sim_run(&m, v, 1, m.now + MS(100), 16, NULL);	/* past the initial bucket */
 	run_window(&m, v, 1, SEC(10));
@@ -151,7 +151,7 @@ static void test_prio(uint8_t prio_a, uint8_t prio_b)
 	cfg_add(cfg, &o);
 	o = leaf(XTX_HANDLE(1, 2), XTX_HANDLE(1, 0), MBIT(10), MBIT(100), prio_b, 0);
 	cfg_add(cfg, &o);
-	sim_init(&m, cfg, 0, 0);
+	sim_init_twin(&m, cfg, 0, 0);
 	m.check_every = 1000;
 	src_init(&v[0], (uint16_t)cls_idx(&m, XTX_HANDLE(1, 1)));
 	src_init(&v[1], (uint16_t)cls_idx(&m, XTX_HANDLE(1, 2)));
@@ -180,7 +180,7 @@ static void test_quantum(void)
 	cfg_add(cfg, &o);
 	o = leaf(XTX_HANDLE(1, 2), XTX_HANDLE(1, 0), MBIT(10), MBIT(100), 3, 9000);
 	cfg_add(cfg, &o);
-	sim_init(&m, cfg, 0, 0);
+	sim_init_twin(&m, cfg, 0, 0);
 	src_init(&v[0], (uint16_t)cls_idx(&m, XTX_HANDLE(1, 1)));
 	src_init(&v[1], (uint16_t)cls_idx(&m, XTX_HANDLE(1, 2)));
 	run_window(&m, v, 2, SEC(10));
@@ -202,7 +202,7 @@ static void test_quantum(void)
 	cfg_add(cfg, &o);
 	o = leaf(XTX_HANDLE(1, 3), XTX_HANDLE(1, 0), MBIT(10), MBIT(100), 1, 4000);
 	cfg_add(cfg, &o);
-	sim_init(&m, cfg, 0, 0);
+	sim_init_twin(&m, cfg, 0, 0);
 	for (i = 0; i < 3; i++)
 		src_init(&v[i], (uint16_t)cls_idx(&m, XTX_HANDLE(1, i + 1)));
 	run_window(&m, v, 3, SEC(10));
@@ -237,7 +237,7 @@ static void test_levels(void)
 	cfg_add(cfg, &o);
 	o = leaf(XTX_HANDLE(1, 0x21), XTX_HANDLE(1, 0x20), MBIT(60), MBIT(100), 0, 0);
 	cfg_add(cfg, &o);
-	sim_init(&m, cfg, 0, 0);
+	sim_init_twin(&m, cfg, 0, 0);
 	m.check_every = 500;
 	root = cls_idx(&m, XTX_HANDLE(1, 1));
 	i1 = cls_idx(&m, XTX_HANDLE(1, 0x10));
@@ -305,7 +305,7 @@ static void test_default_class(void)
 	o = leaf(XTX_HANDLE(1, 2), XTX_HANDLE(1, 0), MBIT(10), MBIT(100), 0, 0);
 	cfg_add(cfg, &o);
 	CHECK(xtx_sched_config__set_default(cfg, XTX_HANDLE(1, 2)) == 0);
-	sim_init(&m, cfg, 0, 0);
+	sim_init_twin(&m, cfg, 0, 0);
 	inner = cls_idx(&m, XTX_HANDLE(1, 0));
 	dl = cls_idx(&m, XTX_HANDLE(1, 2));
 	CHECK_EQ_I64(dl, m.dflt);

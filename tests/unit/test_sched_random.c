@@ -104,7 +104,7 @@ static void run_seed(uint64_t s0)
 		xtx_sched_config__free(cfg);
 		return;
 	}
-	sim_init(&m, cfg, (uint32_t)(rnd(&seed) % 2 ? 0 : 50 + rnd(&seed) % 500), horizon);
+	sim_init_twin(&m, cfg, (uint32_t)(rnd(&seed) % 2 ? 0 : 50 + rnd(&seed) % 500), horizon);
 	m.check_every = 1;
 	memset(last, 0, sizeof(last));
 	t_start = m.now;
@@ -147,7 +147,11 @@ static void run_seed(uint64_t s0)
 			m.now += rnd(&seed) % 100000;
 		}
 		if (step == STEPS / 2) {	/* partial purge */
-			unsigned p = xtx_sched__purge(m.s, out, 1 + (unsigned)(rnd(&seed) % 64));
+			unsigned n = 1 + (unsigned)(rnd(&seed) % 64);
+			unsigned p = xtx_sched__purge(m.s, out, n);
+			struct xtx_desc tout[64];
+
+			twin_cmp_descs(&m, "purged", out, p, tout, xtx_sched__purge(m.twin, tout, n));
 
 			for (i = 0; i < p; i++) {
 				led_back(&m, &out[i]);
