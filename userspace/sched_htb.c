@@ -349,15 +349,19 @@ static inline int64_t accnt(int64_t toks, int64_t diff, int64_t buffer, int64_t 
  * now), charging it again only subtracts from its buckets: no time is added, so the clamp
  * to the bucket depth cannot bind, and the carried remainder makes the token math linear
  * (l2t(a) then l2t(b) gives exactly l2t(a + b) and the same remainder). So while the class
- * cannot change mode, its charges may be added up and applied once. A CAN_SEND class
- * charged a second time at one now gets a budget: wire bytes it may take before either
- * bucket could fall below its CAN_SEND threshold (or reach the -mbuffer clamp). Charges
- * within the budget only add to dwire_t / dwire_c and the counters; the first charge
- * beyond it, and the end of the dequeue call, apply the sum (flush_deferred). The mode
- * cannot change in between, so rows, feeds, the wait heap and the order of packets are
- * what per-packet charging gives (a test runs both side by side and compares). This takes
- * the token math of the root, and of any class sending several packets in one call, off
- * all but two of them. */
+ * cannot change mode, its charges may be added up and applied once. A class charged a
+ * second time at one now gets a budget: wire bytes it may take before a bucket could fall
+ * below the threshold of its mode (or reach the -mbuffer clamp):
+ *   CAN_SEND    both buckets, any charge;
+ *   MAY_BORROW  ctokens, and only charges that borrow (tokens untouched): its wait-heap
+ *               key, the time its tokens are back to zero, stays the same. A charge on
+ *               its own tokens goes the full way.
+ * Charges within the budget only add to dwire_t / dwire_c and the counters; the first
+ * charge beyond it, and the end of the dequeue call, apply the sum (flush_deferred). The
+ * mode cannot change in between, so rows, feeds, the wait heap and the order of packets
+ * are what per-packet charging gives (tests run a twin scheduler with this turned off
+ * beside each other and compare every output). This takes the token math of the root,
+ * and of any class sending several packets in one call, off all but two of them. */
 
 /* Wire bytes a bucket of `toks` ns may be charged at `mult` (ns per byte << 32) and stay
  * >= `floor`: conservative (the ns per byte is rounded up to 1/65536 ns, and l2t may round
@@ -374,16 +378,19 @@ static inline uint32_t bucket_budget(int64_t toks, int64_t floor, uint64_t mult)
 	return b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
 }
 
-/* Give a CAN_SEND class just charged at now (t_c == now) its budget. */
+/* Give a CAN_SEND or MAY_BORROW class just charged at now (t_c == now) its budget. */
 static void start_deferring(struct xtx_sched *s, uint32_t c)
 {
 	struct _xtx_class *cl = &s->cls[c];
-	int64_t low = XTX_SCHED_HYSTERESIS ? -cl->cbuffer : 0;	/* class_mode's thresholds */
-	int64_t high = XTX_SCHED_HYSTERESIS ? -cl->buffer : 0;	/* for a CAN_SEND class */
+	/* class_mode's thresholds for a class that is not CANT_SEND */
+	int64_t low = XTX_SCHED_HYSTERESIS ? -cl->cbuffer : 0;
+	int64_t high = XTX_SCHED_HYSTERESIS ? -cl->buffer : 0;
 	int64_t clamp = 1 - _XTX_MBUFFER_NS;			/* accnt's lowest value */
-	uint32_t bt, bc;
+	uint32_t bt = UINT32_MAX, bc;
 
-	bt = bucket_budget(cl->tokens, high > clamp ? high : clamp, cl->rate_mult);
+	cl->dborrow_only = cl->mode != _XTX_CAN_SEND;
+	if (!cl->dborrow_only)
+		bt = bucket_budget(cl->tokens, high > clamp ? high : clamp, cl->rate_mult);
 	bc = bucket_budget(cl->ctokens, low > clamp ? low : clamp, cl->ceil_mult);
 	cl->dbudget = bt < bc ? bt : bc;
 	if (cl->dbudget && !cl->dlisted) {	/* at most once: dlist holds ncls */
@@ -428,7 +435,8 @@ static void charge(struct xtx_sched *s, uint32_t c, unsigned level, uint32_t wir
 
 		cl->sent_pkts++;
 		cl->sent_bytes += len;
-		if (wire <= cl->dbudget) {		/* within the budget: add up */
+		if (wire <= cl->dbudget &&		/* within the budget: add up */
+		    (cl->level < level || !cl->dborrow_only)) {
 			cl->dbudget -= wire;
 			cl->dwire_c += wire;
 			if (cl->level >= level)
@@ -465,6 +473,8 @@ static void charge(struct xtx_sched *s, uint32_t c, unsigned level, uint32_t wir
 				wq_update(s, c, key);
 			else
 				wq_push(s, c, key);
+			if (again && cl->mode == _XTX_MAY_BORROW && !s->no_defer)
+				start_deferring(s, c);
 		} else {
 			if (old != _XTX_CAN_SEND)
 				wq_remove(s, c);

@@ -167,7 +167,9 @@ struct _xtx_class {
 				 * 0 outside a dequeue call */
 	uint32_t dwire_t;	/* wire bytes charged but not yet taken from tokens */
 	uint32_t dwire_c;	/* ... from ctokens */
-	uint32_t dlisted;	/* 1 while in the scheduler's dlist */
+	uint8_t dlisted;	/* 1 while in the scheduler's dlist */
+	uint8_t dborrow_only;	/* budget of a MAY_BORROW class: borrowed charges only */
+	uint8_t _pad2b[2];
 	uint32_t _pad2[2];
 
 	/* Line 3: drop counters (cold). */
