@@ -51,7 +51,9 @@
  * Complexity per packet: O(1) to find the (level, prio) and the next class of a set;
  * O(depth) to find the leaf and to charge; O(log classes) per mode change (binary heap
  * with index). No scan over classes; no allocation; no failure. With many leaves the cost
- * is cache misses, so dequeue prefetches along the DRR order (prefetch_next_leaves).
+ * is cache misses, so dequeue prefetches along the DRR order (prefetch_next_leaves). A class
+ * charged several times in one dequeue call does the token math about twice, not per
+ * packet (deferred charging, before charge()).
  *
  * Differences from sch_htb: a class whose mode stays throttled after a charge has its
  * heap key updated at once instead of at the stale event (same modes, no spurious
