@@ -175,6 +175,17 @@ void *xtx_dequeuer_main(void *arg)
 	if (e->o.deq_nice && setpriority(PRIO_PROCESS, (id_t)gettid(), e->o.deq_nice))
 		xtx_info(e, "dequeuer of queue %u: cannot set nice %d: %s (needs CAP_SYS_NICE)",
 			 q->qid, e->o.deq_nice, strerror(errno));
+	/* Further ahead: real-time, as the kernel's dequeue runs in softirq. Safe because
+	 * this thread never spins at it: it sleeps when nothing is eligible, and naps while
+	 * it only waits for completions (busy_poll is refused with it at open). */
+	if (e->o.deq_rtprio) {
+		struct sched_param sp = { .sched_priority = e->o.deq_rtprio };
+		int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+
+		if (rc)
+			xtx_info(e, "dequeuer of queue %u: cannot run SCHED_FIFO at priority %d: "
+				 "%s (needs CAP_SYS_NICE)", q->qid, e->o.deq_rtprio, strerror(rc));
+	}
 
 	for (;;) {
 		/* The stage's sleep ticket, taken before the stop flag is read: a kick from

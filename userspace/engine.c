@@ -304,6 +304,19 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 		rc = -EINVAL;
 		goto fail;
 	}
+	if (e->o.deq_rtprio < 0 || e->o.deq_rtprio > 99) {
+		xtx_errf(err, errlen, "bad deq_rtprio %d: expected 0 (off) or a SCHED_FIFO "
+			 "priority 1..99", e->o.deq_rtprio);
+		rc = -EINVAL;
+		goto fail;
+	}
+	if (e->o.deq_rtprio && e->o.busy_poll) {
+		xtx_errf(err, errlen, "deq_rtprio with busy_poll: a dequeuer that spins at "
+			 "real-time priority would keep its CPU from everything else; use one "
+			 "or the other");
+		rc = -EINVAL;
+		goto fail;
+	}
 	if (!e->o.lane_size)
 		e->o.lane_size = 1024;
 	if (!e->o.drain_timeout_ns)

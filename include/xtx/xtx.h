@@ -109,6 +109,16 @@ struct xtx_engine_opts {
 					 * threads that feed them, a negative value keeps the
 					 * scheduler on time (needs CAP_SYS_NICE; said if
 					 * refused). Dedicated cores (cpus) need none */
+	int deq_rtprio;			/* 1..99: the dequeuer threads run SCHED_FIFO at this
+					 * priority (1 is the lowest real-time priority: ahead
+					 * of every normal thread, behind threaded interrupts
+					 * at 50), as the kernel's qdisc dequeue runs in
+					 * softirq, ahead of the threads that feed it. A
+					 * dequeuer sleeps whenever nothing is eligible, so it
+					 * takes the CPU only while it has work. 0: off (then
+					 * deq_nice applies). Needs CAP_SYS_NICE (said if
+					 * refused); refused with busy_poll, where it would
+					 * spin at real-time priority */
 };
 
 struct xtx_engine;

@@ -7,6 +7,8 @@
 #   check_frames       the last summary: frames all in the pool, rx = fwd + drops,
 #                      fwd = sent + scheduler drops
 #   nothing_attached W no XDP program and no AF_XDP socket left in the forwarding netns
+#   deq_sched          "policy rtprio nice" of the running shaper's first dequeuer thread
+#                      (policy 0 SCHED_OTHER, 1 SCHED_FIFO; /proc/PID/task/TID/stat)
 SHAPE_PID=
 shape_cleanup() {
   [ -n "$SHAPE_PID" ] && kill -INT "$SHAPE_PID" 2>/dev/null && wait "$SHAPE_PID" 2>/dev/null
@@ -22,6 +24,16 @@ shape_start() { # extra xtx-shape args
   SHAPE_PID=$!
   for _ in $(seq 100); do [ -f "$TMPD/shape.ready" ] && return 0; sleep 0.05; done
   cat "$TMPD/shape.err"; fail "xtx-shape did not start"; return 1
+}
+deq_sched() {
+  local t
+  for t in /proc/$SHAPE_PID/task/*; do
+    [ "$(cat $t/comm 2>/dev/null)" = xtx-deq/0 ] || continue
+    # fields after "pid (comm) ": the 17th is nice, the 38th rt_priority, the 39th policy
+    sed 's/^.*) //' $t/stat | awk '{print $39, $38, $17}'
+    return
+  done
+  echo "none"
 }
 shape_stop() {
   kill -"${1:-INT}" "$SHAPE_PID"; wait "$SHAPE_PID"; local rc=$?; SHAPE_PID=

@@ -19,7 +19,9 @@
 #      limit (one less);
 #   5. a shaper killed with SIGKILL leaves its program on fw0 (traffic still flows through
 #      the kernel); the next run removes it; after a clean exit no XDP program and no
-#      AF_XDP socket is left in the forwarding namespace.
+#      AF_XDP socket is left in the forwarding namespace;
+#   7. (during 1 and 4) the dequeuer runs SCHED_FIFO at priority 1 by default, at nice
+#      -10 with --deq-rt 0; --deq-rt with --busy-poll is a usage error.
 . "$(dirname "$0")/../lib/net.sh"
 PROBE=build/release/tests/net/test_icmp_probe
 for b in xtx-shape udp-send; do
@@ -52,6 +54,9 @@ EOF
 # --- 1. rates, order, accounting ----------------------------------------------------------
 shape_start --classes $TMPD/classes.conf --rules $TMPD/rules --queues 2
 echo "shaper: $(tr '\n' ' ' < "$TMPD/shape.ready")"
+read -r pol prio nice <<< "$(deq_sched)"
+echo "dequeuer: policy $pol rt priority $prio nice $nice (default --deq-rt 1)"
+[ "$pol $prio" = "1 1" ] || fail "default dequeuer: policy $pol priority $prio, expected SCHED_FIFO (1) at 1"
 # 30 flows of 2 Mbit/s of frame bytes (1000-byte frames: 2.048 Mbit/s on the wire).
 ip netns exec "$TX_NS" timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" \
   --dst-mac "$TX_NEXTHOP_MAC" --flows 30 --size 1000 --rate 60mbit --duration 7 --producers 2 \
@@ -145,10 +150,20 @@ echo "xdp: $(jq -c '.xdp | to_entries | map(select(.value.pkts > 0)) | map({(.ke
 [ "$(jget $TMPD/shape.json .xdp.pass_not_fwded.pkts)" -ge 6 ] || fail "echo requests to the shaper were not passed"
 check_frames
 
+# --- 7. --deq-rt with --busy-poll ----------------------------------------------------------
+$BIN/xtx-shape --in fw0 --out fw1 --classes $TMPD/classes.conf --deq-rt 2 --busy-poll \
+  > /dev/null 2> $TMPD/e.txt
+rc=$?
+[ $rc = 2 ] && grep -q -- "--deq-rt 2 with --busy-poll" $TMPD/e.txt ||
+  fail "--deq-rt with --busy-poll: exit $rc, $(head -1 $TMPD/e.txt)"
+
 # --- 4. l2 mode ----------------------------------------------------------------------------
 # A bump in the wire: tx addresses rx's MAC directly; fw0 and fw1 are just the wire.
 ip -n "$TX_NS" neigh replace "$FW_IN_IP" lladdr "$RX_MAC" dev "$TX_DEV" nud permanent
-shape_start --classes $TMPD/classes.conf --rules $TMPD/rules --l2 --rx-copy
+shape_start --classes $TMPD/classes.conf --rules $TMPD/rules --l2 --rx-copy --deq-rt 0
+read -r pol prio nice <<< "$(deq_sched)"
+echo "dequeuer with --deq-rt 0: policy $pol rt priority $prio nice $nice"
+[ "$pol $prio $nice" = "0 0 -10" ] || fail "--deq-rt 0: policy $pol priority $prio nice $nice, expected SCHED_OTHER at nice -10"
 capture "$TX_NS" "$TX_DEV" $TMPD/tx.pcap; cap1=$!
 capture "$RX_NS" "$RX_DEV" $TMPD/rx.pcap; cap2=$!
 sleep 1.5

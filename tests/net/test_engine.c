@@ -115,6 +115,20 @@ int main(int argc, char **argv)
 
 	per_prod = count / np;
 	count = per_prod * np;
+
+	/* Refused at open: a real-time priority out of range, and one with busy_poll. */
+	struct xtx_engine_opts rt = o;
+
+	rt.deq_rtprio = 100;
+	errno = 0;
+	CHECK(xtx_engine__open(&rt, err, sizeof(err)) == NULL && errno == EINVAL &&
+	      strstr(err, "deq_rtprio"));
+	rt.deq_rtprio = 1;
+	rt.busy_poll = 1;
+	errno = 0;
+	CHECK(xtx_engine__open(&rt, err, sizeof(err)) == NULL && errno == EINVAL &&
+	      strstr(err, "busy_poll"));
+
 	eng = xtx_engine__open(&o, err, sizeof(err));
 	if (!eng) {
 		fprintf(stderr, "open: %s\n", err);

@@ -105,6 +105,14 @@ static const char usage_text[] =
 "    --busy-poll        dequeuers and receive workers spin instead of sleeping\n"
 "    --cpus LIST        dequeuer CPUs, e.g. 1 or 0-1 (default: --out's NUMA node)\n"
 "    --rx-cpus LIST     receive worker CPUs (default: --in's NUMA node)\n"
+"    --deq-rt PRIO      run the dequeuer threads SCHED_FIFO at PRIO, 1..99 (default 1,\n"
+"                       the lowest real-time priority; 0 = off). As the kernel's qdisc\n"
+"                       dequeue runs in softirq, ahead of the threads that feed it: on a\n"
+"                       CPU shared with the receive workers a dequeuer that waits for\n"
+"                       the CPU loses a class's tokens beyond its burst. It sleeps when\n"
+"                       nothing may leave, so it holds the CPU only while it has work.\n"
+"                       Off with --busy-poll (a spinning real-time thread would starve\n"
+"                       its CPU). Needs CAP_SYS_NICE; without it a message and --deq-nice\n"
 "    --deq-nice N       nice value of the dequeuer threads, -20..19 (default -10: ahead\n"
 "                       of the receive workers and anything else on a shared CPU, so\n"
 "                       departures stay on time; 0 leaves it; needs CAP_SYS_NICE)\n"
@@ -160,13 +168,14 @@ static unsigned long parse_count(const char *opt, const char *arg, unsigned long
 
 static bool drop_at_end;
 static int deq_nice = -10;	/* --deq-nice */
+static int deq_rt = -1;		/* --deq-rt; -1: not given (1, or 0 with --busy-poll) */
 
 static void parse_args(int argc, char **argv, struct shape_opts *o)
 {
 	cli_set_prog("xtx-shape");
 	enum { O_IN = 256, O_OUT, O_CLASSES, O_RULES, O_QUEUES, O_TXQ, O_L2, O_NETNS, O_DURATION,
 	       O_INTERVAL, O_JSON, O_SKB, O_COPY, O_RX_COPY, O_BUSY, O_CPUS, O_RX_CPUS,
-	       O_FRAMES, O_DROP, O_READY, O_VERBOSE, O_NICE };
+	       O_FRAMES, O_DROP, O_READY, O_VERBOSE, O_NICE, O_RT };
 	static const struct option lo[] = {
 		{ "in", 1, 0, O_IN }, { "out", 1, 0, O_OUT }, { "classes", 1, 0, O_CLASSES },
 		{ "rules", 1, 0, O_RULES }, { "queues", 1, 0, O_QUEUES },
@@ -178,7 +187,7 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 		{ "cpus", 1, 0, O_CPUS }, { "rx-cpus", 1, 0, O_RX_CPUS },
 		{ "frames", 1, 0, O_FRAMES }, { "drop", 0, 0, O_DROP },
 		{ "ready-file", 1, 0, O_READY }, { "verbose", 0, 0, O_VERBOSE },
-		{ "deq-nice", 1, 0, O_NICE },
+		{ "deq-nice", 1, 0, O_NICE }, { "deq-rt", 1, 0, O_RT },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
 	int c;
@@ -224,6 +233,9 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 			deq_nice = (int)v;
 			break;
 		}
+		case O_RT:
+			deq_rt = (int)parse_count("--deq-rt", optarg, 0, 99);
+			break;
 		case O_READY: o->ready_file = optarg; break;
 		case O_VERBOSE: o->verbose = true; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
@@ -241,6 +253,11 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 		cli_die_usage("--in and --out are both '%s': give two interfaces", o->in);
 	if (strlen(o->in) >= IF_NAMESIZE || strlen(o->out) >= IF_NAMESIZE)
 		cli_die_usage("interface names have at most %d characters", IF_NAMESIZE - 1);
+	if (deq_rt > 0 && o->busy_poll)
+		cli_die_usage("--deq-rt %d with --busy-poll: a dequeuer that spins at real-time "
+			      "priority would keep its CPU from everything else; give one", deq_rt);
+	if (deq_rt < 0)
+		deq_rt = o->busy_poll ? 0 : 1;
 }
 
 /* --- libbpf / libxdp messages (as xtx-sink: the dispatcher probe's noise is hidden) ---- */
@@ -754,7 +771,7 @@ int main(int argc, char **argv)
 		.drop_on_close = drop_at_end, .max_producers = 4,
 		/* Received frames cannot wait: take overload into the scheduler, whose class
 		 * limits drop by class as HTB does, instead of dropping at a full stage. */
-		.intake_batches = 4, .deq_nice = deq_nice,
+		.intake_batches = 4, .deq_nice = deq_nice, .deq_rtprio = deq_rt,
 		.rx_ifname = s.opt.in, .rx_queues = s.opt.queues, .rx_cpus = s.opt.rx_cpus,
 		.rx_busy_poll = s.opt.busy_poll, .rx_copy = s.opt.rx_copy,
 	};
