@@ -114,11 +114,12 @@ struct xtx_engine_opts {
 					 * of every normal thread, behind threaded interrupts
 					 * at 50), as the kernel's qdisc dequeue runs in
 					 * softirq, ahead of the threads that feed it. A
-					 * dequeuer sleeps whenever nothing is eligible, so it
-					 * takes the CPU only while it has work. 0: off (then
-					 * deq_nice applies). Needs CAP_SYS_NICE (said if
-					 * refused); refused with busy_poll, where it would
-					 * spin at real-time priority */
+					 * dequeuer sleeps whenever nothing is eligible, but
+					 * one that always has work holds its CPU: open refuses
+					 * it unless one CPU of the process is left without a
+					 * dequeuer (ksoftirqd and the feeding threads need
+					 * it), and with busy_poll. 0: off (default; deq_nice
+					 * applies). Needs CAP_SYS_NICE (said if refused) */
 };
 
 struct xtx_engine;

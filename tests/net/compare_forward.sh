@@ -11,7 +11,9 @@
 #     and XDP programs; the tool itself fails a run that leaves XDP on fw0 or rx0), and
 #     no xtx-shape or xtx-sink of the run is still running (their command lines name
 #     the run's namespaces);
-#   - Ctrl-C (SIGINT) while xtx-shape forwards: exit 130, the same cleanup.
+#   - Ctrl-C (SIGINT) while xtx-shape forwards: exit 130, the same cleanup;
+#   - --shape-opt reaches xtx-shape's command line and the JSON config; one that
+#     xtx-compare sets itself is a usage error.
 # No check asserts a speed. Exit: 0 pass, 1 fail, 77 skip (not root, no jq).
 set -u
 . "$(dirname "$0")/../lib/net.sh"
@@ -33,7 +35,7 @@ ok() { echo "ok    $*"; }
 PATHS='["kernel-fwd-htb","xtx-shape"]'
 
 timeout 120 $CMP --mode forward --runs 1 --duration 1 --json $TMPD/f.json --md $TMPD/f.md \
-  > $TMPD/f.out 2> $TMPD/f.err
+  --shape-opt=--deq-nice=-5 > $TMPD/f.out 2> $TMPD/f.err
 rc=$?
 CMP_TB=$(sed -n 's/.*testbed \(cmp[0-9]*\):.*/\1/p' $TMPD/f.err | head -1)
 if [ $rc != 0 ]; then
@@ -47,7 +49,7 @@ else
       "testbed_name","tx_dev","tx_netns","sink","sink_dev","sink_netns","dst_ip","dst_mac",
       "queues","fw_netns","fw_in_dev","fw_out_dev","qdisc_netns","qdisc_dev","shape_mode",
       "saved_qdisc"]; "environment"),
-    need(.config; ["classes_file","classes_text","rules_text","sender","rate","warmup_s",
+    need(.config; ["classes_file","classes_text","rules_text","sender","rate","shape_opts","warmup_s",
       "flows","base_port","duration_s","runs","sizes","paths","overhead","leaves",
       "tc_commands"]; "config"),
     (.config.leaves[] | need(.; ["handle","tc_classid","rate_bps","ceil_bps","prio",
@@ -85,6 +87,10 @@ else
     grep -q "^$p " $TMPD/f.out || fail "table has no row for $p"
     grep -q "| $p |" $TMPD/f.md || fail "markdown table has no row for $p"
   done
+  [ "$(jq -c .config.shape_opts $TMPD/f.json)" = '["--deq-nice=-5"]' ] &&
+    grep -q "Options given to xtx-shape: --deq-nice=-5" $TMPD/f.out &&
+    ok "--shape-opt: in the JSON config and the setup line" ||
+    fail "--shape-opt: config $(jq -c .config.shape_opts $TMPD/f.json)"
   grep -q "Per class" $TMPD/f.out && grep -q "offered Mpps" $TMPD/f.md &&
     ok "tables on stdout and in --md name both paths, with the offered rate" ||
     fail "tables incomplete"
@@ -105,7 +111,7 @@ CMP_TB=
 
 # Ctrl-C while xtx-shape forwards (the second measurement): exit 130, and xtx-shape, the
 # sender, the sink and the testbed are gone.
-$CMP --mode forward --runs 1 --duration 4 > $TMPD/i.out 2> $TMPD/i.err &
+$CMP --mode forward --runs 1 --duration 4 --shape-opt=--deq-nice=-5 > $TMPD/i.out 2> $TMPD/i.err &
 CMP_PID=$!
 for _ in $(seq 300); do grep -q '\[ 1/2\]' $TMPD/i.err && break; sleep 0.1; done
 CMP_TB=$(sed -n 's/.*testbed \(cmp[0-9]*\):.*/\1/p' $TMPD/i.err | head -1)
@@ -115,6 +121,13 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 [ -n "$seen" ] || fail "SIGINT run: xtx-shape of $CMP_TB never seen running"
+pgrep -af "xtx-shape --netns xtx-$CMP_TB-fw" | grep -q -- "--drop --deq-nice=-5 --ready-file" &&
+  ok "--shape-opt reached xtx-shape's command line" ||
+  fail "--shape-opt not on xtx-shape's command line: $(pgrep -af "xtx-shape --netns xtx-$CMP_TB-fw")"
+$CMP --mode forward --shape-opt=--classes=x.conf > /dev/null 2> $TMPD/u.err; rc=$?
+[ $rc = 2 ] && grep -q "xtx-compare sets --classes itself" $TMPD/u.err &&
+  ok "--shape-opt refuses an option xtx-compare sets itself" ||
+  fail "--shape-opt=--classes=x.conf: exit $rc $(head -1 $TMPD/u.err)"
 sleep 2
 kill -INT $CMP_PID; wait $CMP_PID; rc=$?; CMP_PID=
 [ $rc = 130 ] && ok "SIGINT during the xtx-shape run: exit 130" ||

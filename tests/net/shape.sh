@@ -20,8 +20,9 @@
 #   5. a shaper killed with SIGKILL leaves its program on fw0 (traffic still flows through
 #      the kernel); the next run removes it; after a clean exit no XDP program and no
 #      AF_XDP socket is left in the forwarding namespace;
-#   7. (during 1 and 4) the dequeuer runs SCHED_FIFO at priority 1 by default, at nice
-#      -10 with --deq-rt 0; --deq-rt with --busy-poll is a usage error.
+#   7. (during 1 and 4) the dequeuer runs at nice -10 by default, SCHED_FIFO at priority
+#      1 with --deq-rt 1; --deq-rt is refused with --busy-poll (usage error) and when the
+#      real-time dequeuers would hold every CPU the process may use (taskset -c 0).
 . "$(dirname "$0")/../lib/net.sh"
 PROBE=build/release/tests/net/test_icmp_probe
 for b in xtx-shape udp-send; do
@@ -55,8 +56,8 @@ EOF
 shape_start --classes $TMPD/classes.conf --rules $TMPD/rules --queues 2
 echo "shaper: $(tr '\n' ' ' < "$TMPD/shape.ready")"
 read -r pol prio nice <<< "$(deq_sched)"
-echo "dequeuer: policy $pol rt priority $prio nice $nice (default --deq-rt 1)"
-[ "$pol $prio" = "1 1" ] || fail "default dequeuer: policy $pol priority $prio, expected SCHED_FIFO (1) at 1"
+echo "dequeuer: policy $pol rt priority $prio nice $nice (default)"
+[ "$pol $prio $nice" = "0 0 -10" ] || fail "default dequeuer: policy $pol priority $prio nice $nice, expected SCHED_OTHER at nice -10"
 # 30 flows of 2 Mbit/s of frame bytes (1000-byte frames: 2.048 Mbit/s on the wire).
 ip netns exec "$TX_NS" timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" \
   --dst-mac "$TX_NEXTHOP_MAC" --flows 30 --size 1000 --rate 60mbit --duration 7 --producers 2 \
@@ -156,14 +157,22 @@ $BIN/xtx-shape --in fw0 --out fw1 --classes $TMPD/classes.conf --deq-rt 2 --busy
 rc=$?
 [ $rc = 2 ] && grep -q -- "--deq-rt 2 with --busy-poll" $TMPD/e.txt ||
   fail "--deq-rt with --busy-poll: exit $rc, $(head -1 $TMPD/e.txt)"
+taskset -c 0 $BIN/xtx-shape --netns "$FW_NS" --in "$FW_IN_DEV" --out "$FW_OUT_DEV" \
+  --classes $TMPD/classes.conf --rules $TMPD/rules --deq-rt 1 --duration 1 --interval 0 \
+  > /dev/null 2> $TMPD/e.txt
+rc=$?
+echo "--deq-rt 1 on one CPU: exit $rc: $(grep -m1 deq_rtprio $TMPD/e.txt)"
+[ $rc = 1 ] && grep -q "could hold all 1 CPU" $TMPD/e.txt ||
+  fail "--deq-rt on one CPU: exit $rc, $(head -3 $TMPD/e.txt)"
+nothing_attached "after a refused --deq-rt"
 
 # --- 4. l2 mode ----------------------------------------------------------------------------
 # A bump in the wire: tx addresses rx's MAC directly; fw0 and fw1 are just the wire.
 ip -n "$TX_NS" neigh replace "$FW_IN_IP" lladdr "$RX_MAC" dev "$TX_DEV" nud permanent
-shape_start --classes $TMPD/classes.conf --rules $TMPD/rules --l2 --rx-copy --deq-rt 0
+shape_start --classes $TMPD/classes.conf --rules $TMPD/rules --l2 --rx-copy --deq-rt 1
 read -r pol prio nice <<< "$(deq_sched)"
-echo "dequeuer with --deq-rt 0: policy $pol rt priority $prio nice $nice"
-[ "$pol $prio $nice" = "0 0 -10" ] || fail "--deq-rt 0: policy $pol priority $prio nice $nice, expected SCHED_OTHER at nice -10"
+echo "dequeuer with --deq-rt 1: policy $pol rt priority $prio"
+[ "$pol $prio" = "1 1" ] || fail "--deq-rt 1: policy $pol priority $prio, expected SCHED_FIFO (1) at 1"
 capture "$TX_NS" "$TX_DEV" $TMPD/tx.pcap; cap1=$!
 capture "$RX_NS" "$RX_DEV" $TMPD/rx.pcap; cap2=$!
 sleep 1.5

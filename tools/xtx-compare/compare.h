@@ -71,6 +71,8 @@ struct opts {
 	double duration;
 	const char *classes;		/* NULL: the built-in tree */
 	const char *rate;		/* forward: xtx-send --rate; NULL: xsk-plain unpaced */
+	const char *shape_opts[MAX_LIST];	/* forward: --shape-opt, added to xtx-shape's */
+	unsigned nshape_opts;
 	/* where */
 	const char *dev;		/* NULL: make a testbed */
 	const char *netns;		/* namespace of dev (NULL: this one) */

@@ -143,6 +143,8 @@ static int shape_start(struct ctx *x, struct child *c, struct meas *m)
 	av_add(&a, "--json");
 	/* The backlog left at the end is dropped, as tc's is when the qdisc is deleted. */
 	av_add(&a, "--drop");
+	for (unsigned i = 0; i < x->o->nshape_opts; i++)
+		av_add(&a, "%s", x->o->shape_opts[i]);
 	av_add(&a, "--ready-file");
 	av_add(&a, "%s", ready);
 	if (proc_spawn(c, NULL, a.v, out, err)) {

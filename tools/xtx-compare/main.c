@@ -174,6 +174,10 @@ static const char usage_text[] =
 "    --rate R           forward mode: send with xtx-send paced at R (e.g. 700mbit,\n"
 "                       1gbit, 500kpps) instead of xsk-plain unpaced; --producers N\n"
 "                       (one value, default --queues) sets its producers.\n"
+"    --shape-opt OPT    forward mode: add OPT to xtx-shape's command line, e.g.\n"
+"                       --shape-opt=--deq-rt=1 (repeat for several, up to 16). Not the\n"
+"                       options xtx-compare sets itself (--netns, --in, --out,\n"
+"                       --classes, --rules, --json, --interval, --ready-file).\n"
 "  Real interfaces:\n"
 "    --dev IF           send on IF instead of making a testbed.\n"
 "    --netns NS         IF is in network namespace NS.\n"
@@ -342,7 +346,7 @@ static void parse_args(int argc, char **argv)
 	enum { O_CLASSES = 256, O_PRODUCERS, O_SIZE, O_FLOWS, O_BASE_PORT, O_PATHS,
 	       O_DURATION, O_RUNS, O_QUEUES, O_JSON, O_MD, O_PLOT, O_QUIET, O_DEV, O_NETNS,
 	       O_DST_IP, O_DST_MAC, O_SINK_DEV, O_SINK_NETNS, O_SINK, O_LISTEN, O_SNDBUF,
-	       O_MODE, O_RATE, O_HELP };
+	       O_MODE, O_RATE, O_SHAPE_OPT, O_HELP };
 	static const struct option lo[] = {
 		{ "classes", required_argument, NULL, O_CLASSES },
 		{ "producers", required_argument, NULL, O_PRODUCERS },
@@ -368,6 +372,7 @@ static void parse_args(int argc, char **argv)
 		{ "sndbuf", required_argument, NULL, O_SNDBUF },
 		{ "mode", required_argument, NULL, O_MODE },
 		{ "rate", required_argument, NULL, O_RATE },
+		{ "shape-opt", required_argument, NULL, O_SHAPE_OPT },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -448,6 +453,23 @@ static void parse_args(int argc, char **argv)
 					  optarg);
 			o.rate = optarg;
 			break;
+		case O_SHAPE_OPT: {
+			static const char *const ours[] = { "--netns", "--in", "--out", "--classes",
+				"--rules", "--json", "--interval", "--ready-file" };
+
+			for (unsigned i = 0; i < sizeof(ours) / sizeof(ours[0]); i++) {
+				size_t l = strlen(ours[i]);
+
+				if (!strncmp(optarg, ours[i], l) &&
+				    (optarg[l] == '\0' || optarg[l] == '='))
+					die_usage("--shape-opt %s: xtx-compare sets %s itself",
+						  optarg, ours[i]);
+			}
+			if (o.nshape_opts == MAX_LIST)
+				die_usage("--shape-opt: at most %d", MAX_LIST);
+			o.shape_opts[o.nshape_opts++] = optarg;
+			break;
+		}
 		case 'h':
 		case O_HELP:
 			fputs(usage_text, stdout);
@@ -495,6 +517,8 @@ static void parse_args(int argc, char **argv)
 	} else if (o.rate) {
 		die_usage("--rate goes with --mode forward (--mode send offers what each "
 			  "sender can)");
+	} else if (o.nshape_opts) {
+		die_usage("--shape-opt goes with --mode forward (xtx-shape is its forwarder)");
 	}
 	if (o.base_port + o.flows - 1 > 65535)
 		die_usage("--base-port %u + --flows %u goes past port 65535", o.base_port, o.flows);

@@ -513,6 +513,16 @@ static void describe_setup(struct report *r, FILE *f, bool md)
 		a += (size_t)snprintf(sizes + a, sizeof(sizes) - a, "%s%u", i ? "," : "",
 				      o->sizes[i]);
 	if (o->mode == MODE_FORWARD) {
+		char sopts[256] = " Options given to xtx-shape:";
+		size_t k = strlen(sopts);
+
+		for (unsigned i = 0; i < o->nshape_opts && k < sizeof(sopts); i++)
+			k += (size_t)snprintf(sopts + k, sizeof(sopts) - k, " %s",
+					      o->shape_opts[i]);
+		if (!o->nshape_opts)
+			sopts[0] = '\0';
+		else if (k + 1 < sizeof(sopts))
+			strcat(sopts, ".");
 		if (o->rate)
 			snprintf(sender, sizeof(sender), "xtx-send paced at %s (%u producers)",
 				 o->rate, o->producers[0]);
@@ -522,14 +532,14 @@ static void describe_setup(struct report *r, FILE *f, bool md)
 			"queue(s), %u flows (UDP ports %u..%u), frames of %s bytes. Sender: %s, "
 			"the same for both paths. Counted at the receiver for %g s after %.1f s "
 			"of warm-up; median of %u interleaved runs (± half the spread). Tree: %s, "
-			"%u leaves, overhead %u bytes. xtx-shape: XDP %s.%s\n",
+			"%u leaves, overhead %u bytes. xtx-shape: XDP %s.%s%s\n",
 			md ? "" : PROG ": ", x->e->tx_dev, x->e->fw_in_dev, x->e->fw_out_dev,
 			x->e->rx_dev, o->queues, o->flows, o->base_port,
 			o->base_port + o->flows - 1, sizes, sender, o->duration,
 			FWD_WARMUP_MS / 1000.0, o->runs,
 			o->classes ? o->classes : "built-in (xtx-compare --help)",
 			x->plan.nleaves, xtx_sched_config__overhead(x->cfg),
-			x->e->shape_mode[0] ? x->e->shape_mode : "-", md ? "" : "\n");
+			x->e->shape_mode[0] ? x->e->shape_mode : "-", sopts, md ? "" : "\n");
 		return;
 	}
 	for (unsigned i = 0; i < o->nproducers; i++)
@@ -710,6 +720,13 @@ static void write_json(struct report *r, FILE *f)
 			json_put_str(f, o->rate);
 		else
 			fputs("null", f);
+		fputs(",\"shape_opts\":[", f);
+		for (unsigned i = 0; i < o->nshape_opts; i++) {
+			if (i)
+				fputc(',', f);
+			json_put_str(f, o->shape_opts[i]);
+		}
+		fputc(']', f);
 		fprintf(f, ",\"warmup_s\":%g,", FWD_WARMUP_MS / 1000.0);
 	}
 	fprintf(f, "\"flows\":%u,\"base_port\":%u,\"sndbuf\":%u,\"duration_s\":", o->flows,

@@ -105,14 +105,15 @@ static const char usage_text[] =
 "    --busy-poll        dequeuers and receive workers spin instead of sleeping\n"
 "    --cpus LIST        dequeuer CPUs, e.g. 1 or 0-1 (default: --out's NUMA node)\n"
 "    --rx-cpus LIST     receive worker CPUs (default: --in's NUMA node)\n"
-"    --deq-rt PRIO      run the dequeuer threads SCHED_FIFO at PRIO, 1..99 (default 1,\n"
-"                       the lowest real-time priority; 0 = off). As the kernel's qdisc\n"
-"                       dequeue runs in softirq, ahead of the threads that feed it: on a\n"
-"                       CPU shared with the receive workers a dequeuer that waits for\n"
-"                       the CPU loses a class's tokens beyond its burst. It sleeps when\n"
-"                       nothing may leave, so it holds the CPU only while it has work.\n"
-"                       Off with --busy-poll (a spinning real-time thread would starve\n"
-"                       its CPU). Needs CAP_SYS_NICE; without it a message and --deq-nice\n"
+"    --deq-rt PRIO      run the dequeuer threads SCHED_FIFO at PRIO, 1..99 (1 is the\n"
+"                       lowest real-time priority; default 0 = off), as the kernel's\n"
+"                       qdisc dequeue runs in softirq, ahead of the threads that feed\n"
+"                       it. For a dequeuer that shares its CPU with the receive workers\n"
+"                       and loses tokens beyond a class's burst while it waits for the\n"
+"                       CPU (a class short of its rate under load). A real-time\n"
+"                       dequeuer that always has work holds its CPU, so at least one\n"
+"                       CPU must stay without one (refused otherwise), and it is refused\n"
+"                       with --busy-poll. Needs CAP_SYS_NICE (a message if missing)\n"
 "    --deq-nice N       nice value of the dequeuer threads, -20..19 (default -10: ahead\n"
 "                       of the receive workers and anything else on a shared CPU, so\n"
 "                       departures stay on time; 0 leaves it; needs CAP_SYS_NICE)\n"
@@ -168,7 +169,7 @@ static unsigned long parse_count(const char *opt, const char *arg, unsigned long
 
 static bool drop_at_end;
 static int deq_nice = -10;	/* --deq-nice */
-static int deq_rt = -1;		/* --deq-rt; -1: not given (1, or 0 with --busy-poll) */
+static int deq_rt;		/* --deq-rt */
 
 static void parse_args(int argc, char **argv, struct shape_opts *o)
 {
@@ -256,8 +257,6 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 	if (deq_rt > 0 && o->busy_poll)
 		cli_die_usage("--deq-rt %d with --busy-poll: a dequeuer that spins at real-time "
 			      "priority would keep its CPU from everything else; give one", deq_rt);
-	if (deq_rt < 0)
-		deq_rt = o->busy_poll ? 0 : 1;
 }
 
 /* --- libbpf / libxdp messages (as xtx-sink: the dispatcher probe's noise is hidden) ---- */
