@@ -35,6 +35,9 @@
 #include "sched_int.h"
 
 #define ALIGN64(x)	(((x) + 63) & ~(size_t)63)
+/* A scheduler whose whole allocation is at most this stays in a core's L2: its enqueue and
+ * dequeue skip the prefetch passes, which then only cost instructions. */
+#define XTX_SCHED_SMALL_BYTES	(256u << 10)
 
 __attribute__((format(printf, 3, 4)))
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -253,6 +256,7 @@ struct xtx_sched *xtx_sched__create(const struct xtx_sched_config *cfg,
 	}
 	s->mem = base;
 	s->mem_len = lo.total;
+	s->small = lo.total <= XTX_SCHED_SMALL_BYTES;
 	s->cls = (struct _xtx_class *)(base + lo.cls);
 	s->leaves = (struct _xtx_leaf *)(base + lo.leaves);
 	s->feeds = (struct _xtx_oset *)(base + lo.feeds);

@@ -317,6 +317,11 @@ unsigned xtx_sched__enqueue_burst(struct xtx_sched *s, const struct xtx_desc *d,
 	for (base = 0; base < n; base += ENQ_CHUNK) {
 		unsigned m = n - base < ENQ_CHUNK ? n - base : ENQ_CHUNK;
 
+		if (s->small) {		/* all in cache: no passes, no prefetches */
+			for (i = 0; i < m; i++)
+				lis[i] = leaf_of(s, d[base + i].cls);
+			goto work;
+		}
 		for (i = 0; i < m; i++) {
 			uint32_t li = leaf_of(s, d[base + i].cls);
 
@@ -335,6 +340,7 @@ unsigned xtx_sched__enqueue_burst(struct xtx_sched *s, const struct xtx_desc *d,
 
 				__builtin_prefetch(&L->flows[flow_slot(L, d[base + i].hash)], 1);
 			}
+work:
 		for (i = 0; i < m; i++) {
 			const struct xtx_desc *di = &d[base + i];
 			struct _xtx_leaf *L;

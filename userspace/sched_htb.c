@@ -626,7 +626,7 @@ unsigned xtx_sched__dequeue_burst(struct xtx_sched *s, struct xtx_desc *out, uns
 
 		/* While DRR stays on one leaf the leaves ahead are the same ones, already
 		 * prefetched: look ahead only when the pointer has moved on. */
-		if (level == 0 && c != last)
+		if (level == 0 && c != last && !s->small)
 			prefetch_next_leaves(s, &s->row[0][prio]);
 		last = c;
 

@@ -274,6 +274,7 @@ struct xtx_sched {
 	uint32_t *dlist;		/* classes with a budget in this dequeue call */
 	uint32_t dn;			/* entries in dlist (<= ncls) */
 	bool no_defer;			/* test hook: charge every packet in full */
+	bool small;			/* everything fits a core's cache: no prefetching */
 	struct _xtx_oset row[_XTX_MAXDEPTH][_XTX_NUMPRIO];	/* sch_htb's self feeds */
 
 	/* Cold. */

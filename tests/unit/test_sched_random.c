@@ -11,7 +11,9 @@
  *   - per class, offered == accepted + refused, accepted == sent + purged + queued;
  *   - per leaf, wire bytes sent <= ceil * elapsed + 2 * cburst + one frame (it can only
  *     send while its ctokens allow);
- *   - per flow hash and class, packets left in arrival order.
+ *   - per flow hash and class, packets left in arrival order;
+ *   - a twin scheduler given the same calls, with deferred charging off and the other
+ *     enqueue path (prefetching or not), answered every call the same (test_sched.h).
  */
 #include "test_sched.h"
 
@@ -105,6 +107,10 @@ static void run_seed(uint64_t s0)
 		return;
 	}
 	sim_init_twin(&m, cfg, (uint32_t)(rnd(&seed) % 2 ? 0 : 50 + rnd(&seed) % 500), horizon);
+	/* Both enqueue paths, the prefetching one and the one for schedulers that fit in
+	 * cache, side by side: their outputs must be the same too. */
+	m.s->small = s0 & 1;
+	m.twin->small = !(s0 & 1);
 	m.check_every = 1;
 	memset(last, 0, sizeof(last));
 	t_start = m.now;
