@@ -79,6 +79,10 @@ TEST_LIB  := $(sort $(wildcard tests/lib/*.c))
 TEST_LOBJ := $(TEST_LIB:%.c=$(OUT)/obj/%.o)
 # Test builds compile the test-only fault points into the inline fast paths.
 TEST_CFLAGS := -DXTX_FAULT_INJECT -Itests/lib
+# The random scheduler test once more on a scheduler built without sch_htb's hysteresis
+# (XTX_SCHED_HYSTERESIS=0, the kernel's default): its sources compiled in, not libxtx.
+SCHED_SRCS := $(sort $(wildcard userspace/sched_*.c)) userspace/mem.c
+NOHYST_BIN := $(OUT)/tests/unit/test_sched_random_nohyst
 
 # Fuzz targets: LLVMFuzzerTestOneInput in tests/fuzz/fuzz_NAME.c, corpus in
 # tests/fuzz/corpus/NAME/. make test replays the corpus (replay.c as main) in the release
@@ -114,7 +118,7 @@ deps:
 lib: $(LIB_A) $(LIB_SO)
 tools: $(TOOL_BINS) $(BENCH_BINS)
 bpf: $(BPF_OBJS) $(BPF_SKELS)
-tests: $(TEST_BINS) $(if $(filter tsan,$(VARIANT)),,$(FUZZ_REPLAY))
+tests: $(TEST_BINS) $(NOHYST_BIN) $(if $(filter tsan,$(VARIANT)),,$(FUZZ_REPLAY))
 
 $(OUT)/obj/%.o: %.c $(wildcard include/xtx/*.h userspace/*.h tests/lib/*.h)
 	@mkdir -p $(@D)
@@ -144,6 +148,13 @@ $(OUT)/tests/%: tests/%.c $(LIB_A) $(TEST_LOBJ) $(wildcard include/xtx/*.h tests
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_LOBJ) $(LIB_A) \
 		$(LIB_LIBS) $(LDLIBS) -lm
+
+$(NOHYST_BIN): tests/unit/test_sched_random.c $(SCHED_SRCS) $(TEST_LIB) \
+		$(wildcard include/xtx/*.h userspace/*.h tests/lib/*.h tests/unit/*.h)
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) -DXTX_SCHED_HYSTERESIS=0 $(LDFLAGS) -o $@ $< \
+		$(SCHED_SRCS) $(TEST_LIB) -lnuma $(LDLIBS) -lm
 
 $(OUT)/tests/fuzz/%_replay: tests/fuzz/%.c tests/fuzz/replay.c $(LIB_A) $(BPF_SKELS) tools/xtx-shape/rules.c \
 		$(wildcard include/xtx/*.h xdp/*.h)

@@ -89,7 +89,9 @@ void xtx_pin_self(int cpu)
 		return;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	/* Best effort: a CPU outside this process's cpuset is refused and the thread keeps
+	 * the mask it inherited (check_rt_cpus() in engine.c counts on that). */
+	(void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
 /* Publish the scheduler's class counters (seqlock writer; one writer: this thread). */

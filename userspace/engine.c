@@ -75,12 +75,20 @@ static int check_rt_cpus(const struct xtx_engine *e, int ncpus, char *err, size_
 		return 0;
 	nallowed = CPU_COUNT(&allowed);
 	if (ncpus > 0) {		/* pinned: the CPUs they hold */
+		bool roams = false;
+
 		CPU_ZERO(&used);
-		for (unsigned i = 0; i < e->nq; i++)
-			if (e->q[i].cpu >= 0 && e->q[i].cpu < CPU_SETSIZE)
-				CPU_SET(e->q[i].cpu, &used);
-		CPU_AND(&used, &used, &allowed);
-		if (CPU_COUNT(&used) < nallowed)
+		for (unsigned i = 0; i < e->nq; i++) {
+			int c = e->q[i].cpu;
+
+			/* A CPU outside the mask (offline, another cpuset): pinning fails
+			 * and the thread keeps the whole mask. */
+			if (c < 0 || c >= CPU_SETSIZE || !CPU_ISSET(c, &allowed))
+				roams = true;
+			else
+				CPU_SET(c, &used);
+		}
+		if (roams ? (int)e->nq < nallowed : CPU_COUNT(&used) < nallowed)
 			return 0;
 	} else if ((int)e->nq < nallowed) {	/* unpinned: any nq of them */
 		return 0;

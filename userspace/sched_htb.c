@@ -18,8 +18,8 @@
  *   Mode of a class (htb_class_mode), with sch_htb's hysteresis (HTB_HYSTERESIS; the
  *   kernel's htb_hysteresis module parameter, off by default in Linux since 2.6.26; here
  *   on unless built with -DXTX_SCHED_HYSTERESIS=0):
- *     CANT_SEND   ctokens < lowater (-cbuffer while sending, 0 once stopped)
- *     CAN_SEND    tokens >= hiwater (-buffer while CAN_SEND, 0 otherwise)
+ *     CANT_SEND   ctokens < lowater (-min(cbuffer, 30 s) while sending, 0 once stopped)
+ *     CAN_SEND    tokens >= hiwater (-min(buffer, 30 s) while CAN_SEND, 0 otherwise)
  *     MAY_BORROW  otherwise
  *   A class not CAN_SEND sits in the wait heap keyed by the absolute time its mode will
  *   change (when the failing bucket is back to zero); dequeue applies due events first.
@@ -60,7 +60,9 @@
  * wakeups); a row pointer whose class left also resumes at the first class >= it
  * (sch_htb moves a row pointer to the next class at once); a leaf is active only while
  * one of its flows has an eligible packet (sch_htb would pick a leaf whose qdisc then
- * returns nothing); inner classes count sent packets and bytes, no rate estimator.
+ * returns nothing); inner classes count sent packets and bytes, no rate estimator; the
+ * hysteresis band is at most 30 s (hyst_band()), where sch_htb with htb_hysteresis on
+ * never throttles a class whose burst lasts longer than its 60 s debt clamp.
  */
 #include <stdint.h>
 
@@ -275,6 +277,16 @@ void _xtx_htb_deactivate(struct xtx_sched *s, uint32_t c)
 
 /* --- modes ------------------------------------------------------------------------------ */
 
+/* The hysteresis band of a bucket `depth` ns deep: how far below zero a class that is
+ * sending may go before its mode drops. sch_htb uses the whole depth; here it is at most
+ * half of the -60 s clamp, because a bucket deeper than 60 s could otherwise never reach
+ * it: accnt() forgives any debt beyond -60 s, and the class would never be throttled (a
+ * leaf with a 300 s cburst sent 20 times its ceil in the random test). */
+static inline int64_t hyst_band(int64_t depth)
+{
+	return depth < _XTX_MBUFFER_NS / 2 ? depth : _XTX_MBUFFER_NS / 2;
+}
+
 /* Mode of cl `diff` ns after its checkpoint (htb_class_mode). When not CAN_SEND, *diff
  * becomes the ns from now until the failing bucket is back to zero (> 0). */
 static inline unsigned class_mode(const struct _xtx_class *cl, int64_t *diff)
@@ -282,8 +294,8 @@ static inline unsigned class_mode(const struct _xtx_class *cl, int64_t *diff)
 	int64_t toks, low = 0, high = 0;
 
 	if (XTX_SCHED_HYSTERESIS) {
-		low = cl->mode != _XTX_CANT_SEND ? -cl->cbuffer : 0;
-		high = cl->mode == _XTX_CAN_SEND ? -cl->buffer : 0;
+		low = cl->mode != _XTX_CANT_SEND ? -hyst_band(cl->cbuffer) : 0;
+		high = cl->mode == _XTX_CAN_SEND ? -hyst_band(cl->buffer) : 0;
 	}
 	toks = cl->ctokens + *diff;
 	if (toks < low) {
@@ -385,8 +397,8 @@ static void start_deferring(struct xtx_sched *s, uint32_t c)
 {
 	struct _xtx_class *cl = &s->cls[c];
 	/* class_mode's thresholds for a class that is not CANT_SEND */
-	int64_t low = XTX_SCHED_HYSTERESIS ? -cl->cbuffer : 0;
-	int64_t high = XTX_SCHED_HYSTERESIS ? -cl->buffer : 0;
+	int64_t low = XTX_SCHED_HYSTERESIS ? -hyst_band(cl->cbuffer) : 0;
+	int64_t high = XTX_SCHED_HYSTERESIS ? -hyst_band(cl->buffer) : 0;
 	int64_t clamp = 1 - _XTX_MBUFFER_NS;			/* accnt's lowest value */
 	uint32_t bt = UINT32_MAX, bc;
 
@@ -437,7 +449,7 @@ static void charge(struct xtx_sched *s, uint32_t c, unsigned level, uint32_t wir
 
 		cl->sent_pkts++;
 		cl->sent_bytes += len;
-		if (wire <= cl->dbudget &&		/* within the budget: add up */
+		if (cl->dbudget && wire <= cl->dbudget &&	/* within a budget: add up */
 		    (cl->level < level || !cl->dborrow_only)) {
 			cl->dbudget -= wire;
 			cl->dwire_c += wire;

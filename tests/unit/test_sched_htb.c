@@ -373,8 +373,60 @@ static void test_create_errors(void)
 	xtx_sched_config__free(cfg);
 }
 
+/* Token accounting at its edges, on one class (rate = ceil = 1000 B/s):
+ *  - a frame of 0 bytes (overhead 0: a charge of 0) still brings the buckets up to now (a
+ *    review found deferred charging taking a charge of 0 as "within the budget" and
+ *    skipping the refill);
+ *  - a bucket deeper than sch_htb's 60 s debt clamp still throttles: with a 300 s
+ *    burst the hysteresis band would reach below the clamp, which forgives any debt
+ *    past -60 s, and the class would never stop (the band is at most 30 s). */
+static void test_token_edges(void)
+{
+	struct xtx_sched_config *cfg = xtx_sched_config__new();
+	struct xtx_class_opts o = copts(XTX_HANDLE(1, 0), XTX_HANDLE_ROOT, 1000, 1000);
+	struct xtx_class_stats st;
+	struct xtx_desc out[64];
+	uint64_t next, t0;
+	unsigned got, sent = 0;
+	struct sim m;
+
+	o.burst = o.cburst = 40000;		/* 40 s at 1000 B/s */
+	cfg_add(cfg, &o);
+	xtx_sched_config__set_overhead(cfg, 0);
+	sim_init_twin(&m, cfg, 0, 0);
+	t0 = m.now;
+	m.now = t0 + SEC(1);
+	sim_enq(&m, 0, 1, 1500, 0, 20);		/* 30 s of the 40 s burst, in one call */
+	while ((got = sim_deq(&m, out, 64, &next)) > 0)
+		sent += got;
+	CHECK_EQ_U64(20, sent);
+	m.now = t0 + SEC(11);
+	sim_enq(&m, 0, 1, 0, 0, 1);		/* 10 s later, a frame of 0 bytes */
+	CHECK_EQ_U64(1, sim_deq(&m, out, 64, &next));
+	xtx_sched__class_stats(m.s, 0, &st);
+	printf("  token edges: after 30 s of frames and a 0-byte frame 10 s later: tokens "
+	       "%.3f s (expected 40 - 30 + 10)\n", st.tokens / 1e9);
+	CHECK(st.tokens == 20 * (int64_t)SEC(1));
+	sim_finish(&m);
+
+	cfg = xtx_sched_config__new();
+	o = copts(XTX_HANDLE(1, 0), XTX_HANDLE_ROOT, 1000, 1000);
+	o.burst = o.cburst = 300000;		/* 300 s */
+	cfg_add(cfg, &o);
+	sim_init_twin(&m, cfg, 0, 0);
+	sent = 0;
+	sim_enq(&m, 0, 1, 1000, 0, 1000);	/* 1000 frames of 1.024 s on the wire */
+	while ((got = sim_deq(&m, out, 64, &next)) > 0)
+		sent += got;
+	/* the burst (300 s) and the hysteresis band (30 s): 323 frames */
+	printf("  token edges: 300 s burst: %u of 1000 frames at once (expected 323)\n", sent);
+	CHECK_EQ_U64(323, sent);
+	sim_finish(&m);
+}
+
 int main(void)
 {
+	test_token_edges();
 	test_borrow();
 	test_ceil();
 	test_prio(0, 1);

@@ -2,8 +2,10 @@
 /* test_sched_random.c - random trees and random traffic against the invariants.
  *
  * Each seed builds a random valid tree (1-2 roots, up to 5 levels, random rates, ceils,
- * prios, quanta, fq or FIFO leaves, flow tables of 1-64 slots, limits, maxrate) and
- * drives it with random bursts: random classes (also invalid indexes), hashes, sizes,
+ * prios, quanta, fq or FIFO leaves, flow tables of 1-64 slots, limits, maxrate, some slow
+ * leaves with buckets deeper than sch_htb's 60 s clamp) and
+ * drives it with random bursts: random classes (also invalid indexes), hashes, sizes
+ * (a few of 0 bytes),
  * txtimes (some beyond the horizon), random dequeue burst sizes, a clock that jumps to
  * next_ns or beyond it (a late engine), and a partial purge midway. After every call the
  * scheduler's own invariant walk runs. At the end:
@@ -70,6 +72,14 @@ static void build(struct tree *t, uint64_t *seed, struct xtx_sched_config *cfg)
 		o.quantum = rnd(seed) % 2 ? (uint32_t)(500 + rnd(seed) % 20000) : 0;
 		if (rnd(seed) % 2)
 			o.burst = (uint32_t)(1 + rnd(seed) % 30000);
+		if (!t->has_child[i] && rnd(seed) % 6 == 0) {
+			/* a slow leaf with deep buckets: 15-300 s of burst, so debts and
+			 * refills reach sch_htb's 60 s clamps */
+			o.rate = 1000 + rnd(seed) % 5000;
+			o.ceil = o.rate * (1 + rnd(seed) % 2);
+			o.burst = (uint32_t)(100000 + rnd(seed) % 200000);
+			o.cburst = (uint32_t)(100000 + rnd(seed) % 200000);
+		}
 		if (!t->has_child[i]) {
 			o.fq = (uint8_t)(rnd(seed) % 3 != 0);
 			o.limit = (uint32_t)(5 + rnd(seed) % 200);
@@ -132,8 +142,11 @@ static void run_seed(uint64_t s0)
 				tx = m.now + horizon + 1 + rnd(&seed) % MS(5);
 			else if (r < 30)
 				tx = m.now - rnd(&seed) % MS(1);
-			sim_enq(&m, cls, (uint32_t)(rnd(&seed) % 256),
-				(uint16_t)(64 + rnd(&seed) % 2000), tx, 1 + (unsigned)(rnd(&seed) % 6));
+			/* now and then a zero-length frame: with overhead 0, a charge of 0 */
+			uint16_t len = rnd(&seed) % 50 ? (uint16_t)(64 + rnd(&seed) % 2000) : 0;
+
+			sim_enq(&m, cls, (uint32_t)(rnd(&seed) % 256), len, tx,
+				1 + (unsigned)(rnd(&seed) % 6));
 		}
 		got = sim_deq(&m, out, 1 + (unsigned)(rnd(&seed) % 64), &next);
 		for (i = 0; i < got; i++) {
@@ -215,5 +228,6 @@ int main(void)
 	       tot_drops[XTX_DROP_LEAF_LIMIT], tot_drops[XTX_DROP_FLOW_LIMIT],
 	       tot_drops[XTX_DROP_NO_CLASS], tot_no_class, tot_drops[XTX_DROP_NO_BUFS],
 	       tot_drops[XTX_DROP_HORIZON], tot_drops[XTX_DROP_PURGED]);
-	return check_summary("test_sched_random");
+	return check_summary(XTX_SCHED_HYSTERESIS ? "test_sched_random" :
+			     "test_sched_random (XTX_SCHED_HYSTERESIS=0)");
 }
