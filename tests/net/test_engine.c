@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +129,26 @@ int main(int argc, char **argv)
 	errno = 0;
 	CHECK(xtx_engine__open(&rt, err, sizeof(err)) == NULL && errno == EINVAL &&
 	      strstr(err, "busy_poll"));
+	/* Every dequeuer pinned to a CPU this process cannot use: the pins fail, each keeps
+	 * the whole mask, and as many of them as there are CPUs could hold them all. */
+	{
+		cpu_set_t mask;
+		char far[64];
+
+		if (!sched_getaffinity(0, sizeof(mask), &mask) && CPU_COUNT(&mask) <= (int)nq) {
+			snprintf(far, sizeof(far), "4000-%u", 4000 + nq - 1);
+			rt = o;
+			rt.deq_rtprio = 1;
+			rt.cpus = far;
+			errno = 0;
+			struct xtx_engine *x = xtx_engine__open(&rt, err, sizeof(err));
+
+			CHECK(x == NULL && errno == EINVAL && strstr(err, "could hold all"));
+			if (x)
+				xtx_engine__close(x);
+			printf("deq_rtprio, %u queues pinned to CPUs %s: %s\n", nq, far, err);
+		}
+	}
 
 	eng = xtx_engine__open(&o, err, sizeof(err));
 	if (!eng) {
