@@ -21,6 +21,7 @@
  *
  * Usage: bench_sched [--runs K] [--pkts N] [--classes 1,64,4096] [--flows 1,1024,65536]
  *                    [--impl xtx,rte_sched] [--json FILE] [--md FILE] [--cpu-time]
+ *                    [--split]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -58,6 +59,9 @@ static uint64_t now_ns(void)
 /* The measuring clock: wall time, or with --cpu-time this thread's CPU time (ignores
  * time the thread was preempted on a shared machine; not cache interference). */
 static bool use_cpu_time;
+/* --split: also time enqueue and dequeue calls apart on the wall clock (two more reads
+ * per burst of 32) and print each run's share on stderr. */
+static bool split;
 
 static uint64_t meas_ns(void)
 {
@@ -108,6 +112,7 @@ static inline unsigned flow_of(const struct flows *f, uint64_t i)
 
 static double run_xtx(unsigned C, const struct flows *fl, uint64_t pkts)
 {
+	uint64_t enq_ns = 0, deq_ns = 0;
 	struct xtx_sched_config *cfg = xtx_sched_config__new();
 	struct xtx_class_opts o;
 	struct xtx_sched *s;
@@ -183,8 +188,21 @@ static double run_xtx(unsigned C, const struct flows *fl, uint64_t pkts)
 			in[j] = (struct xtx_desc){ .addr = i, .hash = fl->hash[f], .len = PKT_LEN,
 						   .cls = cls[f] };
 		}
-		xtx_sched__enqueue_burst(s, in, NULL, BURST, t, drops, &nd);
-		got = xtx_sched__dequeue_burst(s, out, BURST, t, &next);
+		if (split && t0) {
+			/* the wall clock (vDSO): the thread CPU clock is a system call, which
+			 * would add more than it measures */
+			uint64_t a0 = now_ns(), a1, a2;
+
+			xtx_sched__enqueue_burst(s, in, NULL, BURST, t, drops, &nd);
+			a1 = now_ns();
+			got = xtx_sched__dequeue_burst(s, out, BURST, t, &next);
+			a2 = now_ns();
+			enq_ns += a1 - a0;
+			deq_ns += a2 - a1;
+		} else {
+			xtx_sched__enqueue_burst(s, in, NULL, BURST, t, drops, &nd);
+			got = xtx_sched__dequeue_burst(s, out, BURST, t, &next);
+		}
 		done += got;
 		if (nd) {
 			fprintf(stderr, "bench_sched: xtx dropped %u packets: the workload is "
@@ -193,6 +211,10 @@ static double run_xtx(unsigned C, const struct flows *fl, uint64_t pkts)
 		}
 	}
 	t1 = meas_ns();
+	if (split)
+		fprintf(stderr, "\nbench_sched: xtx %u x %u: enqueue %.1f ns/pkt, dequeue %.1f "
+			"ns/pkt\n", C, fl->n, (double)enq_ns / (double)done,
+			(double)deq_ns / (double)done);
 	free(cls);
 	xtx_sched__destroy(s);
 	xtx_sched_config__free(cfg);
@@ -398,6 +420,8 @@ static void usage(void)
 "  --classes LIST      leaf classes, powers of two (default 1,64,4096)\n"
 "  --flows LIST        flows, powers of two (default 1,1024,65536)\n"
 "  --impl LIST         xtx,rte_sched (default both)\n"
+"  --split             xtx: also time enqueue and dequeue apart on the wall clock, one\n"
+"                      line per run on stderr (two more clock reads per burst of 32)\n"
 "  --cpu-time          time with this thread's CPU clock instead of the wall clock\n"
 "                      (for a shared machine: preemption does not count)\n"
 "  --md FILE           also write the table in Markdown (tools/bench/report.sh)\n"
@@ -413,6 +437,7 @@ int main(int argc, char **argv)
 		{ "classes", required_argument, 0, 'c' }, { "flows", required_argument, 0, 'f' },
 		{ "impl", required_argument, 0, 'i' }, { "json", required_argument, 0, 'j' },
 		{ "cpu-time", no_argument, 0, 't' }, { "md", required_argument, 0, 'm' },
+		{ "split", no_argument, 0, 's' },
 		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 }
 	};
 	unsigned runs = 5, classes[MAXCFG] = { 1, 64, 4096 }, nc = 3;
@@ -425,7 +450,7 @@ int main(int argc, char **argv)
 	FILE *jf = NULL, *mf = NULL;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "r:p:c:f:i:j:m:th", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "r:p:c:f:i:j:m:tsh", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'r': runs = (unsigned)atoi(optarg); break;
 		case 'p': pkts = strtoull(optarg, NULL, 10); break;
@@ -434,6 +459,7 @@ int main(int argc, char **argv)
 		case 'i': only = optarg; break;
 		case 'j': json = optarg; break;
 		case 't': use_cpu_time = true; break;
+		case 's': split = true; break;
 		case 'm': md = optarg; break;
 		default: usage(); return opt == 'h' ? 0 : 2;
 		}
