@@ -37,7 +37,10 @@ CFLAGS := -std=gnu11 -g -fPIC -pthread -D_GNU_SOURCE -Iinclude -Iuserspace -Ibui
 LDLIBS := -pthread
 
 ifeq ($(VARIANT),release)
-CFLAGS += -O2
+# Functions start on a cache line: the scheduler's fast paths then keep their speed when an
+# unrelated function changes size (bench_sched 1 x 1: enqueue 5.0 -> 8.2 ns/pkt from a
+# change in sched_htb.c alone, without this).
+CFLAGS += -O2 -falign-functions=64
 else ifeq ($(VARIANT),asan)
 CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=address,undefined

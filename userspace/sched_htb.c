@@ -575,36 +575,57 @@ static inline uint32_t lookup_leaf(struct xtx_sched *s, unsigned level, unsigned
  *   leaf + 2: read its leaf line, prefetch the heads of its new and old lists;
  *   leaf + 1: read those heads, prefetch the flows after them.
  * Only hints: a wrong guess costs a few wasted prefetches. */
+PREFETCH_FN void prefetch_flow(const struct _xtx_leaf *L, uint32_t fi)
+{
+	/* no branch on fi: whether a list has a head is data, and a mispredicted branch
+	 * costs more than the extra prefetch of the leaf's own line */
+	__builtin_prefetch(fi != _XTX_NIL ? (const void *)&L->flows[fi] : (const void *)L, 1);
+}
+
 PREFETCH_FN void prefetch_heads(const struct _xtx_leaf *L)
 {
-	if (L->new_head != _XTX_NIL)
-		__builtin_prefetch(&L->flows[L->new_head], 1);
-	if (L->old_head != _XTX_NIL)
-		__builtin_prefetch(&L->flows[L->old_head], 1);
+	prefetch_flow(L, L->new_head);
+	prefetch_flow(L, L->old_head);
 }
 
 PREFETCH_FN void prefetch_seconds(const struct _xtx_leaf *L)
 {
-	uint32_t n;
-
-	if (L->new_head != _XTX_NIL && (n = L->flows[L->new_head].next) != _XTX_NIL)
-		__builtin_prefetch(&L->flows[n], 1);
-	if (L->old_head != _XTX_NIL && (n = L->flows[L->old_head].next) != _XTX_NIL)
-		__builtin_prefetch(&L->flows[n], 1);
+	/* a head of _XTX_NIL reads flows[0].next: the table has at least one slot */
+	prefetch_flow(L, L->flows[L->new_head != _XTX_NIL ? L->new_head : 0].next);
+	prefetch_flow(L, L->flows[L->old_head != _XTX_NIL ? L->old_head : 0].next);
 }
 
-PREFETCH_FN void prefetch_next_leaves(struct xtx_sched *s, const struct _xtx_oset *r)
-{
-	uint32_t j1 = _xtx_oset_next(r, r->ptr + 1), j2, j3, c3;
+/* The look-ahead positions (local indexes in the row) of the leaves 1, 2 and 3 ahead of
+ * the DRR pointer, remembered within one dequeue call: when the pointer moves on to the
+ * old j1, the others shift down and only the new j3 is searched. Hints only; a member
+ * added or removed in between costs at most a wasted or a missed prefetch. */
+struct lookahead {
+	uint32_t j[3];
+};
 
+PREFETCH_FN void prefetch_next_leaves(struct xtx_sched *s, const struct _xtx_oset *r,
+				      struct lookahead *la)
+{
+	uint32_t j1, j2, j3, c3;
+
+	if (la->j[0] == r->ptr && la->j[2] != _XTX_OSET_NONE) {
+		j1 = la->j[1];
+		j2 = la->j[2];
+		j3 = _xtx_oset_next(r, j2 + 1);
+	} else {
+		j1 = _xtx_oset_next(r, r->ptr + 1);
+		j2 = j1 == _XTX_OSET_NONE ? j1 : _xtx_oset_next(r, j1 + 1);
+		j3 = j2 == _XTX_OSET_NONE ? j2 : _xtx_oset_next(r, j2 + 1);
+	}
+	la->j[0] = j1;
+	la->j[1] = j2;
+	la->j[2] = j3;
 	if (j1 == _XTX_OSET_NONE)
 		return;
 	prefetch_seconds(&s->leaves[s->cls_leaf[r->member[j1]]]);
-	j2 = _xtx_oset_next(r, j1 + 1);
 	if (j2 == _XTX_OSET_NONE)
 		return;
 	prefetch_heads(&s->leaves[s->cls_leaf[r->member[j2]]]);
-	j3 = _xtx_oset_next(r, j2 + 1);
 	if (j3 == _XTX_OSET_NONE)
 		return;
 	c3 = r->member[j3];
@@ -619,6 +640,7 @@ unsigned xtx_sched__dequeue_burst(struct xtx_sched *s, struct xtx_desc *out, uns
 {
 	unsigned cnt = 0;
 	uint32_t last = _XTX_NIL;	/* leaf class served last, for the prefetch */
+	struct lookahead la = { { _XTX_OSET_NONE, _XTX_OSET_NONE, _XTX_OSET_NONE } };
 	uint64_t next;
 
 	if (now_ns < s->now)	/* precondition: time does not go back; hold it still */
@@ -639,7 +661,7 @@ unsigned xtx_sched__dequeue_burst(struct xtx_sched *s, struct xtx_desc *out, uns
 		/* While DRR stays on one leaf the leaves ahead are the same ones, already
 		 * prefetched: look ahead only when the pointer has moved on. */
 		if (level == 0 && c != last && !s->small)
-			prefetch_next_leaves(s, &s->row[0][prio]);
+			prefetch_next_leaves(s, &s->row[0][prio], &la);
 		last = c;
 
 		if (__builtin_expect(!_xtx_fq_dequeue(s, L, now_ns, d), 0)) {
