@@ -177,6 +177,13 @@ struct argv_buf {
 	unsigned n;
 };
 void av_add(struct argv_buf *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An option and its value: av_opt(a, "--size", "%u", 64). */
+void av_opt(struct argv_buf *a, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Where a sender sends: --dev, --dst-ip, --dst-mac. */
+void av_dst(struct argv_buf *a, const struct env *e);
+/* What every load generator takes: --size, --flows, --dst-port, --duration, --json. */
+void av_load(struct argv_buf *a, const struct opts *o, unsigned size, double duration);
 void set_error(struct meas *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tail_of(const char *path, char *out, size_t len);
 int tc_line(struct ctx *x, const char *line, char *out, size_t outlen);

@@ -77,35 +77,18 @@ static void sender_argv(struct ctx *x, unsigned size, double duration, struct ar
 
 	if (o->rate) {
 		av_add(a, "%s/xtx-send", e->bindir);
-		av_add(a, "--producers");
-		av_add(a, "%u", o->producers[0]);
-		av_add(a, "--rate");
-		av_add(a, "%s", o->rate);
+		av_opt(a, "--producers", "%u", o->producers[0]);
+		av_opt(a, "--rate", "%s", o->rate);
 		av_add(a, "--drop");
-		av_add(a, "--interval");
-		av_add(a, "0");
+		av_opt(a, "--interval", "0");
 	} else {
 		av_add(a, "%s/xsk-plain", e->bindir);
 		av_add(a, "--stamp");
 		av_add(a, "--quiet");
 	}
-	av_add(a, "--dev");
-	av_add(a, "%s", e->tx_dev);
-	av_add(a, "--dst-ip");
-	av_add(a, "%s", e->dst_ip);
-	av_add(a, "--dst-mac");
-	av_add(a, "%s", e->dst_mac);
-	av_add(a, "--queues");
-	av_add(a, "%u", o->queues);
-	av_add(a, "--size");
-	av_add(a, "%u", size);
-	av_add(a, "--flows");
-	av_add(a, "%u", o->flows);
-	av_add(a, "--dst-port");
-	av_add(a, "%u", o->base_port);
-	av_add(a, "--duration");
-	av_add(a, "%g", duration);
-	av_add(a, "--json");
+	av_dst(a, e);
+	av_opt(a, "--queues", "%u", o->queues);
+	av_load(a, o, size, duration);
 }
 
 /* --- the forwarders ----------------------------------------------------------------- */
@@ -122,31 +105,22 @@ static int shape_start(struct ctx *x, struct child *c, struct meas *m)
 	snprintf(err, sizeof(err), "%s/shape.err", e->tmpdir);
 	unlink(ready);
 	av_add(&a, "%s/xtx-shape", e->bindir);
-	av_add(&a, "--netns");
-	av_add(&a, "%s", e->fw_netns);
-	av_add(&a, "--in");
-	av_add(&a, "%s", e->fw_in_dev);
-	av_add(&a, "--out");
-	av_add(&a, "%s", e->fw_out_dev);
-	av_add(&a, "--queues");
-	av_add(&a, "%u", x->o->queues);
+	av_opt(&a, "--netns", "%s", e->fw_netns);
+	av_opt(&a, "--in", "%s", e->fw_in_dev);
+	av_opt(&a, "--out", "%s", e->fw_out_dev);
+	av_opt(&a, "--queues", "%u", x->o->queues);
 	/* One egress queue: one scheduler, exact HTB rates (with more, every rate applies
 	 * per queue), the same as the single tc htb qdisc on fw1. */
-	av_add(&a, "--tx-queues");
-	av_add(&a, "1");
-	av_add(&a, "--classes");
-	av_add(&a, "%s", e->classes_path);
-	av_add(&a, "--rules");
-	av_add(&a, "%s", e->rules_path);
-	av_add(&a, "--interval");
-	av_add(&a, "0");
+	av_opt(&a, "--tx-queues", "1");
+	av_opt(&a, "--classes", "%s", e->classes_path);
+	av_opt(&a, "--rules", "%s", e->rules_path);
+	av_opt(&a, "--interval", "0");
 	av_add(&a, "--json");
 	/* The backlog left at the end is dropped, as tc's is when the qdisc is deleted. */
 	av_add(&a, "--drop");
 	for (unsigned i = 0; i < x->o->nshape_opts; i++)
 		av_add(&a, "%s", x->o->shape_opts[i]);
-	av_add(&a, "--ready-file");
-	av_add(&a, "%s", ready);
+	av_opt(&a, "--ready-file", "%s", ready);
 	if (proc_spawn(c, NULL, a.v, out, err)) {
 		set_error(m, "cannot start xtx-shape: %s", strerror(errno));
 		return -1;
@@ -285,16 +259,11 @@ static int sink_run(struct ctx *x, struct child *c, struct meas *m)
 	snprintf(out, sizeof(out), "%s/sink.json", e->tmpdir);
 	snprintf(err, sizeof(err), "%s/sink.err", e->tmpdir);
 	av_add(&a, "%s/xtx-sink", e->bindir);
-	av_add(&a, "--netns");
-	av_add(&a, "%s", e->rx_netns);
-	av_add(&a, "--dev");
-	av_add(&a, "%s", e->rx_dev);
-	av_add(&a, "--ports");
-	av_add(&a, "%u-%u", o->base_port, o->base_port + o->flows - 1);
-	av_add(&a, "--interval");
-	av_add(&a, "0");
-	av_add(&a, "--duration");
-	av_add(&a, "%g", o->duration);
+	av_opt(&a, "--netns", "%s", e->rx_netns);
+	av_opt(&a, "--dev", "%s", e->rx_dev);
+	av_opt(&a, "--ports", "%u-%u", o->base_port, o->base_port + o->flows - 1);
+	av_opt(&a, "--interval", "0");
+	av_opt(&a, "--duration", "%g", o->duration);
 	av_add(&a, "--json");
 	if (proc_spawn(c, NULL, a.v, out, err)) {
 		set_error(m, "cannot start xtx-sink: %s", strerror(errno));

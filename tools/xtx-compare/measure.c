@@ -49,21 +49,53 @@ const struct path_def path_defs[P__MAX] = {
 
 /* --- small helpers ------------------------------------------------------------------ */
 
-void av_add(struct argv_buf *a, const char *fmt, ...)
+static void av_vadd(struct argv_buf *a, const char *fmt, va_list ap)
 {
-	va_list ap;
 	int k;
 
 	if (a->n + 1 >= sizeof(a->v) / sizeof(a->v[0]))
 		return;
-	va_start(ap, fmt);
 	k = vsnprintf(a->store + a->used, sizeof(a->store) - a->used, fmt, ap);
-	va_end(ap);
 	if (k < 0 || (size_t)k >= sizeof(a->store) - a->used)
 		return;
 	a->v[a->n++] = a->store + a->used;
 	a->v[a->n] = NULL;
 	a->used += (size_t)k + 1;
+}
+
+void av_add(struct argv_buf *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	av_vadd(a, fmt, ap);
+	va_end(ap);
+}
+
+void av_opt(struct argv_buf *a, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	av_add(a, "%s", name);
+	va_start(ap, fmt);
+	av_vadd(a, fmt, ap);
+	va_end(ap);
+}
+
+void av_dst(struct argv_buf *a, const struct env *e)
+{
+	av_opt(a, "--dev", "%s", e->tx_dev);
+	av_opt(a, "--dst-ip", "%s", e->dst_ip);
+	av_opt(a, "--dst-mac", "%s", e->dst_mac);
+}
+
+void av_load(struct argv_buf *a, const struct opts *o, unsigned size, double duration)
+{
+	av_opt(a, "--size", "%u", size);
+	av_opt(a, "--flows", "%u", o->flows);
+	av_opt(a, "--dst-port", "%u", o->base_port);
+	av_opt(a, "--duration", "%g", duration);
+	av_add(a, "--json");
 }
 
 void set_error(struct meas *m, const char *fmt, ...)
@@ -108,8 +140,7 @@ int tc_line(struct ctx *x, const char *line, char *out, size_t outlen)
 
 	av_add(&a, "tc");
 	if (x->e->qd_netns[0]) {
-		av_add(&a, "-n");
-		av_add(&a, "%s", x->e->qd_netns);
+		av_opt(&a, "-n", "%s", x->e->qd_netns);
 	}
 	snprintf(copy, sizeof(copy), "%s", line);
 	for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save))
@@ -135,11 +166,9 @@ static int tc_batch(struct ctx *x, char **lines, unsigned n, char *out, size_t o
 	fclose(f);
 	av_add(&a, "tc");
 	if (x->e->qd_netns[0]) {
-		av_add(&a, "-n");
-		av_add(&a, "%s", x->e->qd_netns);
+		av_opt(&a, "-n", "%s", x->e->qd_netns);
 	}
-	av_add(&a, "-batch");
-	av_add(&a, "%s", path);
+	av_opt(&a, "-batch", "%s", path);
 	return proc_run(NULL, a.v, 60, out, outlen);
 }
 
@@ -307,18 +336,13 @@ static int sink_start(struct ctx *x, struct child *c, struct meas *m)
 	unlink(ready);
 	av_add(&a, "%s/xtx-sink", e->bindir);
 	if (e->rx_netns[0]) {
-		av_add(&a, "--netns");
-		av_add(&a, "%s", e->rx_netns);
+		av_opt(&a, "--netns", "%s", e->rx_netns);
 	}
-	av_add(&a, "--dev");
-	av_add(&a, "%s", e->rx_dev);
-	av_add(&a, "--ports");
-	av_add(&a, "%u-%u", o->base_port, o->base_port + o->flows - 1);
-	av_add(&a, "--interval");
-	av_add(&a, "0");
+	av_opt(&a, "--dev", "%s", e->rx_dev);
+	av_opt(&a, "--ports", "%u-%u", o->base_port, o->base_port + o->flows - 1);
+	av_opt(&a, "--interval", "0");
 	av_add(&a, "--json");
-	av_add(&a, "--ready-file");
-	av_add(&a, "%s", ready);
+	av_opt(&a, "--ready-file", "%s", ready);
 	if (proc_spawn(c, NULL, a.v, out, err)) {
 		set_error(m, "cannot start xtx-sink: %s", strerror(errno));
 		return -1;
@@ -386,78 +410,42 @@ static void sender_argv(struct ctx *x, enum path_id p, unsigned n, unsigned size
 	case P_KERNEL_NOQUEUE:
 	case P_KERNEL_PFIFO_FAST:
 		av_add(a, "%s/udp-send", e->bindir);
-		av_add(a, "--dst-ip");
-		av_add(a, "%s", e->dst_ip);
-		av_add(a, "--dev");
-		av_add(a, "%s", e->tx_dev);
-		av_add(a, "--threads");
-		av_add(a, "%u", n);
-		if (o->sndbuf) {
-			av_add(a, "--sndbuf");
-			av_add(a, "%u", o->sndbuf);
-		}
+		av_opt(a, "--dst-ip", "%s", e->dst_ip);
+		av_opt(a, "--dev", "%s", e->tx_dev);
+		av_opt(a, "--threads", "%u", n);
+		if (o->sndbuf)
+			av_opt(a, "--sndbuf", "%u", o->sndbuf);
 		break;
 	case P_PACKET_HTB:
 	case P_PACKET_BYPASS:
 		av_add(a, "%s/pkt-send", e->bindir);
-		av_add(a, "--dev");
-		av_add(a, "%s", e->tx_dev);
-		av_add(a, "--dst-ip");
-		av_add(a, "%s", e->dst_ip);
-		av_add(a, "--dst-mac");
-		av_add(a, "%s", e->dst_mac);
-		av_add(a, "--threads");
-		av_add(a, "%u", n);
-		if (o->sndbuf) {
-			av_add(a, "--sndbuf");
-			av_add(a, "%u", o->sndbuf);
-		}
+		av_dst(a, e);
+		av_opt(a, "--threads", "%u", n);
+		if (o->sndbuf)
+			av_opt(a, "--sndbuf", "%u", o->sndbuf);
 		if (p == P_PACKET_BYPASS)
 			av_add(a, "--qdisc-bypass");
 		break;
 	case P_XTX:
 		av_add(a, "%s/xtx-send", e->bindir);
-		av_add(a, "--dev");
-		av_add(a, "%s", e->tx_dev);
-		av_add(a, "--dst-ip");
-		av_add(a, "%s", e->dst_ip);
-		av_add(a, "--dst-mac");
-		av_add(a, "%s", e->dst_mac);
-		av_add(a, "--producers");
-		av_add(a, "%u", n);
-		av_add(a, "--queues");
-		av_add(a, "%u", o->queues);
-		av_add(a, "--classes");
-		av_add(a, "%s", e->classes_path);
+		av_dst(a, e);
+		av_opt(a, "--producers", "%u", n);
+		av_opt(a, "--queues", "%u", o->queues);
+		av_opt(a, "--classes", "%s", e->classes_path);
 		av_add(a, "--drop");
-		av_add(a, "--interval");
-		av_add(a, "0");
+		av_opt(a, "--interval", "0");
 		break;
 	case P_AFXDP:
 		av_add(a, "%s/xsk-plain", e->bindir);
-		av_add(a, "--dev");
-		av_add(a, "%s", e->tx_dev);
-		av_add(a, "--dst-ip");
-		av_add(a, "%s", e->dst_ip);
-		av_add(a, "--dst-mac");
-		av_add(a, "%s", e->dst_mac);
-		av_add(a, "--queues");
-		av_add(a, "1");
+		av_dst(a, e);
+		av_opt(a, "--queues", "1");
 		break;
 	case P_FWD_KERNEL_HTB:
 	case P_FWD_XTX_SHAPE:	/* forward.c has its own sender */
 	case P__MAX:
 		break;
 	}
-	av_add(a, "--size");
-	av_add(a, "%u", size);
-	av_add(a, "--flows");
-	av_add(a, "%u", o->flows);
-	av_add(a, "--dst-port");
-	av_add(a, "%u", o->base_port);
-	av_add(a, "--duration");
-	av_add(a, "%g", duration);
-	av_add(a, "--json");
+	av_load(a, o, size, duration);
 	if (p != P_XTX) {	/* xtx-send stamps by default and has no --quiet */
 		av_add(a, "--stamp");
 		av_add(a, "--quiet");
