@@ -21,10 +21,7 @@
  * kernel accepted and, with --stamp, each flow's seq has no gaps among them.
  */
 #include <errno.h>
-#include <getopt.h>
-#include <ifaddrs.h>
 #include <limits.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <netpacket/packet.h>
 #include <pthread.h>
@@ -37,20 +34,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "run.h"
+#include "traffic.h"
 #include <xtx/payload.h>
 #include <xtx/pkt.h>
 
 #define PROG		"pkt-send"
-#define MAX_THREADS	256
-#define MAX_BATCH	1024
-#define MAX_FLOWS	65536
 #define MAX_SIZE	9216	/* jumbo frames at most */
 
 static const char usage_text[] =
@@ -137,20 +131,8 @@ static const char usage_text[] =
 "             --flows 16 --size 128 --stamp --qdisc-bypass --duration 5 --json\n";
 
 struct cfg {
-	const char *dev;
-	int ifindex;
-	struct in_addr src_ip, dst_ip;
-	uint8_t src_mac[6], dst_mac[6];
-	bool have_src_ip, have_src_mac, have_dst_ip, have_dst_mac, have_priority;
-	bool bypass, stamp, json, quiet;
-	int sndbuf;		/* --sndbuf: SO_SNDBUFFORCE bytes, 0 = system default */
-	uint32_t size, flows, threads, batch, priority;
-	uint16_t dst_port, src_port;
-	uint8_t tos;
-	double duration, timeout;
-	uint64_t count;		/* 0: duration mode */
-	int cpus[CPU_SETSIZE];
-	int ncpus;
+	struct traffic_opts opt;
+	bool bypass;			/* --qdisc-bypass */
 };
 
 struct flow {
@@ -169,7 +151,7 @@ struct sender {
 	uint64_t quota;			/* frames to send if limited */
 	bool limited;			/* --count: stop at quota (may be 0) */
 	struct xtx_pkt_layout lay;	/* of every frame of the batch */
-	uint8_t *frames;		/* batch frames, cfg->size bytes apart */
+	uint8_t *frames;		/* batch frames, cfg->opt.size bytes apart */
 	uint32_t *frame_flow;		/* flow id each frame's port is set to now */
 	struct mmsghdr *msgs;
 	struct iovec *iov;
@@ -182,235 +164,47 @@ struct sender {
 	_Alignas(64) _Atomic uint64_t progress;
 };
 
+enum { O_BYPASS = TRAFFIC_OPT_OWN };
+
+static const struct option own_opts[] = {
+	{ "qdisc-bypass", no_argument, NULL, O_BYPASS },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct traffic_spec spec = {
+	.usage = usage_text,
+	.threads_name = "threads",
+	.thread_name = "thread",
+	.max_size = MAX_SIZE,
+	.min_src_port = 0,
+	.sockopts = true,
+	.dst_mac_like = "02:00:c6:12:07:02",
+	.src_mac_like = "02:00:c6:12:07:01",
+	.need_dev = "--dev IF is required",
+	.need_dst_mac = "--dst-mac MAC is required (the next hop's address: PF_PACKET frames "
+			"are written whole, nothing resolves it)",
+	.own = own_opts,
+};
+
 static void parse_args(struct cfg *c, int argc, char **argv)
 {
-	cli_set_prog(PROG);
-	enum { O_DEV = 256, O_DST_IP, O_DST_MAC, O_SRC_IP, O_SRC_MAC, O_SIZE, O_FLOWS,
-	       O_DST_PORT, O_SRC_PORT, O_TOS, O_THREADS, O_CPUS, O_BATCH, O_BYPASS, O_SNDBUF,
-	       O_PRIORITY, O_DURATION, O_COUNT, O_TIMEOUT, O_STAMP, O_JSON, O_QUIET, O_HELP };
-	static const struct option opts[] = {
-		{ "dev", required_argument, NULL, O_DEV },
-		{ "dst-ip", required_argument, NULL, O_DST_IP },
-		{ "dst-mac", required_argument, NULL, O_DST_MAC },
-		{ "src-ip", required_argument, NULL, O_SRC_IP },
-		{ "src-mac", required_argument, NULL, O_SRC_MAC },
-		{ "size", required_argument, NULL, O_SIZE },
-		{ "flows", required_argument, NULL, O_FLOWS },
-		{ "dst-port", required_argument, NULL, O_DST_PORT },
-		{ "src-port", required_argument, NULL, O_SRC_PORT },
-		{ "tos", required_argument, NULL, O_TOS },
-		{ "threads", required_argument, NULL, O_THREADS },
-		{ "cpus", required_argument, NULL, O_CPUS },
-		{ "batch", required_argument, NULL, O_BATCH },
-		{ "qdisc-bypass", no_argument, NULL, O_BYPASS },
-		{ "sndbuf", required_argument, NULL, O_SNDBUF },
-		{ "priority", required_argument, NULL, O_PRIORITY },
-		{ "duration", required_argument, NULL, O_DURATION },
-		{ "count", required_argument, NULL, O_COUNT },
-		{ "timeout", required_argument, NULL, O_TIMEOUT },
-		{ "stamp", no_argument, NULL, O_STAMP },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "quiet", no_argument, NULL, O_QUIET },
-		{ "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool have_flows = false, have_duration = false;
 	int o;
 
+	cli_set_prog(PROG);
 	memset(c, 0, sizeof(*c));
-	c->size = 64;
-	c->threads = 1;
-	c->batch = 64;
-	c->dst_port = 9000;
-	c->src_port = 1024;
-	c->timeout = 60;
-	opterr = 0;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (o) {
-		case O_DEV:
-			c->dev = optarg;
-			break;
-		case O_DST_IP:
-			if (xtx_pkt__parse_ip4(optarg, &c->dst_ip))
-				cli_die_usage("--dst-ip: '%s' is not an IPv4 address", optarg);
-			c->have_dst_ip = true;
-			break;
-		case O_DST_MAC:
-			if (xtx_pkt__parse_mac(optarg, c->dst_mac))
-				cli_die_usage("--dst-mac: '%s' is not a MAC address like "
-					  "02:00:c6:12:07:02", optarg);
-			c->have_dst_mac = true;
-			break;
-		case O_SRC_IP:
-			if (xtx_pkt__parse_ip4(optarg, &c->src_ip))
-				cli_die_usage("--src-ip: '%s' is not an IPv4 address", optarg);
-			c->have_src_ip = true;
-			break;
-		case O_SRC_MAC:
-			if (xtx_pkt__parse_mac(optarg, c->src_mac))
-				cli_die_usage("--src-mac: '%s' is not a MAC address like "
-					  "02:00:c6:12:07:01", optarg);
-			c->have_src_mac = true;
-			break;
-		case O_SIZE:
-			c->size = (uint32_t)cli_parse_uint("--size", optarg, XTX_PKT_MIN_FRAME,
-						       MAX_SIZE);
-			break;
-		case O_FLOWS:
-			c->flows = (uint32_t)cli_parse_uint("--flows", optarg, 1, MAX_FLOWS);
-			have_flows = true;
-			break;
-		case O_DST_PORT:
-			c->dst_port = (uint16_t)cli_parse_uint("--dst-port", optarg, 1, 65535);
-			break;
-		case O_SRC_PORT:
-			c->src_port = (uint16_t)cli_parse_uint("--src-port", optarg, 0, 65535);
-			break;
-		case O_TOS:
-			c->tos = (uint8_t)cli_parse_uint("--tos", optarg, 0, 255);
-			break;
-		case O_THREADS:
-			c->threads = (uint32_t)cli_parse_uint("--threads", optarg, 1, MAX_THREADS);
-			break;
-		case O_CPUS:
-			c->ncpus = cli_parse_cpus(optarg, c->cpus, CPU_SETSIZE);
-			break;
-		case O_BATCH:
-			c->batch = (uint32_t)cli_parse_uint("--batch", optarg, 1, MAX_BATCH);
-			break;
-		case O_BYPASS:
+	traffic_init(&c->opt);
+	while ((o = traffic_getopt(&c->opt, &spec, argc, argv)) != -1)
+		if (o == O_BYPASS)
 			c->bypass = true;
-			break;
-		case O_SNDBUF:
-			c->sndbuf = (int)cli_parse_uint("--sndbuf", optarg, 4096, 1u << 30);
-			break;
-		case O_PRIORITY:
-			c->priority = (uint32_t)cli_parse_uint("--priority", optarg, 0, UINT32_MAX);
-			c->have_priority = true;
-			break;
-		case O_DURATION:
-			c->duration = cli_parse_seconds("--duration", optarg);
-			have_duration = true;
-			break;
-		case O_COUNT:
-			c->count = cli_parse_uint("--count", optarg, 1, UINT64_MAX / 2);
-			break;
-		case O_TIMEOUT:
-			c->timeout = cli_parse_seconds("--timeout", optarg);
-			break;
-		case O_STAMP:
-			c->stamp = true;
-			break;
-		case O_JSON:
-			c->json = true;
-			break;
-		case O_QUIET:
-			c->quiet = true;
-			break;
-		case O_HELP:
-			fputs(usage_text, stdout);
-			exit(0);
-		default:
-			cli_die_usage("unknown option or missing value: '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		cli_die_usage("unexpected argument '%s'", argv[optind]);
-	if (!c->dev)
-		cli_die_usage("--dev IF is required");
-	if (!c->have_dst_ip)
-		cli_die_usage("--dst-ip IP is required");
-	if (!c->have_dst_mac)
-		cli_die_usage("--dst-mac MAC is required (the next hop's address: PF_PACKET "
-			  "frames are written whole, nothing resolves it)");
-	if (have_duration && c->count)
-		cli_die_usage("--duration and --count exclude each other");
-	if (!have_duration && !c->count)
-		c->duration = 10;
-	if (!have_flows)
-		c->flows = c->threads;
-	if (c->flows < c->threads)
-		cli_die_usage("--flows %u < --threads %u: every thread needs at least one flow",
-			  c->flows, c->threads);
-	if ((uint32_t)c->dst_port + c->flows - 1 > 65535)
-		cli_die_usage("--dst-port %u + --flows %u goes past port 65535", c->dst_port,
-			  c->flows);
-	if (!c->ncpus) {
-		cpu_set_t set;
-
-		if (sched_getaffinity(0, sizeof(set), &set))
-			CPU_ZERO(&set);
-		for (int i = 0; i < CPU_SETSIZE; i++)
-			if (CPU_ISSET(i, &set))
-				c->cpus[c->ncpus++] = i;
-		if (!c->ncpus)
-			c->cpus[c->ncpus++] = 0;
-	}
-}
-
-/* Interface facts: index, MTU, and the MAC and first IPv4 address as defaults. */
-static void probe_dev(struct cfg *c)
-{
-	struct ifaddrs *ifa, *i;
-	struct ifreq ifr;
-	bool got_ip = false, got_mac = false;
-	int fd;
-
-	c->ifindex = (int)if_nametoindex(c->dev);
-	if (!c->ifindex) {
-		fprintf(stderr, PROG ": --dev %s: no such interface in this network namespace "
-			"(see 'ip link'; run inside the right namespace with 'ip netns exec')\n",
-			c->dev);
-		exit(1);
-	}
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", c->dev);
-	if (fd >= 0 && ioctl(fd, SIOCGIFMTU, &ifr) == 0 &&
-	    c->size > (uint32_t)ifr.ifr_mtu + XTX_PKT_ETH_HLEN) {
-		fprintf(stderr, PROG ": --size %u: larger than %s's MTU %d + 14; use --size <= %d "
-			"or raise the MTU\n", c->size, c->dev, ifr.ifr_mtu,
-			ifr.ifr_mtu + XTX_PKT_ETH_HLEN);
-		exit(1);
-	}
-	if (fd >= 0)
-		close(fd);
-	if (getifaddrs(&ifa))
-		ifa = NULL;
-	for (i = ifa; i; i = i->ifa_next) {
-		if (!i->ifa_addr || strcmp(i->ifa_name, c->dev))
-			continue;
-		if (!c->have_src_ip && !got_ip && i->ifa_addr->sa_family == AF_INET) {
-			c->src_ip = ((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr;
-			got_ip = true;
-		}
-		if (!c->have_src_mac && !got_mac && i->ifa_addr->sa_family == AF_PACKET) {
-			struct sockaddr_ll *ll = (struct sockaddr_ll *)(void *)i->ifa_addr;
-
-			if (ll->sll_halen == 6) {
-				memcpy(c->src_mac, ll->sll_addr, 6);
-				got_mac = true;
-			}
-		}
-	}
-	if (ifa)
-		freeifaddrs(ifa);
-	if (!c->have_src_ip && !got_ip) {
-		fprintf(stderr, PROG ": %s has no IPv4 address to send from; give --src-ip\n",
-			c->dev);
-		exit(1);
-	}
-	if (!c->have_src_mac && !got_mac) {
-		fprintf(stderr, PROG ": cannot read %s's MAC address; give --src-mac\n", c->dev);
-		exit(1);
-	}
+	traffic_require(&c->opt, &spec, argc, argv);
+	traffic_finish(&c->opt, &spec);
 }
 
 /* The thread's socket: AF_PACKET SOCK_RAW, protocol 0 (it receives nothing), bound to
  * the interface. Returns the fd or -1 after printing why. */
 static int open_socket(const struct cfg *c, uint32_t t)
 {
-	struct sockaddr_ll ll = { .sll_family = AF_PACKET, .sll_ifindex = c->ifindex };
+	struct sockaddr_ll ll = { .sll_family = AF_PACKET, .sll_ifindex = c->opt.ifindex };
 	struct timeval tv = { .tv_sec = 0, .tv_usec = 100000 };
 	int one = 1, fd;
 	const char *what;
@@ -431,14 +225,15 @@ static int open_socket(const struct cfg *c, uint32_t t)
 		if (setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)))
 			goto fail;
 	}
-	if (c->sndbuf) {
+	if (c->opt.sndbuf) {
 		what = "setsockopt(SO_SNDBUFFORCE) (needs CAP_NET_ADMIN)";
-		if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &c->sndbuf, sizeof(c->sndbuf)))
+		if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &c->opt.sndbuf,
+			       sizeof(c->opt.sndbuf)))
 			goto fail;
 	}
-	if (c->have_priority) {
+	if (c->opt.have_priority) {
 		what = "setsockopt(SO_PRIORITY)";
-		if (setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &c->priority, sizeof(int)))
+		if (setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &c->opt.priority, sizeof(int)))
 			goto fail;
 	}
 	return fd;
@@ -452,10 +247,10 @@ fail:
 /* Point frame i of the batch at flow f (destination port and payload flow, seq reset). */
 static void retarget(struct sender *s, uint32_t i, const struct flow *f)
 {
-	uint8_t *fr = s->frames + (size_t)i * s->cfg->size;
+	uint8_t *fr = s->frames + (size_t)i * s->cfg->opt.size;
 
-	xtx_pkt__set_udp_dport(fr, &s->lay, (uint16_t)(s->cfg->dst_port + f->id));
-	if (s->cfg->stamp)
+	xtx_pkt__set_udp_dport(fr, &s->lay, (uint16_t)(s->cfg->opt.dst_port + f->id));
+	if (s->cfg->opt.stamp)
 		xtx_pkt__set_payload(fr, &s->lay, f->id, f->seq, 0);
 	s->frame_flow[i] = f->id;
 }
@@ -464,7 +259,7 @@ static void *sender_main(void *arg)
 {
 	struct sender *s = arg;
 	const struct cfg *c = s->cfg;
-	const bool stamp = c->stamp && s->lay.pay_fit;
+	const bool stamp = c->opt.stamp && s->lay.pay_fit;
 	uint64_t cpu0;
 	uint32_t fi = 0;
 
@@ -474,7 +269,7 @@ static void *sender_main(void *arg)
 
 	while (!run_stopping()) {
 		struct flow *f = &s->flows[fi];
-		uint32_t n = c->batch;
+		uint32_t n = c->opt.batch;
 		int r;
 
 		if (s->limited) {
@@ -490,7 +285,7 @@ static void *sender_main(void *arg)
 				if (s->frame_flow[i] != f->id)
 					retarget(s, i, f);
 				if (stamp)
-					xtx_pkt__stamp(s->frames + (size_t)i * c->size, &s->lay,
+					xtx_pkt__stamp(s->frames + (size_t)i * c->opt.size, &s->lay,
 						       f->seq + i, ts);
 			}
 		}
@@ -542,39 +337,40 @@ static int setup_sender(struct sender *s, const struct cfg *c, uint32_t t)
 	s->cfg = c;
 	s->t = t;
 	s->fd = -1;
-	s->cpu = c->cpus[t % (uint32_t)c->ncpus];
-	s->nflows = (c->flows - t + c->threads - 1) / c->threads;
-	s->limited = c->count != 0;
-	s->quota = c->count ? c->count / c->threads + (t < c->count % c->threads) : 0;
+	s->cpu = c->opt.cpus[t % (uint32_t)c->opt.ncpus];
+	s->nflows = (c->opt.flows - t + c->opt.threads - 1) / c->opt.threads;
+	s->limited = c->opt.count != 0;
+	s->quota = c->opt.count ?
+		   c->opt.count / c->opt.threads + (t < c->opt.count % c->opt.threads) : 0;
 	s->flows = calloc(s->nflows, sizeof(*s->flows));
-	s->frames = calloc(c->batch, c->size);
-	s->frame_flow = calloc(c->batch, sizeof(*s->frame_flow));
-	s->msgs = calloc(c->batch, sizeof(*s->msgs));
-	s->iov = calloc(c->batch, sizeof(*s->iov));
+	s->frames = calloc(c->opt.batch, c->opt.size);
+	s->frame_flow = calloc(c->opt.batch, sizeof(*s->frame_flow));
+	s->msgs = calloc(c->opt.batch, sizeof(*s->msgs));
+	s->iov = calloc(c->opt.batch, sizeof(*s->iov));
 	if (!s->flows || !s->frames || !s->frame_flow || !s->msgs || !s->iov) {
 		fprintf(stderr, PROG ": out of memory\n");
 		return -1;
 	}
 	for (uint32_t i = 0; i < s->nflows; i++)
-		s->flows[i].id = t + i * c->threads;
+		s->flows[i].id = t + i * c->opt.threads;
 
 	memset(&o, 0, sizeof(o));
 	o.sz = sizeof(o);
-	memcpy(o.dst_mac, c->dst_mac, 6);
-	memcpy(o.src_mac, c->src_mac, 6);
-	o.src4 = c->src_ip;
-	o.dst4 = c->dst_ip;
-	o.src_port = c->src_port;
-	o.dst_port = (uint16_t)(c->dst_port + s->flows[0].id);
-	o.tos = c->tos;
+	memcpy(o.dst_mac, c->opt.dst_mac, 6);
+	memcpy(o.src_mac, c->opt.src_mac, 6);
+	o.src4 = c->opt.src_ip;
+	o.dst4 = c->opt.dst_ip;
+	o.src_port = c->opt.src_port;
+	o.dst_port = (uint16_t)(c->opt.dst_port + s->flows[0].id);
+	o.tos = c->opt.tos;
 	o.flags = XTX_PKT_F_DF;
-	o.frame_len = c->size;
-	for (uint32_t i = 0; i < c->batch; i++) {
-		uint8_t *fr = s->frames + (size_t)i * c->size;
+	o.frame_len = c->opt.size;
+	for (uint32_t i = 0; i < c->opt.batch; i++) {
+		uint8_t *fr = s->frames + (size_t)i * c->opt.size;
 
-		len = xtx_pkt__build_udp4(fr, c->size, &o);
-		if (len < 0 || (uint32_t)len != c->size) {
-			fprintf(stderr, PROG ": cannot build a %u-byte frame: %s\n", c->size,
+		len = xtx_pkt__build_udp4(fr, c->opt.size, &o);
+		if (len < 0 || (uint32_t)len != c->opt.size) {
+			fprintf(stderr, PROG ": cannot build a %u-byte frame: %s\n", c->opt.size,
 				strerror(len < 0 ? -len : EINVAL));
 			return -1;
 		}
@@ -582,11 +378,11 @@ static int setup_sender(struct sender *s, const struct cfg *c, uint32_t t)
 			fprintf(stderr, PROG ": internal error: built frame does not parse\n");
 			return -1;
 		}
-		if (c->stamp)
+		if (c->opt.stamp)
 			xtx_pkt__set_payload(fr, &s->lay, s->flows[0].id, 0, 0);
 		s->frame_flow[i] = s->flows[0].id;
 		s->iov[i].iov_base = fr;
-		s->iov[i].iov_len = c->size;
+		s->iov[i].iov_len = c->opt.size;
 		s->msgs[i].msg_hdr.msg_iov = &s->iov[i];
 		s->msgs[i].msg_hdr.msg_iovlen = 1;
 	}
@@ -615,38 +411,40 @@ int main(int argc, char **argv)
 	int rc = 0;
 
 	parse_args(&c, argc, argv);
-	probe_dev(&c);
+	traffic_probe_dev(&c.opt);
+	traffic_dev_addrs(&c.opt);
 
-	snd = calloc(c.threads, sizeof(*snd));
-	tid = calloc(c.threads, sizeof(*tid));
+	snd = calloc(c.opt.threads, sizeof(*snd));
+	tid = calloc(c.opt.threads, sizeof(*tid));
 	if (!snd || !tid) {
 		fprintf(stderr, PROG ": out of memory\n");
 		return 1;
 	}
-	for (uint32_t t = 0; t < c.threads; t++)
+	for (uint32_t t = 0; t < c.opt.threads; t++)
 		snd[t].fd = -1;
-	for (uint32_t t = 0; t < c.threads; t++) {
+	for (uint32_t t = 0; t < c.opt.threads; t++) {
 		if (setup_sender(&snd[t], &c, t)) {
 			rc = 1;
 			goto out;
 		}
 	}
-	if (!c.quiet) {
+	if (!c.opt.quiet) {
 		char dst[INET_ADDRSTRLEN];
 
-		inet_ntop(AF_INET, &c.dst_ip, dst, sizeof(dst));
+		inet_ntop(AF_INET, &c.opt.dst_ip, dst, sizeof(dst));
 		fprintf(stderr, PROG ": %s to %s ports %u..%u, %u thread(s), %u-byte frames, %s, ",
-			c.dev, dst, c.dst_port, c.dst_port + c.flows - 1, c.threads, c.size,
+			c.opt.dev, dst, c.opt.dst_port, c.opt.dst_port + c.opt.flows - 1,
+			c.opt.threads, c.opt.size,
 			c.bypass ? "qdisc bypassed" : "through the qdisc");
-		if (c.count)
-			fprintf(stderr, "%llu frames", (unsigned long long)c.count);
+		if (c.opt.count)
+			fprintf(stderr, "%llu frames", (unsigned long long)c.opt.count);
 		else
-			fprintf(stderr, "%g s", c.duration);
-		fprintf(stderr, "%s\n", c.stamp ? ", stamped" : "");
+			fprintf(stderr, "%g s", c.opt.duration);
+		fprintf(stderr, "%s\n", c.opt.stamp ? ", stamped" : "");
 	}
 
-	run_block_signals(c.threads);
-	for (uint32_t t = 0; t < c.threads; t++) {
+	run_block_signals(c.opt.threads);
+	for (uint32_t t = 0; t < c.opt.threads; t++) {
 		int e = run_spawn(&tid[t], snd[t].cpu, sender_main, &snd[t]);
 
 		if (e) {
@@ -657,11 +455,11 @@ int main(int argc, char **argv)
 		}
 	}
 	t0 = cli_now_ns(CLOCK_MONOTONIC);
-	deadline = t0 + (uint64_t)((c.count ? c.timeout : c.duration) * 1e9);
-	struct run_watch w = { .t0 = t0, .deadline = deadline, .count = c.count != 0,
-				.frame_bytes = c.size, .quiet = c.quiet,
+	deadline = t0 + (uint64_t)((c.opt.count ? c.opt.timeout : c.opt.duration) * 1e9);
+	struct run_watch w = { .t0 = t0, .deadline = deadline, .count = c.opt.count != 0,
+				.frame_bytes = c.opt.size, .quiet = c.opt.quiet,
 				.progress = &snd[0].progress, .stride = sizeof(*snd),
-				.n = c.threads };
+				.n = c.opt.threads };
 
 	run_watch(&w);
 	interrupted = w.interrupted;
@@ -671,7 +469,7 @@ int main(int argc, char **argv)
 	uint64_t tmin = UINT64_MAX, tmax = 0;
 	int fatal = 0;
 
-	for (uint32_t t = 0; t < c.threads; t++) {
+	for (uint32_t t = 0; t < c.opt.threads; t++) {
 		struct sender *s = &snd[t];
 
 		pthread_join(tid[t], NULL);
@@ -686,37 +484,37 @@ int main(int argc, char **argv)
 	}
 	double dur = tmax > tmin ? (double)(tmax - tmin) / 1e9 : 0;
 	uint64_t errors = enobufs + eagain + other;
-	bool complete = !fatal && (c.count ? sent == c.count : !interrupted);
+	bool complete = !fatal && (c.opt.count ? sent == c.opt.count : !interrupted);
 
-	if (c.json) {
+	if (c.opt.json) {
 		printf("{\"tool\":\"" PROG "\",\"dev\":\"%s\",\"qdisc_bypass\":%s,\"threads\":%u,"
 		       "\"flows\":%u,\"size\":%u,\"stamp\":%s,\"sent_pkts\":%llu,"
 		       "\"sent_bytes\":%llu,\"duration_s\":%.6f,\"pps\":%.1f,"
 		       "\"cpu_ns_per_pkt\":%.2f,\"errors\":%llu,\"enobufs\":%llu,\"eagain\":%llu,"
 		       "\"errors_other\":%llu,\"complete\":%s,\"interrupted\":%s,\"per_thread\":[",
-		       c.dev, c.bypass ? "true" : "false", c.threads, c.flows, c.size,
-		       c.stamp ? "true" : "false", (unsigned long long)sent,
-		       (unsigned long long)(sent * c.size), dur,
+		       c.opt.dev, c.bypass ? "true" : "false", c.opt.threads, c.opt.flows,
+		       c.opt.size, c.opt.stamp ? "true" : "false", (unsigned long long)sent,
+		       (unsigned long long)(sent * c.opt.size), dur,
 		       dur > 0 ? (double)sent / dur : 0.0,
 		       sent ? (double)cpu / (double)sent : 0.0, (unsigned long long)errors,
 		       (unsigned long long)enobufs, (unsigned long long)eagain,
 		       (unsigned long long)other, complete ? "true" : "false",
 		       interrupted ? "true" : "false");
-		for (uint32_t t = 0; t < c.threads; t++)
+		for (uint32_t t = 0; t < c.opt.threads; t++)
 			printf("%s{\"thread\":%u,\"cpu\":%d,\"sent_pkts\":%llu,\"calls\":%llu,"
 			       "\"cpu_ns\":%llu}", t ? "," : "", t, snd[t].cpu,
 			       (unsigned long long)snd[t].sent, (unsigned long long)snd[t].calls,
 			       (unsigned long long)snd[t].cpu_ns);
 		printf("]}\n");
 	} else {
-		printf(PROG ": %s, %s, %u thread(s), %u flow(s), %u-byte frames\n", c.dev,
-		       c.bypass ? "qdisc bypassed" : "through the qdisc", c.threads, c.flows,
-		       c.size);
+		printf(PROG ": %s, %s, %u thread(s), %u flow(s), %u-byte frames\n", c.opt.dev,
+		       c.bypass ? "qdisc bypassed" : "through the qdisc", c.opt.threads,
+		       c.opt.flows, c.opt.size);
 		printf("  sent        %llu frames, %llu bytes in %.3f s\n",
-		       (unsigned long long)sent, (unsigned long long)(sent * c.size), dur);
+		       (unsigned long long)sent, (unsigned long long)(sent * c.opt.size), dur);
 		printf("  rate        %.0f pps, %.3f Gbit/s (frames without FCS)\n",
 		       dur > 0 ? (double)sent / dur : 0.0,
-		       dur > 0 ? (double)sent * c.size * 8 / dur / 1e9 : 0.0);
+		       dur > 0 ? (double)sent * c.opt.size * 8 / dur / 1e9 : 0.0);
 		printf("  cpu         %.1f ns per frame (sender threads)\n",
 		       sent ? (double)cpu / (double)sent : 0.0);
 		printf("  errors      %llu (ENOBUFS %llu, EAGAIN %llu, other %llu)%s\n",
@@ -727,15 +525,15 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (fatal)
 		rc = 1;
-	else if (c.count && sent != c.count) {
+	else if (c.opt.count && sent != c.opt.count) {
 		fprintf(stderr, PROG ": sent %llu of --count %llu%s\n", (unsigned long long)sent,
-			(unsigned long long)c.count,
+			(unsigned long long)c.opt.count,
 			interrupted ? " (interrupted)" :
 			timed_out ? " within --timeout; raise --timeout or check the device" : "");
 		rc = interrupted ? 0 : 1;
 	}
 out:
-	for (uint32_t t = 0; t < c.threads; t++)
+	for (uint32_t t = 0; t < c.opt.threads; t++)
 		free_sender(&snd[t]);
 	free(snd);
 	free(tid);

@@ -17,9 +17,7 @@
  * the kernel accepted and, with --stamp, each flow's seq has no gaps among them.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <pthread.h>
@@ -32,20 +30,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "run.h"
+#include "traffic.h"
 #include <xtx/payload.h>
 #include <xtx/pkt.h>
 
 #define PROG		"udp-send"
-#define MAX_THREADS	256
-#define MAX_BATCH	1024
-#define MAX_FLOWS	65536
 
 static const char usage_text[] =
 "NAME\n"
@@ -127,21 +122,6 @@ static const char usage_text[] =
 "    udp-send --dst-ip 198.18.1.1 --dev ens1f0 --flows 64 --threads 4 --size 1514 \\\n"
 "             --duration 10 --priority 1 --stamp\n";
 
-struct cfg {
-	const char *dev;
-	struct in_addr src_ip, dst_ip;
-	bool have_src_ip, have_dst_ip, have_priority, have_tos;
-	int sndbuf;		/* --sndbuf: SO_SNDBUFFORCE bytes, 0 = system default */
-	uint32_t size, flows, threads, batch, priority;
-	uint16_t dst_port, src_port;
-	int tos;
-	double duration, timeout;
-	uint64_t count;		/* 0: duration mode */
-	bool stamp, json, quiet;
-	int cpus[CPU_SETSIZE];
-	int ncpus;
-};
-
 struct flow {
 	int fd;
 	uint32_t id;		/* global flow index */
@@ -150,7 +130,7 @@ struct flow {
 
 struct sender {
 	/* --- setup, read-only in the loop --- */
-	const struct cfg *cfg;
+	const struct traffic_opts *cfg;
 	uint32_t t;
 	int cpu;
 	struct flow *flows;
@@ -170,178 +150,27 @@ struct sender {
 	_Alignas(64) _Atomic uint64_t progress;
 };
 
-static void parse_args(struct cfg *c, int argc, char **argv)
+static const struct traffic_spec spec = {
+	.usage = usage_text,
+	.threads_name = "threads",
+	.thread_name = "thread",
+	.max_size = 65535,
+	.min_src_port = 0,
+	.sockopts = true,
+};
+
+static void parse_args(struct traffic_opts *c, int argc, char **argv)
 {
 	cli_set_prog(PROG);
-	enum { O_DST_IP = 256, O_DEV, O_SRC_IP, O_SIZE, O_FLOWS, O_DST_PORT, O_SRC_PORT,
-	       O_THREADS, O_CPUS, O_BATCH, O_PRIORITY, O_TOS, O_DURATION, O_COUNT, O_TIMEOUT,
-	       O_STAMP, O_JSON, O_QUIET, O_HELP, O_SNDBUF };
-	static const struct option opts[] = {
-		{ "dst-ip", required_argument, NULL, O_DST_IP },
-		{ "dev", required_argument, NULL, O_DEV },
-		{ "src-ip", required_argument, NULL, O_SRC_IP },
-		{ "size", required_argument, NULL, O_SIZE },
-		{ "flows", required_argument, NULL, O_FLOWS },
-		{ "dst-port", required_argument, NULL, O_DST_PORT },
-		{ "src-port", required_argument, NULL, O_SRC_PORT },
-		{ "threads", required_argument, NULL, O_THREADS },
-		{ "cpus", required_argument, NULL, O_CPUS },
-		{ "batch", required_argument, NULL, O_BATCH },
-		{ "priority", required_argument, NULL, O_PRIORITY },
-		{ "sndbuf", required_argument, NULL, O_SNDBUF },
-		{ "tos", required_argument, NULL, O_TOS },
-		{ "duration", required_argument, NULL, O_DURATION },
-		{ "count", required_argument, NULL, O_COUNT },
-		{ "timeout", required_argument, NULL, O_TIMEOUT },
-		{ "stamp", no_argument, NULL, O_STAMP },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "quiet", no_argument, NULL, O_QUIET },
-		{ "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool have_flows = false, have_duration = false;
-	int o;
-
-	memset(c, 0, sizeof(*c));
-	c->size = 64;
-	c->threads = 1;
-	c->batch = 64;
-	c->dst_port = 9000;
-	c->src_port = 1024;
-	c->timeout = 60;
-	opterr = 0;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (o) {
-		case O_DST_IP:
-			if (xtx_pkt__parse_ip4(optarg, &c->dst_ip))
-				cli_die_usage("--dst-ip: '%s' is not an IPv4 address", optarg);
-			c->have_dst_ip = true;
-			break;
-		case O_DEV:
-			c->dev = optarg;
-			break;
-		case O_SRC_IP:
-			if (xtx_pkt__parse_ip4(optarg, &c->src_ip))
-				cli_die_usage("--src-ip: '%s' is not an IPv4 address", optarg);
-			c->have_src_ip = true;
-			break;
-		case O_SIZE:
-			c->size = (uint32_t)cli_parse_uint("--size", optarg, XTX_PKT_MIN_FRAME, 65535);
-			break;
-		case O_FLOWS:
-			c->flows = (uint32_t)cli_parse_uint("--flows", optarg, 1, MAX_FLOWS);
-			have_flows = true;
-			break;
-		case O_DST_PORT:
-			c->dst_port = (uint16_t)cli_parse_uint("--dst-port", optarg, 1, 65535);
-			break;
-		case O_SRC_PORT:
-			c->src_port = (uint16_t)cli_parse_uint("--src-port", optarg, 0, 65535);
-			break;
-		case O_THREADS:
-			c->threads = (uint32_t)cli_parse_uint("--threads", optarg, 1, MAX_THREADS);
-			break;
-		case O_CPUS:
-			c->ncpus = cli_parse_cpus(optarg, c->cpus, CPU_SETSIZE);
-			break;
-		case O_BATCH:
-			c->batch = (uint32_t)cli_parse_uint("--batch", optarg, 1, MAX_BATCH);
-			break;
-		case O_SNDBUF:
-			c->sndbuf = (int)cli_parse_uint("--sndbuf", optarg, 4096, 1u << 30);
-			break;
-		case O_PRIORITY:
-			c->priority = (uint32_t)cli_parse_uint("--priority", optarg, 0, UINT32_MAX);
-			c->have_priority = true;
-			break;
-		case O_TOS:
-			c->tos = (int)cli_parse_uint("--tos", optarg, 0, 255);
-			c->have_tos = true;
-			break;
-		case O_DURATION:
-			c->duration = cli_parse_seconds("--duration", optarg);
-			have_duration = true;
-			break;
-		case O_COUNT:
-			c->count = cli_parse_uint("--count", optarg, 1, UINT64_MAX / 2);
-			break;
-		case O_TIMEOUT:
-			c->timeout = cli_parse_seconds("--timeout", optarg);
-			break;
-		case O_STAMP:
-			c->stamp = true;
-			break;
-		case O_JSON:
-			c->json = true;
-			break;
-		case O_QUIET:
-			c->quiet = true;
-			break;
-		case O_HELP:
-			fputs(usage_text, stdout);
-			exit(0);
-		default:
-			cli_die_usage("unknown option or missing value: '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		cli_die_usage("unexpected argument '%s'", argv[optind]);
-	if (!c->have_dst_ip)
-		cli_die_usage("--dst-ip IP is required");
-	if (have_duration && c->count)
-		cli_die_usage("--duration and --count exclude each other");
-	if (!have_duration && !c->count)
-		c->duration = 10;
-	if (!have_flows)
-		c->flows = c->threads;
-	if (c->flows < c->threads)
-		cli_die_usage("--flows %u < --threads %u: every thread needs at least one flow",
-			  c->flows, c->threads);
-	if ((uint32_t)c->dst_port + c->flows - 1 > 65535)
-		cli_die_usage("--dst-port %u + --flows %u goes past port 65535", c->dst_port,
-			  c->flows);
-	if (!c->ncpus) {
-		cpu_set_t set;
-
-		if (sched_getaffinity(0, sizeof(set), &set))
-			CPU_ZERO(&set);
-		for (int i = 0; i < CPU_SETSIZE; i++)
-			if (CPU_ISSET(i, &set))
-				c->cpus[c->ncpus++] = i;
-		if (!c->ncpus)
-			c->cpus[c->ncpus++] = 0;
-	}
-}
-
-static void check_dev(const struct cfg *c)
-{
-	struct ifreq ifr;
-	int fd;
-
-	if (!c->dev)
-		return;
-	if (!if_nametoindex(c->dev)) {
-		fprintf(stderr, PROG ": --dev %s: no such interface in this network namespace "
-			"(see 'ip link'; run inside the right namespace with 'ip netns exec')\n",
-			c->dev);
-		exit(1);
-	}
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", c->dev);
-	if (fd >= 0 && ioctl(fd, SIOCGIFMTU, &ifr) == 0 &&
-	    c->size > (uint32_t)ifr.ifr_mtu + XTX_PKT_ETH_HLEN) {
-		fprintf(stderr, PROG ": --size %u: larger than %s's MTU %d + 14; use --size <= %d "
-			"or raise the MTU\n", c->size, c->dev, ifr.ifr_mtu,
-			ifr.ifr_mtu + XTX_PKT_ETH_HLEN);
-		exit(1);
-	}
-	if (fd >= 0)
-		close(fd);
+	traffic_init(c);
+	/* No options of its own: one call reads them all. */
+	traffic_getopt(c, &spec, argc, argv);
+	traffic_require(c, &spec, argc, argv);
+	traffic_finish(c, &spec);
 }
 
 /* One connected socket for flow `id`. Returns the fd or -1 after printing why. */
-static int open_flow_socket(const struct cfg *c, uint32_t id)
+static int open_flow_socket(const struct traffic_opts *c, uint32_t id)
 {
 	struct sockaddr_in src = { .sin_family = AF_INET }, dst = { .sin_family = AF_INET };
 	int one = 1, pmtu = IP_PMTUDISC_DO, fd;
@@ -381,8 +210,10 @@ static int open_flow_socket(const struct cfg *c, uint32_t id)
 			goto fail;
 	}
 	if (c->have_tos) {
+		int tos = c->tos;
+
 		what = "setsockopt(IP_TOS)";
-		if (setsockopt(fd, IPPROTO_IP, IP_TOS, &c->tos, sizeof(c->tos)))
+		if (setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos)))
 			goto fail;
 	}
 	if (c->have_src_ip || c->src_port) {
@@ -452,7 +283,7 @@ static void stamp_batch(struct sender *s, const struct flow *f, uint32_t n)
 static void *sender_main(void *arg)
 {
 	struct sender *s = arg;
-	const struct cfg *c = s->cfg;
+	const struct traffic_opts *c = s->cfg;
 	const bool stamp = c->stamp && s->pay_fit;
 	uint64_t cpu0;
 	uint32_t fi = 0;
@@ -521,7 +352,7 @@ out:
 	return NULL;
 }
 
-static int setup_sender(struct sender *s, const struct cfg *c, uint32_t t)
+static int setup_sender(struct sender *s, const struct traffic_opts *c, uint32_t t)
 {
 	s->cfg = c;
 	s->t = t;
@@ -570,7 +401,7 @@ static void free_sender(struct sender *s)
 
 int main(int argc, char **argv)
 {
-	struct cfg c;
+	struct traffic_opts c;
 	struct sender *snd;
 	pthread_t *tid;
 	uint64_t t0, deadline;
@@ -578,7 +409,8 @@ int main(int argc, char **argv)
 	int rc = 0;
 
 	parse_args(&c, argc, argv);
-	check_dev(&c);
+	if (c.dev)
+		traffic_probe_dev(&c);
 
 	snd = calloc(c.threads, sizeof(*snd));
 	tid = calloc(c.threads, sizeof(*tid));

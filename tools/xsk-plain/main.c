@@ -20,12 +20,8 @@
  * completions.
  */
 #include <errno.h>
-#include <getopt.h>
-#include <ifaddrs.h>
 #include <limits.h>
 #include <math.h>
-#include <net/if.h>
-#include <netpacket/packet.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -36,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -49,13 +44,11 @@
 
 #include "cli.h"
 #include "run.h"
+#include "traffic.h"
 #include <xtx/payload.h>
 #include <xtx/pkt.h>
 
 #define PROG		"xsk-plain"
-#define MAX_QUEUES	256
-#define MAX_BATCH	1024
-#define MAX_FLOWS	65536
 #define NSEC		1000000000ull
 #define DRAIN_NS	(1 * NSEC)	/* wait for completions after a stop */
 
@@ -141,20 +134,10 @@ static const char usage_text[] =
 "              --queues 4 --flows 64 --size 1514 --duration 10 --stamp\n";
 
 struct cfg {
-	const char *dev;
-	unsigned ifindex;
-	struct in_addr src_ip, dst_ip;
-	uint8_t src_mac[6], dst_mac[6];
-	bool have_src_ip, have_src_mac, have_dst_ip, have_dst_mac;
-	uint32_t size, flows, queues, ring, batch;
-	uint16_t dst_port, src_port;
-	uint8_t tos;
-	int mode;		/* 0 kernel chooses, 1 copy, 2 zero-copy */
-	double duration, timeout;
-	uint64_t count;		/* 0: duration mode */
-	bool stamp, json, quiet, verbose;
-	int cpus[CPU_SETSIZE];
-	int ncpus;
+	struct traffic_opts opt;	/* opt.threads: --queues, a thread each */
+	uint32_t ring;			/* --ring */
+	int mode;			/* 0 kernel chooses, 1 copy, 2 zero-copy */
+	bool verbose;			/* --verbose */
 };
 
 /* One queue: socket, UMEM, free-frame FIFO, results. Used by its thread only, except
@@ -199,100 +182,40 @@ static int quiet_print(enum libxdp_print_level level, const char *fmt, va_list a
 	return 0;
 }
 
+enum { O_COPY = TRAFFIC_OPT_OWN, O_ZC, O_RING, O_VERBOSE };
+
+static const struct option own_opts[] = {
+	{ "copy", no_argument, NULL, O_COPY },
+	{ "zero-copy", no_argument, NULL, O_ZC },
+	{ "ring", required_argument, NULL, O_RING },
+	{ "verbose", no_argument, NULL, O_VERBOSE },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct traffic_spec spec = {
+	.usage = usage_text,
+	.threads_name = "queues",
+	.thread_name = "queue",
+	.max_size = 4096,
+	.min_src_port = 1,
+	.sockopts = false,
+	.dst_mac_like = "02:00:5e:10:00:02",
+	.src_mac_like = "02:00:5e:10:00:01",
+	.need_dev = "--dev IF is required (the interface to send on)",
+	.need_dst_mac = "--dst-mac MAC is required (AF_XDP bypasses ARP/neighbour lookup)",
+	.own = own_opts,
+};
+
 static void parse_args(struct cfg *c, int argc, char **argv)
 {
-	cli_set_prog(PROG);
-	enum { O_DEV = 256, O_DST_IP, O_DST_MAC, O_SRC_IP, O_SRC_MAC, O_SIZE, O_FLOWS,
-	       O_DST_PORT, O_SRC_PORT, O_TOS, O_QUEUES, O_CPUS, O_COPY, O_ZC, O_RING, O_BATCH,
-	       O_DURATION, O_COUNT, O_TIMEOUT, O_STAMP, O_JSON, O_QUIET, O_VERBOSE, O_HELP };
-	static const struct option opts[] = {
-		{ "dev", required_argument, NULL, O_DEV },
-		{ "dst-ip", required_argument, NULL, O_DST_IP },
-		{ "dst-mac", required_argument, NULL, O_DST_MAC },
-		{ "src-ip", required_argument, NULL, O_SRC_IP },
-		{ "src-mac", required_argument, NULL, O_SRC_MAC },
-		{ "size", required_argument, NULL, O_SIZE },
-		{ "flows", required_argument, NULL, O_FLOWS },
-		{ "dst-port", required_argument, NULL, O_DST_PORT },
-		{ "src-port", required_argument, NULL, O_SRC_PORT },
-		{ "tos", required_argument, NULL, O_TOS },
-		{ "queues", required_argument, NULL, O_QUEUES },
-		{ "cpus", required_argument, NULL, O_CPUS },
-		{ "copy", no_argument, NULL, O_COPY },
-		{ "zero-copy", no_argument, NULL, O_ZC },
-		{ "ring", required_argument, NULL, O_RING },
-		{ "batch", required_argument, NULL, O_BATCH },
-		{ "duration", required_argument, NULL, O_DURATION },
-		{ "count", required_argument, NULL, O_COUNT },
-		{ "timeout", required_argument, NULL, O_TIMEOUT },
-		{ "stamp", no_argument, NULL, O_STAMP },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "quiet", no_argument, NULL, O_QUIET },
-		{ "verbose", no_argument, NULL, O_VERBOSE },
-		{ "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool have_flows = false, have_duration = false;
 	int o;
 
+	cli_set_prog(PROG);
 	memset(c, 0, sizeof(*c));
-	c->size = 64;
-	c->queues = 1;
+	traffic_init(&c->opt);
 	c->ring = 2048;
-	c->batch = 64;
-	c->dst_port = 9000;
-	c->src_port = 1024;
-	c->timeout = 60;
-	opterr = 0;
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((o = traffic_getopt(&c->opt, &spec, argc, argv)) != -1) {
 		switch (o) {
-		case O_DEV:
-			c->dev = optarg;
-			break;
-		case O_DST_IP:
-			if (xtx_pkt__parse_ip4(optarg, &c->dst_ip))
-				cli_die_usage("--dst-ip: '%s' is not an IPv4 address", optarg);
-			c->have_dst_ip = true;
-			break;
-		case O_SRC_IP:
-			if (xtx_pkt__parse_ip4(optarg, &c->src_ip))
-				cli_die_usage("--src-ip: '%s' is not an IPv4 address", optarg);
-			c->have_src_ip = true;
-			break;
-		case O_DST_MAC:
-			if (xtx_pkt__parse_mac(optarg, c->dst_mac))
-				cli_die_usage("--dst-mac: '%s' is not a MAC address like "
-					  "02:00:5e:10:00:02", optarg);
-			c->have_dst_mac = true;
-			break;
-		case O_SRC_MAC:
-			if (xtx_pkt__parse_mac(optarg, c->src_mac))
-				cli_die_usage("--src-mac: '%s' is not a MAC address like "
-					  "02:00:5e:10:00:01", optarg);
-			c->have_src_mac = true;
-			break;
-		case O_SIZE:
-			c->size = (uint32_t)cli_parse_uint("--size", optarg, XTX_PKT_MIN_FRAME, 4096);
-			break;
-		case O_FLOWS:
-			c->flows = (uint32_t)cli_parse_uint("--flows", optarg, 1, MAX_FLOWS);
-			have_flows = true;
-			break;
-		case O_DST_PORT:
-			c->dst_port = (uint16_t)cli_parse_uint("--dst-port", optarg, 1, 65535);
-			break;
-		case O_SRC_PORT:
-			c->src_port = (uint16_t)cli_parse_uint("--src-port", optarg, 1, 65535);
-			break;
-		case O_TOS:
-			c->tos = (uint8_t)cli_parse_uint("--tos", optarg, 0, 255);
-			break;
-		case O_QUEUES:
-			c->queues = (uint32_t)cli_parse_uint("--queues", optarg, 1, MAX_QUEUES);
-			break;
-		case O_CPUS:
-			c->ncpus = cli_parse_cpus(optarg, c->cpus, CPU_SETSIZE);
-			break;
 		case O_COPY:
 			if (c->mode == 2)
 				cli_die_usage("--copy and --zero-copy exclude each other");
@@ -308,130 +231,16 @@ static void parse_args(struct cfg *c, int argc, char **argv)
 			if (c->ring & (c->ring - 1))
 				cli_die_usage("--ring: %u is not a power of 2", c->ring);
 			break;
-		case O_BATCH:
-			c->batch = (uint32_t)cli_parse_uint("--batch", optarg, 1, MAX_BATCH);
-			break;
-		case O_DURATION:
-			c->duration = cli_parse_seconds("--duration", optarg);
-			have_duration = true;
-			break;
-		case O_COUNT:
-			c->count = cli_parse_uint("--count", optarg, 1, UINT64_MAX / 2);
-			break;
-		case O_TIMEOUT:
-			c->timeout = cli_parse_seconds("--timeout", optarg);
-			break;
-		case O_STAMP:
-			c->stamp = true;
-			break;
-		case O_JSON:
-			c->json = true;
-			break;
-		case O_QUIET:
-			c->quiet = true;
-			break;
 		case O_VERBOSE:
 			c->verbose = true;
 			break;
-		case O_HELP:
-			fputs(usage_text, stdout);
-			exit(0);
-		default:
-			cli_die_usage("unknown option or missing value: '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind < argc)
-		cli_die_usage("unexpected argument '%s'", argv[optind]);
-	if (!c->dev)
-		cli_die_usage("--dev IF is required (the interface to send on)");
-	if (!c->have_dst_ip)
-		cli_die_usage("--dst-ip IP is required");
-	if (!c->have_dst_mac)
-		cli_die_usage("--dst-mac MAC is required (AF_XDP bypasses ARP/neighbour lookup)");
-	if (c->batch > c->ring)
-		cli_die_usage("--batch %u > --ring %u: a batch must fit in the TX ring", c->batch,
-			  c->ring);
-	if (have_duration && c->count)
-		cli_die_usage("--duration and --count exclude each other");
-	if (!have_duration && !c->count)
-		c->duration = 10;
-	if (!have_flows)
-		c->flows = c->queues;
-	if (c->flows < c->queues)
-		cli_die_usage("--flows %u < --queues %u: every queue needs at least one flow",
-			  c->flows, c->queues);
-	if ((uint32_t)c->dst_port + c->flows - 1 > 65535)
-		cli_die_usage("--dst-port %u + --flows %u goes past port 65535", c->dst_port,
-			  c->flows);
-	if (!c->ncpus) {
-		cpu_set_t set;
-
-		if (sched_getaffinity(0, sizeof(set), &set))
-			CPU_ZERO(&set);
-		for (int i = 0; i < CPU_SETSIZE; i++)
-			if (CPU_ISSET(i, &set))
-				c->cpus[c->ncpus++] = i;
-		if (!c->ncpus)
-			c->cpus[c->ncpus++] = 0;
-	}
-}
-
-/* Interface facts: index, MTU, MAC and first IPv4 address as defaults. */
-static void probe_dev(struct cfg *c)
-{
-	struct ifaddrs *ifa, *i;
-	struct ifreq ifr;
-	bool got_ip = false, got_mac = false;
-	int fd;
-
-	c->ifindex = if_nametoindex(c->dev);
-	if (!c->ifindex) {
-		fprintf(stderr, PROG ": --dev %s: no such interface in this network namespace "
-			"(see 'ip link'; run inside the right namespace with 'ip netns exec')\n",
-			c->dev);
-		exit(1);
-	}
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", c->dev);
-	if (fd >= 0 && ioctl(fd, SIOCGIFMTU, &ifr) == 0 &&
-	    c->size > (uint32_t)ifr.ifr_mtu + XTX_PKT_ETH_HLEN) {
-		fprintf(stderr, PROG ": --size %u: larger than %s's MTU %d + 14; use --size <= %d "
-			"or raise the MTU\n", c->size, c->dev, ifr.ifr_mtu,
-			ifr.ifr_mtu + XTX_PKT_ETH_HLEN);
-		exit(1);
-	}
-	if (fd >= 0)
-		close(fd);
-	if (getifaddrs(&ifa))
-		ifa = NULL;
-	for (i = ifa; i; i = i->ifa_next) {
-		if (!i->ifa_addr || strcmp(i->ifa_name, c->dev))
-			continue;
-		if (!c->have_src_ip && !got_ip && i->ifa_addr->sa_family == AF_INET) {
-			c->src_ip = ((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr;
-			got_ip = true;
-		}
-		if (!c->have_src_mac && !got_mac && i->ifa_addr->sa_family == AF_PACKET) {
-			struct sockaddr_ll *ll = (struct sockaddr_ll *)(void *)i->ifa_addr;
-
-			if (ll->sll_halen == 6) {
-				memcpy(c->src_mac, ll->sll_addr, 6);
-				got_mac = true;
-			}
-		}
-	}
-	if (ifa)
-		freeifaddrs(ifa);
-	if (!c->have_src_ip && !got_ip) {
-		fprintf(stderr, PROG ": %s has no IPv4 address to send from; give --src-ip\n",
-			c->dev);
-		exit(1);
-	}
-	if (!c->have_src_mac && !got_mac) {
-		fprintf(stderr, PROG ": cannot read %s's MAC address; give --src-mac\n", c->dev);
-		exit(1);
-	}
+	traffic_require(&c->opt, &spec, argc, argv);
+	if (c->opt.batch > c->ring)
+		cli_die_usage("--batch %u > --ring %u: a batch must fit in the TX ring",
+			      c->opt.batch, c->ring);
+	traffic_finish(&c->opt, &spec);
 }
 
 static const char *errno_hint(int err)
@@ -491,14 +300,15 @@ static int setup_socket(struct sender *s)
 	/* A socket closed just before (a previous run) releases its queue binding from a
 	 * deferred kernel work item: EBUSY for a moment. Retry for up to 2 s. */
 	for (int tries = 0; tries < 40; tries++) {
-		err = xsk_socket__create(&s->xsk, c->dev, s->q, s->umem, NULL, &s->tx, &sc);
+		err = xsk_socket__create(&s->xsk, c->opt.dev, s->q, s->umem, NULL, &s->tx, &sc);
 		if (err != -EBUSY)
 			break;
 		usleep(50000);
 	}
 	if (err) {
 		fprintf(stderr, PROG ": %s queue %u: creating the AF_XDP socket (%s mode): %s%s\n",
-			c->dev, s->q, c->mode == 1 ? "copy" : c->mode == 2 ? "zero-copy" : "any",
+			c->opt.dev, s->q,
+			c->mode == 1 ? "copy" : c->mode == 2 ? "zero-copy" : "any",
 			strerror(-err), errno_hint(-err));
 		xsk_umem__delete(s->umem);
 		s->umem = NULL;
@@ -515,7 +325,7 @@ static int setup_socket(struct sender *s)
 static int setup_frames(struct sender *s)
 {
 	const struct cfg *c = s->cfg;
-	uint32_t qn = c->queues;
+	uint32_t qn = c->opt.threads;
 
 	for (uint32_t i = 0; i < s->nframes; i++) {
 		uint8_t *f = s->area + (uint64_t)i * s->frame_size;
@@ -525,21 +335,21 @@ static int setup_frames(struct sender *s)
 
 		memset(&o, 0, sizeof(o));
 		o.sz = sizeof(o);
-		memcpy(o.dst_mac, c->dst_mac, 6);
-		memcpy(o.src_mac, c->src_mac, 6);
-		o.src4 = c->src_ip;
-		o.dst4 = c->dst_ip;
-		o.src_port = c->src_port;
-		o.dst_port = (uint16_t)(c->dst_port + flow);
-		o.tos = c->tos;
+		memcpy(o.dst_mac, c->opt.dst_mac, 6);
+		memcpy(o.src_mac, c->opt.src_mac, 6);
+		o.src4 = c->opt.src_ip;
+		o.dst4 = c->opt.dst_ip;
+		o.src_port = c->opt.src_port;
+		o.dst_port = (uint16_t)(c->opt.dst_port + flow);
+		o.tos = c->opt.tos;
 		o.flags = XTX_PKT_F_DF;
-		o.frame_len = c->size;
+		o.frame_len = c->opt.size;
 		len = xtx_pkt__build_udp4(f, s->frame_size, &o);
 		if (len < 0)
 			return len;
 		if (i == 0 && xtx_pkt__parse_udp(f, (size_t)len, &s->lay, NULL))
 			return -EINVAL;
-		if (c->stamp)
+		if (c->opt.stamp)
 			xtx_pkt__set_payload(f, &s->lay, flow, 0, 0);
 		s->frame_flow[i] = local;
 		s->fifo[i] = (uint64_t)i * s->frame_size;
@@ -589,7 +399,7 @@ static void *sender_main(void *arg)
 {
 	struct sender *s = arg;
 	const struct cfg *c = s->cfg;
-	const bool stamp = c->stamp;
+	const bool stamp = c->opt.stamp;
 	uint64_t cpu0, drain_until;
 	int err = 0;
 
@@ -605,7 +415,7 @@ static void *sender_main(void *arg)
 			break;
 		if (s->limited && s->submitted == s->quota)
 			break;
-		want = c->batch;
+		want = c->opt.batch;
 		if (want > s->fifo_len)
 			want = s->fifo_len;
 		if (s->limited && want > s->quota - s->submitted)
@@ -658,7 +468,7 @@ static void *sender_main(void *arg)
 	s->cpu_ns = cli_now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
 	s->err = err;
 	if (err) {
-		fprintf(stderr, PROG ": %s queue %u: sendto: %s; stopping\n", c->dev, s->q,
+		fprintf(stderr, PROG ": %s queue %u: sendto: %s; stopping\n", c->opt.dev, s->q,
 			strerror(-err));
 		run_stop();
 	}
@@ -699,31 +509,33 @@ int main(int argc, char **argv)
 	int rc = 0;
 
 	parse_args(&c, argc, argv);
-	probe_dev(&c);
+	traffic_probe_dev(&c.opt);
+	traffic_dev_addrs(&c.opt);
 	raise_memlock();
 	if (!c.verbose)
 		libxdp_set_print(quiet_print);
 
-	snd = calloc(c.queues, sizeof(*snd));
-	tid = calloc(c.queues, sizeof(*tid));
+	snd = calloc(c.opt.threads, sizeof(*snd));
+	tid = calloc(c.opt.threads, sizeof(*tid));
 	if (!snd || !tid) {
 		fprintf(stderr, PROG ": out of memory\n");
 		return 1;
 	}
-	for (uint32_t q = 0; q < c.queues; q++) {
+	for (uint32_t q = 0; q < c.opt.threads; q++) {
 		struct sender *s = &snd[q];
 		uint32_t base = c.ring * 2;
 
 		s->cfg = &c;
 		s->q = q;
-		s->cpu = c.cpus[q % (uint32_t)c.ncpus];
-		s->nflows = (c.flows - q + c.queues - 1) / c.queues;
+		s->cpu = c.opt.cpus[q % (uint32_t)c.opt.ncpus];
+		s->nflows = (c.opt.flows - q + c.opt.threads - 1) / c.opt.threads;
 		s->nframes = (base + s->nflows - 1) / s->nflows * s->nflows;
-		s->frame_size = c.size <= 2048 ? 2048 : 4096;
-		s->frame_shift = c.size <= 2048 ? 11 : 12;
+		s->frame_size = c.opt.size <= 2048 ? 2048 : 4096;
+		s->frame_shift = c.opt.size <= 2048 ? 11 : 12;
 		s->area_len = (size_t)s->nframes * s->frame_size;
-		s->limited = c.count != 0;
-		s->quota = c.count ? c.count / c.queues + (q < c.count % c.queues) : 0;
+		s->limited = c.opt.count != 0;
+		s->quota = c.opt.count ?
+			   c.opt.count / c.opt.threads + (q < c.opt.count % c.opt.threads) : 0;
 		s->area = mmap(NULL, s->area_len, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 		if (s->area == MAP_FAILED) {
@@ -742,7 +554,8 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		if (setup_frames(s)) {
-			fprintf(stderr, PROG ": building the frames failed (size %u)\n", c.size);
+			fprintf(stderr, PROG ": building the frames failed (size %u)\n",
+				c.opt.size);
 			rc = 1;
 			goto out;
 		}
@@ -755,19 +568,20 @@ int main(int argc, char **argv)
 	}
 	if (zc_any != zc_all)
 		fprintf(stderr, PROG ": warning: some queues got zero-copy, others copy mode\n");
-	if (!c.quiet) {
+	if (!c.opt.quiet) {
 		fprintf(stderr, PROG ": %s: %u queue(s), %s mode, %u flow(s), %u-byte frames, ",
-			c.dev, c.queues, zc_all ? "zero-copy" : "copy", c.flows, c.size);
-		if (c.count)
-			fprintf(stderr, "%llu packets", (unsigned long long)c.count);
+			c.opt.dev, c.opt.threads, zc_all ? "zero-copy" : "copy", c.opt.flows,
+			c.opt.size);
+		if (c.opt.count)
+			fprintf(stderr, "%llu packets", (unsigned long long)c.opt.count);
 		else
-			fprintf(stderr, "%g s", c.duration);
-		fprintf(stderr, "%s\n", c.stamp ? ", stamped" : "");
+			fprintf(stderr, "%g s", c.opt.duration);
+		fprintf(stderr, "%s\n", c.opt.stamp ? ", stamped" : "");
 	}
 
 	/* Signals are taken synchronously by the main thread only. */
-	run_block_signals(c.queues);
-	for (uint32_t q = 0; q < c.queues; q++) {
+	run_block_signals(c.opt.threads);
+	for (uint32_t q = 0; q < c.opt.threads; q++) {
 		int e = run_spawn(&tid[q], snd[q].cpu, sender_main, &snd[q]);
 
 		if (e) {
@@ -778,13 +592,13 @@ int main(int argc, char **argv)
 		}
 	}
 	t0 = cli_now_ns(CLOCK_MONOTONIC);
-	deadline = t0 + (uint64_t)((c.count ? c.timeout : c.duration) * 1e9);
-	for (uint32_t q = 0; q < c.queues; q++)
+	deadline = t0 + (uint64_t)((c.opt.count ? c.opt.timeout : c.opt.duration) * 1e9);
+	for (uint32_t q = 0; q < c.opt.threads; q++)
 		snd[q].hard_deadline = deadline + DRAIN_NS;
-	struct run_watch w = { .t0 = t0, .deadline = deadline, .count = c.count != 0,
-				.frame_bytes = c.size, .quiet = c.quiet,
+	struct run_watch w = { .t0 = t0, .deadline = deadline, .count = c.opt.count != 0,
+				.frame_bytes = c.opt.size, .quiet = c.opt.quiet,
 				.progress = &snd[0].progress, .stride = sizeof(*snd),
-				.n = c.queues };
+				.n = c.opt.threads };
 
 	run_watch(&w);
 	interrupted = w.interrupted;
@@ -794,7 +608,7 @@ int main(int argc, char **argv)
 	uint64_t tmax = 0;
 	int fatal = 0;
 
-	for (uint32_t q = 0; q < c.queues; q++) {
+	for (uint32_t q = 0; q < c.opt.threads; q++) {
 		struct sender *s = &snd[q];
 		socklen_t len = sizeof(s->xstats);
 
@@ -812,34 +626,35 @@ int main(int argc, char **argv)
 		fatal |= s->err;
 	}
 	double dur = tmax > tmin ? (double)(tmax - tmin) / 1e9 : 0;
-	bool complete = !fatal && (c.count ? sent == c.count : !interrupted);
+	bool complete = !fatal && (c.opt.count ? sent == c.opt.count : !interrupted);
 	const char *mode = zc_all ? "zero-copy" : "copy";
 
-	if (c.json) {
+	if (c.opt.json) {
 		printf("{\"tool\":\"" PROG "\",\"dev\":\"%s\",\"mode\":\"%s\",\"queues\":%u,"
 		       "\"flows\":%u,\"size\":%u,\"stamp\":%s,\"sent_pkts\":%llu,"
 		       "\"sent_bytes\":%llu,\"duration_s\":%.6f,\"pps\":%.1f,"
 		       "\"cpu_ns_per_pkt\":%.2f,\"kicks\":%llu,\"tx_invalid_descs\":%llu,"
 		       "\"unconfirmed\":%llu,\"complete\":%s,\"interrupted\":%s,\"per_queue\":[",
-		       c.dev, mode, c.queues, c.flows, c.size, c.stamp ? "true" : "false",
-		       (unsigned long long)sent, (unsigned long long)(sent * c.size), dur,
+		       c.opt.dev, mode, c.opt.threads, c.opt.flows, c.opt.size,
+		       c.opt.stamp ? "true" : "false",
+		       (unsigned long long)sent, (unsigned long long)(sent * c.opt.size), dur,
 		       dur > 0 ? (double)sent / dur : 0.0,
 		       sent ? (double)cpu / (double)sent : 0.0, (unsigned long long)kicks,
 		       (unsigned long long)invalid, (unsigned long long)(submitted - sent),
 		       complete ? "true" : "false", interrupted ? "true" : "false");
-		for (uint32_t q = 0; q < c.queues; q++)
+		for (uint32_t q = 0; q < c.opt.threads; q++)
 			printf("%s{\"queue\":%u,\"cpu\":%d,\"sent_pkts\":%llu,\"cpu_ns\":%llu}",
 			       q ? "," : "", q, snd[q].cpu, (unsigned long long)snd[q].completed,
 			       (unsigned long long)snd[q].cpu_ns);
 		printf("]}\n");
 	} else {
-		printf(PROG ": %s, %s mode, %u queue(s), %u flow(s), %u-byte frames\n", c.dev,
-		       mode, c.queues, c.flows, c.size);
+		printf(PROG ": %s, %s mode, %u queue(s), %u flow(s), %u-byte frames\n", c.opt.dev,
+		       mode, c.opt.threads, c.opt.flows, c.opt.size);
 		printf("  sent        %llu packets, %llu bytes in %.3f s\n",
-		       (unsigned long long)sent, (unsigned long long)(sent * c.size), dur);
+		       (unsigned long long)sent, (unsigned long long)(sent * c.opt.size), dur);
 		printf("  rate        %.0f pps, %.3f Gbit/s (frames without FCS)\n",
 		       dur > 0 ? (double)sent / dur : 0.0,
-		       dur > 0 ? (double)sent * c.size * 8 / dur / 1e9 : 0.0);
+		       dur > 0 ? (double)sent * c.opt.size * 8 / dur / 1e9 : 0.0);
 		printf("  cpu         %.1f ns per packet (sender threads)\n",
 		       sent ? (double)cpu / (double)sent : 0.0);
 		printf("  kicks       %llu, tx_invalid_descs %llu, unconfirmed %llu%s\n",
@@ -849,15 +664,15 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (fatal)
 		rc = 1;
-	else if (c.count && sent != c.count) {
+	else if (c.opt.count && sent != c.opt.count) {
 		fprintf(stderr, PROG ": sent %llu of --count %llu%s\n", (unsigned long long)sent,
-			(unsigned long long)c.count,
+			(unsigned long long)c.opt.count,
 			interrupted ? " (interrupted)" :
 			timed_out ? " within --timeout; raise --timeout or check the link" : "");
 		rc = interrupted ? 0 : 1;
 	}
 out:
-	for (uint32_t q = 0; q < c.queues; q++)
+	for (uint32_t q = 0; q < c.opt.threads; q++)
 		free_sender(&snd[q]);
 	free(snd);
 	free(tid);

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* tools/common/traffic.c - the options the baseline senders share: their table, their
+ * parsing and checks, and the defaults read from --dev. See traffic.h. */
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netpacket/packet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "traffic.h"
+#include <xtx/pkt.h>
+
+#define MAX_THREADS	256
+#define MAX_BATCH	1024
+#define MAX_FLOWS	65536
+#define MAX_OPTIONS	64	/* shared + own + the end of the table */
+
+enum {
+	O_DEV = 256, O_DST_IP, O_DST_MAC, O_SRC_IP, O_SRC_MAC, O_SIZE, O_FLOWS, O_DST_PORT,
+	O_SRC_PORT, O_TOS, O_THREADS, O_CPUS, O_BATCH, O_SNDBUF, O_PRIORITY, O_DURATION,
+	O_COUNT, O_TIMEOUT, O_STAMP, O_JSON, O_QUIET, O_HELP, O_END
+};
+_Static_assert(O_END <= TRAFFIC_OPT_OWN, "shared option values run into the tools' own");
+
+/* Every shared option but the thread count, whose name the tool gives. */
+static const struct option shared[] = {
+	{ "dev", required_argument, NULL, O_DEV },
+	{ "dst-ip", required_argument, NULL, O_DST_IP },
+	{ "dst-mac", required_argument, NULL, O_DST_MAC },
+	{ "src-ip", required_argument, NULL, O_SRC_IP },
+	{ "src-mac", required_argument, NULL, O_SRC_MAC },
+	{ "size", required_argument, NULL, O_SIZE },
+	{ "flows", required_argument, NULL, O_FLOWS },
+	{ "dst-port", required_argument, NULL, O_DST_PORT },
+	{ "src-port", required_argument, NULL, O_SRC_PORT },
+	{ "tos", required_argument, NULL, O_TOS },
+	{ "cpus", required_argument, NULL, O_CPUS },
+	{ "batch", required_argument, NULL, O_BATCH },
+	{ "sndbuf", required_argument, NULL, O_SNDBUF },
+	{ "priority", required_argument, NULL, O_PRIORITY },
+	{ "duration", required_argument, NULL, O_DURATION },
+	{ "count", required_argument, NULL, O_COUNT },
+	{ "timeout", required_argument, NULL, O_TIMEOUT },
+	{ "stamp", no_argument, NULL, O_STAMP },
+	{ "json", no_argument, NULL, O_JSON },
+	{ "quiet", no_argument, NULL, O_QUIET },
+	{ "help", no_argument, NULL, O_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+void traffic_init(struct traffic_opts *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->size = 64;
+	t->threads = 1;
+	t->batch = 64;
+	t->dst_port = 9000;
+	t->src_port = 1024;
+	t->timeout = 60;
+}
+
+/* Whether spec's tool takes shared option o. */
+static bool takes(const struct traffic_spec *spec, int o)
+{
+	switch (o) {
+	case O_DST_MAC:
+	case O_SRC_MAC:
+		return spec->dst_mac_like != NULL;
+	case O_SNDBUF:
+	case O_PRIORITY:
+		return spec->sockopts;
+	default:
+		return true;
+	}
+}
+
+/* The getopt_long() table of spec's tool: the shared options it takes, then its own.
+ * The order does not matter to getopt_long(), only the set of names. */
+static void build_table(const struct traffic_spec *spec, struct option *tab)
+{
+	int n = 0;
+
+	for (const struct option *o = shared; o->name; o++)
+		if (takes(spec, o->val))
+			tab[n++] = *o;
+	tab[n++] = (struct option){ spec->threads_name, required_argument, NULL, O_THREADS };
+	for (const struct option *o = spec->own; o && o->name; o++) {
+		if (n == MAX_OPTIONS - 1)
+			abort();	/* raise MAX_OPTIONS */
+		tab[n++] = *o;
+	}
+	tab[n] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+static void parse_mac(const char *opt, const char *s, uint8_t mac[6], const char *like)
+{
+	if (xtx_pkt__parse_mac(s, mac))
+		cli_die_usage("%s: '%s' is not a MAC address like %s", opt, s, like);
+}
+
+static void parse_ip4(const char *opt, const char *s, struct in_addr *a)
+{
+	if (xtx_pkt__parse_ip4(s, a))
+		cli_die_usage("%s: '%s' is not an IPv4 address", opt, s);
+}
+
+/* Read shared option o with argument arg into t. */
+static void take(struct traffic_opts *t, const struct traffic_spec *spec, int o,
+		 const char *arg)
+{
+	char threads[32];
+
+	switch (o) {
+	case O_DEV:
+		t->dev = arg;
+		break;
+	case O_DST_IP:
+		parse_ip4("--dst-ip", arg, &t->dst_ip);
+		t->have_dst_ip = true;
+		break;
+	case O_DST_MAC:
+		parse_mac("--dst-mac", arg, t->dst_mac, spec->dst_mac_like);
+		t->have_dst_mac = true;
+		break;
+	case O_SRC_IP:
+		parse_ip4("--src-ip", arg, &t->src_ip);
+		t->have_src_ip = true;
+		break;
+	case O_SRC_MAC:
+		parse_mac("--src-mac", arg, t->src_mac, spec->src_mac_like);
+		t->have_src_mac = true;
+		break;
+	case O_SIZE:
+		t->size = (uint32_t)cli_parse_uint("--size", arg, XTX_PKT_MIN_FRAME,
+						   spec->max_size);
+		break;
+	case O_FLOWS:
+		t->flows = (uint32_t)cli_parse_uint("--flows", arg, 1, MAX_FLOWS);
+		t->have_flows = true;
+		break;
+	case O_DST_PORT:
+		t->dst_port = (uint16_t)cli_parse_uint("--dst-port", arg, 1, 65535);
+		break;
+	case O_SRC_PORT:
+		t->src_port = (uint16_t)cli_parse_uint("--src-port", arg, spec->min_src_port,
+						       65535);
+		break;
+	case O_TOS:
+		t->tos = (uint8_t)cli_parse_uint("--tos", arg, 0, 255);
+		t->have_tos = true;
+		break;
+	case O_THREADS:
+		snprintf(threads, sizeof(threads), "--%s", spec->threads_name);
+		t->threads = (uint32_t)cli_parse_uint(threads, arg, 1, MAX_THREADS);
+		break;
+	case O_CPUS:
+		t->ncpus = cli_parse_cpus(arg, t->cpus, CPU_SETSIZE);
+		break;
+	case O_BATCH:
+		t->batch = (uint32_t)cli_parse_uint("--batch", arg, 1, MAX_BATCH);
+		break;
+	case O_SNDBUF:
+		t->sndbuf = (int)cli_parse_uint("--sndbuf", arg, 4096, 1u << 30);
+		break;
+	case O_PRIORITY:
+		t->priority = (uint32_t)cli_parse_uint("--priority", arg, 0, UINT32_MAX);
+		t->have_priority = true;
+		break;
+	case O_DURATION:
+		t->duration = cli_parse_seconds("--duration", arg);
+		t->have_duration = true;
+		break;
+	case O_COUNT:
+		t->count = cli_parse_uint("--count", arg, 1, UINT64_MAX / 2);
+		break;
+	case O_TIMEOUT:
+		t->timeout = cli_parse_seconds("--timeout", arg);
+		break;
+	case O_STAMP:
+		t->stamp = true;
+		break;
+	case O_JSON:
+		t->json = true;
+		break;
+	case O_QUIET:
+		t->quiet = true;
+		break;
+	case O_HELP:
+		fputs(spec->usage, stdout);
+		exit(0);
+	}
+}
+
+int traffic_getopt(struct traffic_opts *t, const struct traffic_spec *spec, int argc,
+		   char **argv)
+{
+	struct option tab[MAX_OPTIONS];
+	int o;
+
+	build_table(spec, tab);
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, "", tab, NULL)) != -1) {
+		if (o >= TRAFFIC_OPT_OWN)
+			return o;
+		if (o < O_DEV || o >= O_END)
+			cli_die_usage("unknown option or missing value: '%s'", argv[optind - 1]);
+		take(t, spec, o, optarg);
+	}
+	return -1;
+}
+
+void traffic_require(const struct traffic_opts *t, const struct traffic_spec *spec,
+		     int argc, char **argv)
+{
+	if (optind < argc)
+		cli_die_usage("unexpected argument '%s'", argv[optind]);
+	if (spec->need_dev && !t->dev)
+		cli_die_usage("%s", spec->need_dev);
+	if (!t->have_dst_ip)
+		cli_die_usage("--dst-ip IP is required");
+	if (spec->need_dst_mac && !t->have_dst_mac)
+		cli_die_usage("%s", spec->need_dst_mac);
+}
+
+void traffic_finish(struct traffic_opts *t, const struct traffic_spec *spec)
+{
+	if (t->have_duration && t->count)
+		cli_die_usage("--duration and --count exclude each other");
+	if (!t->have_duration && !t->count)
+		t->duration = 10;
+	if (!t->have_flows)
+		t->flows = t->threads;
+	if (t->flows < t->threads)
+		cli_die_usage("--flows %u < --%s %u: every %s needs at least one flow",
+			      t->flows, spec->threads_name, t->threads, spec->thread_name);
+	if ((uint32_t)t->dst_port + t->flows - 1 > 65535)
+		cli_die_usage("--dst-port %u + --flows %u goes past port 65535", t->dst_port,
+			      t->flows);
+	if (!t->ncpus) {
+		cpu_set_t set;
+
+		if (sched_getaffinity(0, sizeof(set), &set))
+			CPU_ZERO(&set);
+		for (int i = 0; i < CPU_SETSIZE; i++)
+			if (CPU_ISSET(i, &set))
+				t->cpus[t->ncpus++] = i;
+		if (!t->ncpus)
+			t->cpus[t->ncpus++] = 0;
+	}
+}
+
+void traffic_probe_dev(struct traffic_opts *t)
+{
+	struct ifreq ifr;
+	int fd;
+
+	t->ifindex = (int)if_nametoindex(t->dev);
+	if (!t->ifindex) {
+		fprintf(stderr, "%s: --dev %s: no such interface in this network namespace "
+			"(see 'ip link'; run inside the right namespace with 'ip netns exec')\n",
+			cli_get_prog(), t->dev);
+		exit(1);
+	}
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", t->dev);
+	if (fd >= 0 && ioctl(fd, SIOCGIFMTU, &ifr) == 0 &&
+	    t->size > (uint32_t)ifr.ifr_mtu + XTX_PKT_ETH_HLEN) {
+		fprintf(stderr, "%s: --size %u: larger than %s's MTU %d + 14; use --size <= %d "
+			"or raise the MTU\n", cli_get_prog(), t->size, t->dev, ifr.ifr_mtu,
+			ifr.ifr_mtu + XTX_PKT_ETH_HLEN);
+		exit(1);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+void traffic_dev_addrs(struct traffic_opts *t)
+{
+	struct ifaddrs *ifa, *i;
+	bool got_ip = false, got_mac = false;
+
+	if (getifaddrs(&ifa))
+		ifa = NULL;
+	for (i = ifa; i; i = i->ifa_next) {
+		if (!i->ifa_addr || strcmp(i->ifa_name, t->dev))
+			continue;
+		if (!t->have_src_ip && !got_ip && i->ifa_addr->sa_family == AF_INET) {
+			t->src_ip = ((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr;
+			got_ip = true;
+		}
+		if (!t->have_src_mac && !got_mac && i->ifa_addr->sa_family == AF_PACKET) {
+			struct sockaddr_ll *ll = (struct sockaddr_ll *)(void *)i->ifa_addr;
+
+			if (ll->sll_halen == 6) {
+				memcpy(t->src_mac, ll->sll_addr, 6);
+				got_mac = true;
+			}
+		}
+	}
+	if (ifa)
+		freeifaddrs(ifa);
+	if (!t->have_src_ip && !got_ip) {
+		fprintf(stderr, "%s: %s has no IPv4 address to send from; give --src-ip\n",
+			cli_get_prog(), t->dev);
+		exit(1);
+	}
+	if (!t->have_src_mac && !got_mac) {
+		fprintf(stderr, "%s: cannot read %s's MAC address; give --src-mac\n",
+			cli_get_prog(), t->dev);
+		exit(1);
+	}
+}
