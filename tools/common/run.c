@@ -88,6 +88,16 @@ void run_watch(struct run_watch *w)
 	}
 }
 
+void run_print_rates(uint64_t sent, uint32_t frame_bytes, double dur, uint64_t cpu_ns,
+		     const char *unit)
+{
+	printf("  rate        %.0f pps, %.3f Gbit/s (frames without FCS)\n",
+	       dur > 0 ? (double)sent / dur : 0.0,
+	       dur > 0 ? (double)sent * frame_bytes * 8 / dur / 1e9 : 0.0);
+	printf("  cpu         %.1f ns per %s (sender threads)\n",
+	       sent ? (double)cpu_ns / (double)sent : 0.0, unit);
+}
+
 void run_wait_start(void)
 {
 	pthread_barrier_wait(&start_barrier);

@@ -4,7 +4,8 @@
  * to stop; the main thread takes SIGINT/SIGTERM synchronously, stops them at the
  * deadline and prints a line per second from their progress counters.
  *
- *   main:    run_block_signals(); run_spawn() each sender; t0, deadline; run_watch()
+ *   main:    run_block_signals(); run_spawn() each sender; t0, deadline
+ *            (traffic_watch_init()); run_watch(); run_print_rates() in the summary
  *   sender:  run_wait_start(); loop while !run_stopping(); run_stop() on a fatal error;
  *            run_done() last
  */
@@ -40,6 +41,11 @@ struct run_watch {
 };
 /* Release the senders, then wait until every one called run_done(). */
 void run_watch(struct run_watch *w);
+
+/* The summary's rate and CPU lines: pps and Gbit/s of sent frames of frame_bytes in dur
+ * seconds, and the senders' CPU ns per unit sent ("frame", "datagram", "packet"). */
+void run_print_rates(uint64_t sent, uint32_t frame_bytes, double dur, uint64_t cpu_ns,
+		     const char *unit);
 
 /* Sender threads. */
 void run_wait_start(void);

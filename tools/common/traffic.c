@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* tools/common/traffic.c - the options the baseline senders share: their table, their
- * parsing and checks, and the defaults read from --dev. See traffic.h. */
+ * parsing and checks, the defaults read from --dev, and what follows from --duration,
+ * --count and --timeout for the run. See traffic.h. */
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netpacket/packet.h>
@@ -315,4 +316,34 @@ void traffic_dev_addrs(struct traffic_opts *t)
 			cli_get_prog(), t->dev);
 		exit(1);
 	}
+}
+
+void traffic_watch_init(const struct traffic_opts *t, struct run_watch *w)
+{
+	w->t0 = cli_now_ns(CLOCK_MONOTONIC);
+	w->deadline = w->t0 + (uint64_t)((t->count ? t->timeout : t->duration) * 1e9);
+	w->count = t->count != 0;
+	w->frame_bytes = t->size;
+	w->quiet = t->quiet;
+	w->n = t->threads;
+}
+
+int traffic_status(const struct traffic_opts *t, const struct run_watch *w, bool fatal,
+		   uint64_t sent, const char *check)
+{
+	const char *why = "", *what = "";
+
+	if (fatal)
+		return 1;
+	if (!t->count || sent == t->count)
+		return 0;
+	if (w->interrupted) {
+		why = " (interrupted)";
+	} else if (w->timed_out) {
+		why = " within --timeout; raise --timeout or check ";
+		what = check;
+	}
+	fprintf(stderr, "%s: sent %llu of --count %llu%s%s\n", cli_get_prog(),
+		(unsigned long long)sent, (unsigned long long)t->count, why, what);
+	return w->interrupted ? 0 : 1;
 }

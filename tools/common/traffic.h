@@ -7,6 +7,7 @@
  *   traffic_init(); while ((o = traffic_getopt()) != -1) { the tool's own options }
  *   traffic_require(); the tool's own checks; traffic_finish()
  *   traffic_probe_dev(), then traffic_dev_addrs() if the tool writes whole frames
+ *   traffic_watch_init() before run_watch(); traffic_status() after the summary
  *
  * Usage errors print "PROG: message" and exit 2 (cli_die_usage()); an interface that is
  * missing or too small for --size exits 1.
@@ -19,6 +20,8 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "run.h"
 
 /* getopt_long() values of a tool's own options start here (the shared ones are below). */
 #define TRAFFIC_OPT_OWN		512
@@ -82,5 +85,15 @@ void traffic_probe_dev(struct traffic_opts *t);
 /* The --src-ip and --src-mac not given: --dev's first IPv4 address and its MAC; exits 1
  * when it has none. */
 void traffic_dev_addrs(struct traffic_opts *t);
+
+/* w for a run of t that starts now: its deadline (--duration, or --count's --timeout), the
+ * frame size for the per-second line, --quiet and the t->threads senders. The caller adds
+ * where their progress counters are. */
+void traffic_watch_init(const struct traffic_opts *t, struct run_watch *w);
+/* The exit status once the summary is out: 1 after a fatal error, or when --count was
+ * not reached (then says so; check: what to look at after a timeout, e.g. "the device");
+ * 0 otherwise, also when a signal stopped the run. */
+int traffic_status(const struct traffic_opts *t, const struct run_watch *w, bool fatal,
+		   uint64_t sent, const char *check);
 
 #endif /* XTX_TOOLS_TRAFFIC_H */

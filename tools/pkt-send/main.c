@@ -406,8 +406,7 @@ int main(int argc, char **argv)
 	struct cfg c;
 	struct sender *snd;
 	pthread_t *tid;
-	uint64_t t0, deadline;
-	bool interrupted = false, timed_out = false;
+	bool interrupted = false;
 	int rc = 0;
 
 	parse_args(&c, argc, argv);
@@ -454,16 +453,11 @@ int main(int argc, char **argv)
 			exit(1);	/* threads already started wait in run_wait_start() */
 		}
 	}
-	t0 = cli_now_ns(CLOCK_MONOTONIC);
-	deadline = t0 + (uint64_t)((c.opt.count ? c.opt.timeout : c.opt.duration) * 1e9);
-	struct run_watch w = { .t0 = t0, .deadline = deadline, .count = c.opt.count != 0,
-				.frame_bytes = c.opt.size, .quiet = c.opt.quiet,
-				.progress = &snd[0].progress, .stride = sizeof(*snd),
-				.n = c.opt.threads };
+	struct run_watch w = { .progress = &snd[0].progress, .stride = sizeof(*snd) };
 
+	traffic_watch_init(&c.opt, &w);
 	run_watch(&w);
 	interrupted = w.interrupted;
-	timed_out = w.timed_out;
 
 	uint64_t sent = 0, cpu = 0, enobufs = 0, eagain = 0, other = 0;
 	uint64_t tmin = UINT64_MAX, tmax = 0;
@@ -512,26 +506,14 @@ int main(int argc, char **argv)
 		       c.opt.flows, c.opt.size);
 		printf("  sent        %llu frames, %llu bytes in %.3f s\n",
 		       (unsigned long long)sent, (unsigned long long)(sent * c.opt.size), dur);
-		printf("  rate        %.0f pps, %.3f Gbit/s (frames without FCS)\n",
-		       dur > 0 ? (double)sent / dur : 0.0,
-		       dur > 0 ? (double)sent * c.opt.size * 8 / dur / 1e9 : 0.0);
-		printf("  cpu         %.1f ns per frame (sender threads)\n",
-		       sent ? (double)cpu / (double)sent : 0.0);
+		run_print_rates(sent, c.opt.size, dur, cpu, "frame");
 		printf("  errors      %llu (ENOBUFS %llu, EAGAIN %llu, other %llu)%s\n",
 		       (unsigned long long)errors, (unsigned long long)enobufs,
 		       (unsigned long long)eagain, (unsigned long long)other,
 		       interrupted ? ", interrupted" : "");
 	}
 	fflush(stdout);
-	if (fatal)
-		rc = 1;
-	else if (c.opt.count && sent != c.opt.count) {
-		fprintf(stderr, PROG ": sent %llu of --count %llu%s\n", (unsigned long long)sent,
-			(unsigned long long)c.opt.count,
-			interrupted ? " (interrupted)" :
-			timed_out ? " within --timeout; raise --timeout or check the device" : "");
-		rc = interrupted ? 0 : 1;
-	}
+	rc = traffic_status(&c.opt, &w, fatal, sent, "the device");
 out:
 	for (uint32_t t = 0; t < c.opt.threads; t++)
 		free_sender(&snd[t]);

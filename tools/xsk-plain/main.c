@@ -504,8 +504,7 @@ int main(int argc, char **argv)
 	struct cfg c;
 	struct sender *snd;
 	pthread_t *tid;
-	uint64_t t0, deadline;
-	bool interrupted = false, timed_out = false, zc_all = true, zc_any = false;
+	bool interrupted = false, zc_all = true, zc_any = false;
 	int rc = 0;
 
 	parse_args(&c, argc, argv);
@@ -591,18 +590,13 @@ int main(int argc, char **argv)
 			exit(1);	/* threads already started wait in run_wait_start() */
 		}
 	}
-	t0 = cli_now_ns(CLOCK_MONOTONIC);
-	deadline = t0 + (uint64_t)((c.opt.count ? c.opt.timeout : c.opt.duration) * 1e9);
-	for (uint32_t q = 0; q < c.opt.threads; q++)
-		snd[q].hard_deadline = deadline + DRAIN_NS;
-	struct run_watch w = { .t0 = t0, .deadline = deadline, .count = c.opt.count != 0,
-				.frame_bytes = c.opt.size, .quiet = c.opt.quiet,
-				.progress = &snd[0].progress, .stride = sizeof(*snd),
-				.n = c.opt.threads };
+	struct run_watch w = { .progress = &snd[0].progress, .stride = sizeof(*snd) };
 
+	traffic_watch_init(&c.opt, &w);
+	for (uint32_t q = 0; q < c.opt.threads; q++)
+		snd[q].hard_deadline = w.deadline + DRAIN_NS;
 	run_watch(&w);
 	interrupted = w.interrupted;
-	timed_out = w.timed_out;
 
 	uint64_t sent = 0, submitted = 0, kicks = 0, cpu = 0, invalid = 0, tmin = UINT64_MAX;
 	uint64_t tmax = 0;
@@ -652,25 +646,13 @@ int main(int argc, char **argv)
 		       mode, c.opt.threads, c.opt.flows, c.opt.size);
 		printf("  sent        %llu packets, %llu bytes in %.3f s\n",
 		       (unsigned long long)sent, (unsigned long long)(sent * c.opt.size), dur);
-		printf("  rate        %.0f pps, %.3f Gbit/s (frames without FCS)\n",
-		       dur > 0 ? (double)sent / dur : 0.0,
-		       dur > 0 ? (double)sent * c.opt.size * 8 / dur / 1e9 : 0.0);
-		printf("  cpu         %.1f ns per packet (sender threads)\n",
-		       sent ? (double)cpu / (double)sent : 0.0);
+		run_print_rates(sent, c.opt.size, dur, cpu, "packet");
 		printf("  kicks       %llu, tx_invalid_descs %llu, unconfirmed %llu%s\n",
 		       (unsigned long long)kicks, (unsigned long long)invalid,
 		       (unsigned long long)(submitted - sent), interrupted ? ", interrupted" : "");
 	}
 	fflush(stdout);
-	if (fatal)
-		rc = 1;
-	else if (c.opt.count && sent != c.opt.count) {
-		fprintf(stderr, PROG ": sent %llu of --count %llu%s\n", (unsigned long long)sent,
-			(unsigned long long)c.opt.count,
-			interrupted ? " (interrupted)" :
-			timed_out ? " within --timeout; raise --timeout or check the link" : "");
-		rc = interrupted ? 0 : 1;
-	}
+	rc = traffic_status(&c.opt, &w, fatal, sent, "the link");
 out:
 	for (uint32_t q = 0; q < c.opt.threads; q++)
 		free_sender(&snd[q]);
