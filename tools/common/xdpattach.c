@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -144,4 +145,91 @@ int xdpa_detach_stale(const char *prog, int ifindex, const char *ifname, const c
 			return ret == -ENOENT ? 0 : ret;
 	}
 	return 0;
+}
+
+/* --- library messages ---------------------------------------------------------------- */
+
+static bool verbose, no_bpffs;
+
+static int lib_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	static bool last_was_probe;
+	char buf[1024];
+	bool probe;
+
+	if (level != LIBBPF_WARN && !verbose)
+		return 0;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	probe = strstr(buf, "xdp-dispatcher") || strstr(buf, "'xdp_pass'") ||
+		strstr(buf, "'xdp_dispatcher'") ||
+		(last_was_probe && strstr(buf, "permission error while running as root"));
+	last_was_probe = probe;
+	if (probe && !verbose)
+		return 0;
+	return fputs(buf, stderr);
+}
+
+static int xdp_print(enum libxdp_print_level level, const char *fmt, va_list ap)
+{
+	if (!verbose && strstr(fmt, "bpffs")) {
+		no_bpffs = true;
+		return 0;
+	}
+	if (level != LIBXDP_WARN && !verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+void xdpa_set_print(bool v)
+{
+	verbose = v;
+	libbpf_set_print(lib_print);
+	libxdp_set_print(xdp_print);
+}
+
+bool xdpa_no_bpffs(void)
+{
+	return no_bpffs;
+}
+
+/* --- attach with fallback ------------------------------------------------------------- */
+
+int xdpa_attach(const char *prog, const char *ifname, bool skb_only, xdpa_attach_fn try,
+		void *ctx)
+{
+	char why_native[256] = "", why_skb[256] = "";
+	int err;
+
+	if (!skb_only) {
+		err = try(ctx, XDP_MODE_NATIVE, why_native, sizeof(why_native));
+		if (!err)
+			return 0;
+		if (err == -EPERM || err == -EACCES) {	/* skb mode needs the same rights */
+			fprintf(stderr, "%s: cannot load/attach XDP on %s (tried native mode): "
+				"%s\n", prog, ifname, why_native);
+			goto out_explain;
+		}
+		fprintf(stderr, "%s: native XDP attach on %s failed: %s; falling back to skb "
+			"(generic) mode\n", prog, ifname, why_native);
+	}
+	err = try(ctx, XDP_MODE_SKB, why_skb, sizeof(why_skb));
+	if (!err)
+		return 0;
+	if (skb_only)
+		fprintf(stderr, "%s: cannot attach XDP to %s in skb (generic) mode: %s\n", prog,
+			ifname, why_skb);
+	else
+		fprintf(stderr, "%s: cannot attach XDP to %s, neither in native mode (%s) nor "
+			"in skb mode (%s)\n", prog, ifname, why_native, why_skb);
+out_explain:
+	if (err == -EPERM || err == -EACCES)
+		fprintf(stderr, "%s: no permission: run as root (needs CAP_BPF, CAP_NET_ADMIN "
+			"and CAP_PERFMON)\n", prog);
+	else if (err == -EEXIST || err == -EBUSY)
+		fprintf(stderr, "%s: another XDP program holds %s; see 'ip link show dev %s' "
+			"and 'xdp-loader status %s'\n", prog, ifname, ifname, ifname);
+	else
+		fprintf(stderr, "%s: rerun with --verbose for libbpf/libxdp details (the "
+			"verifier log, if it refused the program)\n", prog);
+	return err;
 }

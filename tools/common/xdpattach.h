@@ -5,6 +5,7 @@
 #ifndef XTX_TOOLS_XDPATTACH_H
 #define XTX_TOOLS_XDPATTACH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <xdp/libxdp.h>
 
@@ -22,5 +23,23 @@ int xdpa_detach_stale(const char *prog, int ifindex, const char *ifname, const c
 const char *xdpa_mode_name(enum xdp_attach_mode mode);
 /* The text of a negative libxdp or errno error, in buf. */
 const char *xdpa_err_str(int err, char *buf, size_t len);
+
+/* Route libbpf's and libxdp's messages to stderr: warnings only, or everything with
+ * verbose. Without verbose, the warnings of libxdp's dispatcher probe (it loads
+ * xdp-dispatcher.o to see whether the kernel takes it, and falls back to the program
+ * alone when not) are left out, and so is libxdp's "no bpffs" warning: then
+ * xdpa_no_bpffs() says whether it came, for the tool to say so once, plainly. */
+void xdpa_set_print(bool verbose);
+bool xdpa_no_bpffs(void);
+
+/* Load and attach in one mode: 0, or -errno with the reason in why. */
+typedef int (*xdpa_attach_fn)(void *ctx, enum xdp_attach_mode mode, char *why,
+			      size_t why_len);
+/* Attach through try: native mode, falling back to skb (generic) mode with a message,
+ * or skb mode only when skb_only. On failure, says on stderr what each mode answered
+ * and what to do about it (no permission, another program holds ifname, or --verbose),
+ * each line prefixed with prog, and returns the last -errno. */
+int xdpa_attach(const char *prog, const char *ifname, bool skb_only, xdpa_attach_fn try,
+		void *ctx);
 
 #endif /* XTX_TOOLS_XDPATTACH_H */

@@ -107,47 +107,29 @@ out_destroy_skel:
 	return (int)err;
 }
 
+struct attach_ctx {
+	struct shape *s;
+	const struct rd_rules *rs;
+};
+
+static int try_mode(void *ctx, enum xdp_attach_mode mode, char *why, size_t why_len)
+{
+	struct attach_ctx *c = ctx;
+
+	return attach_mode(c->s, c->rs, mode, why, why_len);
+}
+
 int shape_attach(struct shape *s, const struct rd_rules *rs)
 {
-	char why_native[256] = "", why_skb[256] = "", err[512];
+	struct attach_ctx c = { .s = s, .rs = rs };
+	char err[512];
 	struct rd_maps m;
 	int rc;
 
-	if (!s->opt.skb_mode) {
-		rc = attach_mode(s, rs, XDP_MODE_NATIVE, why_native, sizeof(why_native));
-		if (!rc)
-			goto attached;
-		if (rc == -EPERM || rc == -EACCES) {
-			fprintf(stderr, "xtx-shape: cannot load/attach XDP on %s (tried native "
-				"mode): %s\n", s->opt.in, why_native);
-			goto out_explain;
-		}
-		fprintf(stderr, "xtx-shape: native XDP attach on %s failed: %s; falling back to "
-			"skb (generic) mode\n", s->opt.in, why_native);
-	}
-	rc = attach_mode(s, rs, XDP_MODE_SKB, why_skb, sizeof(why_skb));
-	if (!rc)
-		goto attached;
-	if (s->opt.skb_mode)
-		fprintf(stderr, "xtx-shape: cannot attach XDP to %s in skb (generic) mode: %s\n",
-			s->opt.in, why_skb);
-	else
-		fprintf(stderr, "xtx-shape: cannot attach XDP to %s, neither in native mode (%s) "
-			"nor in skb mode (%s)\n", s->opt.in, why_native, why_skb);
-out_explain:
-	if (rc == -EPERM || rc == -EACCES)
-		fprintf(stderr, "xtx-shape: no permission: run as root (needs CAP_BPF, "
-			"CAP_NET_ADMIN and CAP_PERFMON)\n");
-	else if (rc == -EEXIST || rc == -EBUSY)
-		fprintf(stderr, "xtx-shape: another XDP program holds %s; see "
-			"'ip link show dev %s' and 'xdp-loader status %s'\n", s->opt.in,
-			s->opt.in, s->opt.in);
-	else
-		fprintf(stderr, "xtx-shape: rerun with --verbose for libbpf/libxdp details "
-			"(the verifier log, if it refused the program)\n");
-	return rc;
+	rc = xdpa_attach("xtx-shape", s->opt.in, s->opt.skb_mode, try_mode, &c);
+	if (rc)
+		return rc;
 
-attached:
 	m = RD_MAPS_OF(s->skel);
 	rc = rd_rules__load(rs, &m, err, sizeof(err));
 	if (rc) {

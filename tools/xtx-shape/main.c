@@ -259,39 +259,6 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 			      "priority would keep its CPU from everything else; give one", deq_rt);
 }
 
-/* --- libbpf / libxdp messages (as xtx-sink: the dispatcher probe's noise is hidden) ---- */
-
-static bool verbose;
-
-static int lib_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	static bool last_was_probe;
-	char buf[1024];
-	bool probe;
-
-	if (level != LIBBPF_WARN && !verbose)
-		return 0;
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	probe = strstr(buf, "xdp-dispatcher") || strstr(buf, "'xdp_pass'") ||
-		strstr(buf, "'xdp_dispatcher'") ||
-		(last_was_probe && strstr(buf, "permission error while running as root"));
-	last_was_probe = probe;
-	if (probe && !verbose)
-		return 0;
-	return fputs(buf, stderr);
-}
-
-static int xdp_print(enum libxdp_print_level level, const char *fmt, va_list ap)
-{
-	if (!verbose && strstr(fmt, "bpffs"))
-		return 0;
-	if (level != LIBXDP_WARN && !verbose)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
-/* --- helpers ------------------------------------------------------------------------------ */
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -684,9 +651,7 @@ int main(int argc, char **argv)
 	int rc, ret = 1, xdp_ok = 0;
 
 	parse_args(argc, argv, &s.opt);
-	verbose = s.opt.verbose;
-	libbpf_set_print(lib_print);
-	libxdp_set_print(xdp_print);
+	xdpa_set_print(s.opt.verbose);
 
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);

@@ -89,44 +89,14 @@ out_destroy_skel:
 	return (int)err;
 }
 
+static int try_mode(void *ctx, enum xdp_attach_mode mode, char *why, size_t why_len)
+{
+	return attach_mode(ctx, mode, why, why_len);
+}
+
 int sink_attach(struct sink *s)
 {
-	char why_native[256] = "", why_skb[256] = "";
-	int err;
-
-	if (!s->opt.skb_mode) {
-		err = attach_mode(s, XDP_MODE_NATIVE, why_native, sizeof(why_native));
-		if (!err)
-			return 0;
-		if (err == -EPERM || err == -EACCES) {	/* skb mode needs the same rights */
-			fprintf(stderr, "xtx-sink: cannot load/attach XDP on %s (tried native "
-				"mode): %s\n", s->opt.dev, why_native);
-			goto out_explain;
-		}
-		fprintf(stderr, "xtx-sink: native XDP attach on %s failed: %s; falling back to "
-			"skb (generic) mode\n", s->opt.dev, why_native);
-	}
-	err = attach_mode(s, XDP_MODE_SKB, why_skb, sizeof(why_skb));
-	if (!err)
-		return 0;
-	if (s->opt.skb_mode)
-		fprintf(stderr, "xtx-sink: cannot attach XDP to %s in skb (generic) mode: %s\n",
-			s->opt.dev, why_skb);
-	else
-		fprintf(stderr, "xtx-sink: cannot attach XDP to %s, neither in native mode (%s) "
-			"nor in skb mode (%s)\n", s->opt.dev, why_native, why_skb);
-out_explain:
-	if (err == -EPERM || err == -EACCES)
-		fprintf(stderr, "xtx-sink: no permission: run as root (needs CAP_BPF, "
-			"CAP_NET_ADMIN and CAP_PERFMON)\n");
-	else if (err == -EEXIST || err == -EBUSY)
-		fprintf(stderr, "xtx-sink: another XDP program holds %s; see "
-			"'ip link show dev %s' and 'xdp-loader status %s'\n", s->opt.dev,
-			s->opt.dev, s->opt.dev);
-	else
-		fprintf(stderr, "xtx-sink: rerun with --verbose for libbpf/libxdp details "
-			"(the verifier log, if it refused the program)\n");
-	return err;
+	return xdpa_attach("xtx-sink", s->opt.dev, s->opt.skb_mode, try_mode, s);
 }
 
 int sink_detach(struct sink *s)

@@ -194,44 +194,6 @@ static void parse_args(int argc, char **argv, struct sink_opts *o)
 			  IF_NAMESIZE - 1);
 }
 
-static bool verbose;
-
-/* libxdp probes whether the kernel takes its dispatcher by loading programs from
- * xdp-dispatcher.o; when that fails, libbpf warns about those programs and libxdp falls
- * back to attaching xtx_sink alone, which main() reports in one line. Without
- * --verbose, the probe's warnings are left out; all others are shown. */
-static int lib_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	static bool last_was_probe;
-	char buf[1024];
-	bool probe;
-
-	if (level != LIBBPF_WARN && !verbose)
-		return 0;
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	probe = strstr(buf, "xdp-dispatcher") || strstr(buf, "'xdp_pass'") ||
-		strstr(buf, "'xdp_dispatcher'") ||
-		(last_was_probe && strstr(buf, "permission error while running as root"));
-	last_was_probe = probe;
-	if (probe && !verbose)
-		return 0;
-	return fputs(buf, stderr);
-}
-
-/* libxdp warns twice when no bpffs is mounted; main() says it once, plainly. */
-static bool no_bpffs;
-
-static int xdp_print(enum libxdp_print_level level, const char *fmt, va_list ap)
-{
-	if (!verbose && strstr(fmt, "bpffs")) {
-		no_bpffs = true;
-		return 0;
-	}
-	if (level != LIBXDP_WARN && !verbose)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -327,9 +289,7 @@ int main(int argc, char **argv)
 	int err, ret = 1;
 
 	parse_args(argc, argv, &s.opt);
-	verbose = s.opt.verbose;
-	libbpf_set_print(lib_print);
-	libxdp_set_print(xdp_print);
+	xdpa_set_print(s.opt.verbose);
 
 	/* Signals: handled only inside ppoll() (see the head of this file). */
 	sigemptyset(&block);
@@ -380,7 +340,7 @@ int main(int argc, char **argv)
 	if (!s.dispatcher)
 		fprintf(stderr, "xtx-sink: note: libxdp attached %s alone, not through its "
 			"dispatcher (%s), so no other XDP program can share %s\n", SINK_PROG_NAME,
-			no_bpffs ? "no bpffs mounted at /sys/fs/bpf" :
+			xdpa_no_bpffs() ? "no bpffs mounted at /sys/fs/bpf" :
 			"the kernel refused the dispatcher; --verbose shows why", s.opt.dev);
 	fprintf(stderr, "xtx-sink: attached to %s (%s mode, %s, ifindex %d), counting UDP "
 		"ports %u-%u%s\n", s.opt.dev, xdpa_mode_name(s.mode),
