@@ -16,8 +16,10 @@
  *   Lists: sch_fq's new_flows and old_flows, singly linked through flow.next. Dequeue
  *   serves the head of new_flows, else of old_flows:
  *     - credit <= 0: credit += fq_quantum, move to the tail of old_flows;
- *     - empty: from new_flows go to old_flows (so a flow cannot stay "new" by sending one
- *       packet at a time), from old_flows detach;
+ *     - empty: from new_flows go to the tail of old_flows if old_flows is not empty (a
+ *       pass through old_flows, so that new flows cannot starve old ones), else detach;
+ *       from old_flows detach. As sch_fq; a flow that sends one packet at a time does
+ *       stay "new" while old_flows is empty, since then there is no one to starve;
  *     - otherwise send the head packet, credit -= wire length.
  *   A detached flow that gets a packet joins new_flows, so a sparse flow's first packet
  *   leaves ahead of the backlogged ones; a flow idle for over ~40 ms gets its credit
@@ -408,7 +410,9 @@ bool _xtx_fq_dequeue(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now,
 		}
 		if (!f->qlen) {
 			pop_head(L, is_new, fi);
-			if (is_new)
+			/* sch_fq: an emptied new flow goes through old_flows when that has
+			 * flows to serve (new flows cannot starve them), else it leaves */
+			if (is_new && L->old_head != _XTX_NIL)
 				add_tail(L, false, fi);
 			else
 				detach(L, f, now);
