@@ -16,10 +16,11 @@
  *   Lists: sch_fq's new_flows and old_flows, singly linked through flow.next. Dequeue
  *   serves the head of new_flows, else of old_flows:
  *     - credit <= 0: credit += fq_quantum, move to the tail of old_flows;
- *     - empty: from new_flows go to the tail of old_flows if old_flows is not empty (a
- *       pass through old_flows, so that new flows cannot starve old ones), else detach;
- *       from old_flows detach. As sch_fq; a flow that sends one packet at a time does
- *       stay "new" while old_flows is empty, since then there is no one to starve;
+ *     - empty: from new_flows go to the tail of old_flows (a pass through old_flows, so
+ *       a flow cannot stay "new" by sending one packet at a time), from old_flows
+ *       detach. This is sch_fq since Linux 6.7 (the 3-band rework). Before 6.7 sch_fq
+ *       detached an emptied new flow when old_flows was empty; xtx follows the kernels
+ *       of today;
  *     - otherwise send the head packet, credit -= wire length.
  *   A detached flow that gets a packet joins new_flows, so a sparse flow's first packet
  *   leaves ahead of the backlogged ones; a flow idle for over ~40 ms gets its credit
@@ -57,7 +58,12 @@
  * behind its head; pacing applies per packet (sch_fq paces per quantum above its 550
  * kbit low_rate_threshold) on the wire length, rounded to the nearest ns; new flows start
  * with one fq_quantum (sch_fq: initial_quantum, 10 * mtu); no priority bands, no CE
- * marking, no horizon capping (always drop). As sch_fq, fq_quantum is clamped to
+ * marking, no horizon capping (always drop); a flow whose next packet must wait leaves
+ * its list as soon as it sends (sch_fq leaves it there until dequeue next meets it), so
+ * when its timer fires it joins the tail of old_flows even if its time had come by its
+ * next turn, and if it had spent its credit it gets the next quantum at its first visit
+ * after the timer, not before it waits (one round later than sch_fq). As sch_fq,
+ * fq_quantum is clamped to
  * [256, 1 << 20]; a flow holds at most 2^24 - 1 packets (flow_limit is clamped).
  */
 #include <stdint.h>
@@ -410,9 +416,9 @@ bool _xtx_fq_dequeue(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now,
 		}
 		if (!f->qlen) {
 			pop_head(L, is_new, fi);
-			/* sch_fq: an emptied new flow goes through old_flows when that has
-			 * flows to serve (new flows cannot starve them), else it leaves */
-			if (is_new && L->old_head != _XTX_NIL)
+			/* sch_fq (Linux 6.7 on): an emptied new flow always goes through
+			 * old_flows, so new flows cannot starve old ones */
+			if (is_new)
 				add_tail(L, false, fi);
 			else
 				detach(L, f, now);
