@@ -588,11 +588,20 @@ PREFETCH_FN void prefetch_heads(const struct _xtx_leaf *L)
 	prefetch_flow(L, L->old_head);
 }
 
+static const uint32_t nil_next = _XTX_NIL;
+
+/* The next field of list head h, or a constant _XTX_NIL for an empty list: a load from
+ * either address, never from a table line nobody asked for (a demand load that misses
+ * holds up retirement, unlike a prefetch). */
+PREFETCH_FN uint32_t head_next(const struct _xtx_leaf *L, uint32_t h)
+{
+	return *(h != _XTX_NIL ? &L->flows[h].next : &nil_next);
+}
+
 PREFETCH_FN void prefetch_seconds(const struct _xtx_leaf *L)
 {
-	/* a head of _XTX_NIL reads flows[0].next: the table has at least one slot */
-	prefetch_flow(L, L->flows[L->new_head != _XTX_NIL ? L->new_head : 0].next);
-	prefetch_flow(L, L->flows[L->old_head != _XTX_NIL ? L->old_head : 0].next);
+	prefetch_flow(L, head_next(L, L->new_head));
+	prefetch_flow(L, head_next(L, L->old_head));
 }
 
 /* The look-ahead positions (local indexes in the row) of the leaves 1, 2 and 3 ahead of
