@@ -63,8 +63,8 @@
  * when its timer fires it joins the tail of old_flows even if its time had come by its
  * next turn, and if it had spent its credit it gets the next quantum at its first visit
  * after the timer, not before it waits (one round later than sch_fq). As sch_fq,
- * fq_quantum is clamped to
- * [256, 1 << 20]; a flow holds at most 2^24 - 1 packets (flow_limit is clamped).
+ * fq_quantum is clamped to [256, 1 << 20]; a flow holds at most 2^24 - 1 packets
+ * (flow_limit is clamped).
  */
 #include <stdint.h>
 
