@@ -221,4 +221,4 @@ $CMP --classes /nonexistent.conf > /dev/null 2> $TMPD/u.err; rc=$?
   fail "missing class file: exit $rc: $(cat $TMPD/u.err)"
 
 [ $FAILED = 0 ] && echo "compare: all checks passed"
-exit $FAILED
+net_done

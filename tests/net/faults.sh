@@ -129,4 +129,4 @@ acct $TMPD/other.json other
 # The stop was real (2 s of 5 without offering) and the stopped one sent again after it.
 [ "$(jget $TMPD/stopped.json .offered_pkts)" -le 80000 ] || fail "SIGSTOP: the process did not stop"
 [ "$(jget $TMPD/stopped.json .offered_pkts)" -ge 40000 ] || fail "SIGSTOP: the process did not resume"
-exit $FAILED
+net_done

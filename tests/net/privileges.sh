@@ -44,4 +44,4 @@ eff=$(awk '/^CapEff/ {print $2}' /proc/$pid/status) prm=$(awk '/^CapPrm/ {print 
 kill -INT $pid; wait $pid
 echo "running sender: CapEff $eff CapPrm $prm"
 [ "$eff" = 0000000000000000 ] && [ "$prm" = 0000000000000000 ] || fail "capabilities kept after setup"
-exit $FAILED
+net_done

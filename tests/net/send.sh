@@ -105,4 +105,4 @@ left=$(xdp_sockets "$TX_NS")
 [ "$left" = 0 ] || fail "$left AF_XDP socket(s) left after SIGINT"
 ip -n "$TX_NS" link show "$TX_DEV" | grep -q xdp && fail "XDP program left on $TX_DEV"
 echo "SIGINT: exit $rc, summary printed, nothing left attached"
-exit $FAILED
+net_done

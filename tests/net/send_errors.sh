@@ -49,4 +49,4 @@ if command -v capsh >/dev/null; then
 else
   fail "capsh not installed (make deps)"
 fi
-exit $FAILED
+net_done

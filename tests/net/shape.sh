@@ -249,4 +249,4 @@ grep -q "removing a stale xtx_redirect program" "$TMPD/shape.err" || fail "the s
 shape_stop
 sleep 0.3
 nothing_attached "after exit"
-exit $FAILED
+net_done

@@ -149,4 +149,4 @@ if command -v capsh >/dev/null; then
 else
   echo "note: capsh not installed (make deps): least-privilege part skipped"
 fi
-exit $FAILED
+net_done

@@ -13,4 +13,4 @@ rc=$?
 grep -E "ERROR SUMMARY|in use at exit|All heap blocks" $TMPD/vg.err
 [ $rc = 0 ] || { grep -B2 -A12 "definitely\|Invalid\|uninitialised" $TMPD/vg.err | head -40; fail "valgrind exit $rc"; }
 [ "$(jget $TMPD/out.json .sent_pkts)" = 2000 ] || fail "sent $(jget $TMPD/out.json .sent_pkts) of 2000"
-exit $FAILED
+net_done
