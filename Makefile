@@ -178,10 +178,16 @@ fuzz: deps bpf $(FUZZ_SRCS:tests/fuzz/%.c=build/fuzz/%)
 	$(Q)set -e; for t in $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=%); do \
 		mkdir -p build/fuzz/corpus-$$t; \
 		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
-		build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		rc=0; build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 			-artifact_prefix=tests/fuzz/corpus/$$t/crash- \
-			build/fuzz/corpus-$$t tests/fuzz/corpus/$$t 2>&1 | \
-			grep -E "^(#[0-9]+.*DONE|stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY)" ; \
+			build/fuzz/corpus-$$t tests/fuzz/corpus/$$t >build/fuzz/$$t.log 2>&1 || rc=$$?; \
+		grep -E "^(#[0-9]+.*DONE|stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY)" \
+			build/fuzz/$$t.log || true; \
+		if [ $$rc != 0 ]; then \
+			tail -40 build/fuzz/$$t.log; \
+			echo "fuzz: $$t failed (exit $$rc); log build/fuzz/$$t.log, input kept in tests/fuzz/corpus/$$t/"; \
+			exit 1; \
+		fi; \
 	done
 
 $(OUT)/bin/bench_%: tools/bench/bench_%.c $(LIB_A) $(wildcard include/xtx/*.h tools/bench/*.h)
