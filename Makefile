@@ -149,8 +149,15 @@ $(OUT)/tests/%: tests/%.c $(LIB_A) $(TEST_LOBJ) $(wildcard include/xtx/*.h tests
 		$(BPF_SKELS)
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
-	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_LOBJ) $(LIB_A) \
-		$(LIB_LIBS) $(LDLIBS) -lm
+	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) $(LDFLAGS) -o $@ $< $(filter $(OUT)/obj/tools/%.o,$^) \
+		$(TEST_LOBJ) $(LIB_A) $(LIB_LIBS) $(LDLIBS) -lm
+
+# A unit test of tools/common code links that file's object (compiled once, by the
+# $(OUT)/obj/%.o rule) and sees its header; `private` keeps the include path off the
+# prerequisites.
+$(OUT)/obj/tools/common/dstguard.o: tools/common/dstguard.h
+$(OUT)/tests/unit/test_dstguard: $(OUT)/obj/tools/common/dstguard.o
+$(OUT)/tests/unit/test_dstguard: private TEST_CFLAGS += -Itools/common
 
 $(NOHYST_BIN): tests/unit/test_sched_random.c $(SCHED_SRCS) $(TEST_LIB) \
 		$(wildcard include/xtx/*.h userspace/*.h tests/lib/*.h tests/unit/*.h)
