@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "dstguard.h"
 #include "traffic.h"
 #include <xtx/pkt.h>
 
@@ -24,7 +25,8 @@
 enum {
 	O_DEV = 256, O_DST_IP, O_DST_MAC, O_SRC_IP, O_SRC_MAC, O_SIZE, O_FLOWS, O_DST_PORT,
 	O_SRC_PORT, O_TOS, O_THREADS, O_CPUS, O_BATCH, O_SNDBUF, O_PRIORITY, O_DURATION,
-	O_COUNT, O_TIMEOUT, O_STAMP, O_JSON, O_QUIET, O_HELP, O_END
+	O_COUNT, O_TIMEOUT, O_STAMP, O_JSON, O_QUIET, O_ALLOW_DST, O_ALLOW_ANY_DST, O_HELP,
+	O_END
 };
 _Static_assert(O_END <= TRAFFIC_OPT_OWN, "shared option values run into the tools' own");
 
@@ -50,6 +52,8 @@ static const struct option shared[] = {
 	{ "stamp", no_argument, NULL, O_STAMP },
 	{ "json", no_argument, NULL, O_JSON },
 	{ "quiet", no_argument, NULL, O_QUIET },
+	{ "allow-dst", required_argument, NULL, O_ALLOW_DST },
+	{ "allow-any-dst", no_argument, NULL, O_ALLOW_ANY_DST },
 	{ "help", no_argument, NULL, O_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -63,6 +67,7 @@ void traffic_init(struct traffic_opts *t)
 	t->dst_port = 9000;
 	t->src_port = 1024;
 	t->timeout = 60;
+	dstguard_init(&t->guard);
 }
 
 /* Whether spec's tool takes shared option o. */
@@ -114,7 +119,7 @@ static void parse_ip4(const char *opt, const char *s, struct in_addr *a)
 static void take(struct traffic_opts *t, const struct traffic_spec *spec, int o,
 		 const char *arg)
 {
-	char threads[32];
+	char threads[32], err[256];
 
 	switch (o) {
 	case O_DEV:
@@ -191,6 +196,13 @@ static void take(struct traffic_opts *t, const struct traffic_spec *spec, int o,
 	case O_QUIET:
 		t->quiet = true;
 		break;
+	case O_ALLOW_DST:
+		if (dstguard_add(&t->guard, arg, err, sizeof(err)))
+			cli_die_usage("%s", err);
+		break;
+	case O_ALLOW_ANY_DST:
+		dstguard_allow_any(&t->guard);
+		break;
 	case O_HELP:
 		fputs(spec->usage, stdout);
 		exit(0);
@@ -218,6 +230,8 @@ int traffic_getopt(struct traffic_opts *t, const struct traffic_spec *spec, int 
 void traffic_require(const struct traffic_opts *t, const struct traffic_spec *spec,
 		     int argc, char **argv)
 {
+	char msg[512];
+
 	if (optind < argc)
 		cli_die_usage("unexpected argument '%s'", argv[optind]);
 	if (spec->need_dev && !t->dev)
@@ -226,6 +240,12 @@ void traffic_require(const struct traffic_opts *t, const struct traffic_spec *sp
 		cli_die_usage("--dst-ip IP is required");
 	if (spec->need_dst_mac && !t->have_dst_mac)
 		cli_die_usage("%s", spec->need_dst_mac);
+	/* Before any socket or interface is opened: the IP destination of the datagrams
+	 * or of the frames written whole is the same --dst-ip. */
+	if (dstguard_check(&t->guard, AF_INET, &t->dst_ip, "send to", msg, sizeof(msg))) {
+		fprintf(stderr, "%s: %s\n", cli_get_prog(), msg);
+		exit(2);
+	}
 }
 
 void traffic_finish(struct traffic_opts *t, const struct traffic_spec *spec)

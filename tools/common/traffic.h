@@ -9,8 +9,9 @@
  *   traffic_probe_dev(), then traffic_dev_addrs() if the tool writes whole frames
  *   traffic_watch_init() before run_watch(); traffic_status() after the summary
  *
- * Usage errors print "PROG: message" and exit 2 (cli_die_usage()); an interface that is
- * missing or too small for --size exits 1.
+ * Usage errors print "PROG: message" and exit 2 (cli_die_usage()), and so does a --dst-ip
+ * that the destination guard refuses (traffic_require()); an interface that is missing or
+ * too small for --size exits 1.
  */
 #ifndef XTX_TOOLS_TRAFFIC_H
 #define XTX_TOOLS_TRAFFIC_H
@@ -21,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dstguard.h"
 #include "run.h"
 
 /* getopt_long() values of a tool's own options start here (the shared ones are below). */
@@ -60,6 +62,7 @@ struct traffic_opts {
 	uint64_t count;			/* 0: duration mode */
 	int cpus[CPU_SETSIZE];		/* thread i runs on cpus[i % ncpus] */
 	int ncpus;
+	struct dstguard guard;		/* --allow-dst, --allow-any-dst */
 };
 
 /* The defaults: 64-byte frames, one thread, batches of 64, destination port 9000, source
@@ -71,8 +74,9 @@ void traffic_init(struct traffic_opts *t);
  * option or a bad value. */
 int traffic_getopt(struct traffic_opts *t, const struct traffic_spec *spec, int argc,
 		   char **argv);
-/* No argument left over and the required options given (--dst-ip, and --dev and
- * --dst-mac where spec says so), or die. */
+/* No argument left over, the required options given (--dst-ip, and --dev and
+ * --dst-mac where spec says so), and --dst-ip allowed by the destination guard
+ * (dstguard.h: the benchmarking ranges, --allow-dst, --allow-any-dst), or die (exit 2). */
 void traffic_require(const struct traffic_opts *t, const struct traffic_spec *spec,
 		     int argc, char **argv);
 /* The checks across options and the defaults that hang on others, or die: --duration

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "dstguard.h"
 #include "run.h"
 #include "traffic.h"
 #include <xtx/payload.h>
@@ -56,7 +57,7 @@ static const char usage_text[] =
 "             [--size BYTES] [--flows N] [--dst-port P] [--src-port P] [--tos TOS]\n"
 "             [--threads N] [--cpus LIST] [--batch N] [--qdisc-bypass] [--sndbuf BYTES]\n"
 "             [--priority P] [--duration S | --count N [--timeout S]] [--stamp] [--json]\n"
-"             [--quiet]\n"
+"             [--quiet] [--allow-dst PREFIX]... [--allow-any-dst]\n"
 "\n"
 "DESCRIPTION\n"
 "    Sends UDP/IPv4 frames, built whole by the application, on IF through AF_PACKET\n"
@@ -79,7 +80,9 @@ static const char usage_text[] =
 "\n"
 "OPTIONS\n"
 "    --dev IF          interface to send on (required).\n"
-"    --dst-ip IP       destination IPv4 address (required).\n"
+"    --dst-ip IP       destination IPv4 address (required), in 198.18.0.0/15 unless\n"
+"                      allowed by the next two options.\n"
+DSTGUARD_USAGE("                      ")
 "    --dst-mac MAC     destination (next hop) MAC, e.g. 02:00:c6:12:07:02 (required).\n"
 "    --src-ip IP       source IPv4 address (default: IF's first IPv4 address).\n"
 "    --src-mac MAC     source MAC (default: IF's address).\n"
@@ -116,7 +119,8 @@ static const char usage_text[] =
 "\n"
 "EXIT STATUS\n"
 "    0 done (also when stopped by SIGINT/SIGTERM), 1 runtime error or --count not\n"
-"    reached within --timeout, 2 bad usage.\n"
+"    reached within --timeout, 2 bad usage or a --dst-ip outside the benchmarking\n"
+"    ranges and --allow-dst (nothing is sent).\n"
 "\n"
 "NOTES\n"
 "    Needs CAP_NET_RAW (root). cpu_ns_per_pkt includes the kernel's work in the\n"

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "dstguard.h"
 #include "run.h"
 #include "traffic.h"
 #include <xtx/payload.h>
@@ -50,7 +51,7 @@ static const char usage_text[] =
 "    udp-send --dst-ip IP [--dev IF] [--src-ip IP] [--size BYTES] [--flows N]\n"
 "             [--dst-port P] [--src-port P] [--threads N] [--cpus LIST] [--batch N]\n"
 "             [--priority P] [--tos TOS] [--sndbuf BYTES] [--duration S | --count N [--timeout S]]\n"
-"             [--stamp] [--json] [--quiet]\n"
+"             [--stamp] [--json] [--quiet] [--allow-dst PREFIX]... [--allow-any-dst]\n"
 "\n"
 "DESCRIPTION\n"
 "    Sends UDP/IPv4 datagrams through the kernel stack from N threads, each pinned\n"
@@ -67,7 +68,9 @@ static const char usage_text[] =
 "    SIGINT or SIGTERM.\n"
 "\n"
 "OPTIONS\n"
-"    --dst-ip IP       destination IPv4 address (required).\n"
+"    --dst-ip IP       destination IPv4 address (required), in 198.18.0.0/15 unless\n"
+"                      allowed by the next two options.\n"
+DSTGUARD_USAGE("                      ")
 "    --dev IF          bind the sockets to IF (SO_BINDTODEVICE);\n"
 "                      also checks --size against IF's MTU. Default: the route decides.\n"
 "    --src-ip IP       bind to this source address (default: the route's).\n"
@@ -107,7 +110,8 @@ static const char usage_text[] =
 "\n"
 "EXIT STATUS\n"
 "    0 done (also when stopped by SIGINT/SIGTERM), 1 runtime error or --count not\n"
-"    reached within --timeout, 2 bad usage.\n"
+"    reached within --timeout, 2 bad usage or a --dst-ip outside the benchmarking\n"
+"    ranges and --allow-dst (nothing is sent).\n"
 "\n"
 "NOTES\n"
 "    cpu_ns_per_pkt includes the kernel's work in the thread's context: the whole\n"

@@ -43,6 +43,7 @@
 #include <xdp/xsk.h>
 
 #include "cli.h"
+#include "dstguard.h"
 #include "run.h"
 #include "traffic.h"
 #include <xtx/payload.h>
@@ -61,6 +62,7 @@ static const char usage_text[] =
 "              [--size BYTES] [--flows N] [--dst-port P] [--src-port P] [--tos TOS]\n"
 "              [--queues N] [--cpus LIST] [--copy | --zero-copy] [--ring N] [--batch N]\n"
 "              [--duration S | --count N [--timeout S]] [--stamp] [--json] [--quiet]\n"
+"              [--allow-dst PREFIX]... [--allow-any-dst]\n"
 "\n"
 "DESCRIPTION\n"
 "    Sends UDP/IPv4 frames on IF through one AF_XDP socket per queue (queues 0..N-1),\n"
@@ -74,7 +76,9 @@ static const char usage_text[] =
 "\n"
 "OPTIONS\n"
 "    --dev IF          interface to send on (required). Queues must exist on it.\n"
-"    --dst-ip IP       destination IPv4 address (required).\n"
+"    --dst-ip IP       destination IPv4 address (required), in 198.18.0.0/15 unless\n"
+"                      allowed by the next two options.\n"
+DSTGUARD_USAGE("                      ")
 "    --dst-mac MAC     destination MAC, e.g. 02:00:5e:10:00:02 (required).\n"
 "    --src-ip IP       source IPv4 address (default: IF's first IPv4 address).\n"
 "    --src-mac MAC     source MAC (default: IF's address).\n"
@@ -117,7 +121,8 @@ static const char usage_text[] =
 "\n"
 "EXIT STATUS\n"
 "    0 done (also when stopped by SIGINT/SIGTERM), 1 runtime error or --count not\n"
-"    reached within --timeout, 2 bad usage.\n"
+"    reached within --timeout, 2 bad usage or a --dst-ip outside the benchmarking\n"
+"    ranges and --allow-dst (nothing is sent).\n"
 "\n"
 "NOTES\n"
 "    The threads spin (never sleep), so each is busy for the whole run and\n"
