@@ -22,7 +22,8 @@ static const char usage_text[] =
 "SYNOPSIS\n"
 "    xtx-send --dev IF --dst-ip IP [--dst-mac MAC] [--src-ip IP] [--dst-port P] [--flows N]\n"
 "             [--size BYTES|imix] [--queues N] [--producers N] [--classes FILE] [--rate R]\n"
-"             [--duration S | --count N] [--json] [more options below]\n"
+"             [--duration S | --count N] [--json] [--allow-dst PREFIX]... [--allow-any-dst]\n"
+"             [more options below]\n"
 "\n"
 "DESCRIPTION\n"
 "    Opens one AF_XDP socket and one dequeuer thread per TX queue of IF (no XDP program is\n"
@@ -36,8 +37,9 @@ static const char usage_text[] =
 "\n"
 "OPTIONS\n"
 "    --dev IF           interface to send on (required)\n"
-"    --dst-ip IP        destination IPv4 or IPv6 address (required)\n"
-"    --dst-mac MAC      next hop's MAC; default: resolved like the kernel (route, ARP/ND,\n"
+"    --dst-ip IP        destination IPv4 or IPv6 address (required), in 198.18.0.0/15 or\n"
+"                       2001:2::/48 unless allowed by the next two options\n"
+DSTGUARD_USAGE("                       ")"    --dst-mac MAC      next hop's MAC; default: resolved like the kernel (route, ARP/ND,\n"
 "                       probing if needed)\n"
 "    --src-ip IP        source address; default: the one the kernel would use\n"
 "    --src-mac MAC      source MAC; default: IF's address\n"
@@ -69,7 +71,8 @@ static const char usage_text[] =
 "\n"
 "EXIT STATUS\n"
 "    0 the run completed (also when stopped by SIGINT/SIGTERM); 1 a runtime error (interface,\n"
-"    privileges, AF_XDP); 2 a usage error (bad option or value, bad class file).\n"
+"    privileges, AF_XDP); 2 a usage error (bad option or value, bad class file) or a\n"
+"    --dst-ip outside the benchmarking ranges and --allow-dst (nothing is sent).\n"
 "\n"
 "EXAMPLES\n"
 "    xtx-send --dev eth1 --dst-ip 198.18.1.2 --flows 64 --classes two-tenants.conf --duration 30\n"
@@ -142,7 +145,7 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 	enum { O_DEV = 256, O_DST_IP, O_DST_MAC, O_SRC_IP, O_SRC_MAC, O_DST_PORT, O_SRC_PORT,
 	       O_FLOWS, O_SIZE, O_QUEUES, O_FIRST_Q, O_PRODUCERS, O_CLASSES, O_RATE,
 	       O_DURATION, O_COUNT, O_INTERVAL, O_JSON, O_COPY, O_ZC, O_BUSY, O_CPUS, O_FRAMES,
-	       O_DRAIN, O_DROP, O_NO_STAMP };
+	       O_DRAIN, O_DROP, O_NO_STAMP, O_ALLOW_DST, O_ALLOW_ANY_DST };
 	static const struct option lo[] = {
 		{ "dev", 1, 0, O_DEV }, { "dst-ip", 1, 0, O_DST_IP }, { "dst-mac", 1, 0, O_DST_MAC },
 		{ "src-ip", 1, 0, O_SRC_IP }, { "src-mac", 1, 0, O_SRC_MAC },
@@ -154,13 +157,16 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 		{ "interval", 1, 0, O_INTERVAL }, { "json", 0, 0, O_JSON }, { "copy", 0, 0, O_COPY },
 		{ "zero-copy", 0, 0, O_ZC }, { "busy-poll", 0, 0, O_BUSY }, { "cpus", 1, 0, O_CPUS },
 		{ "frames", 1, 0, O_FRAMES }, { "drain", 1, 0, O_DRAIN }, { "drop", 0, 0, O_DROP },
-		{ "no-stamp", 0, 0, O_NO_STAMP }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
+		{ "no-stamp", 0, 0, O_NO_STAMP }, { "allow-dst", 1, 0, O_ALLOW_DST },
+		{ "allow-any-dst", 0, 0, O_ALLOW_ANY_DST }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
 	int c, have_dur = 0, have_dst = 0;
 	uint64_t v;
+	char err[512];
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
 	memset(o, 0, sizeof(*o));
+	dstguard_init(&o->guard);
 	o->dst_port = 9000;
 	o->src_port = 9000;
 	o->flows = 1;
@@ -309,6 +315,15 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 		case O_NO_STAMP:
 			o->stamp = 0;
 			break;
+		case O_ALLOW_DST:
+			if (dstguard_add(&o->guard, optarg, err, sizeof(err))) {
+				fprintf(stderr, "xtx-send: %s (see --help)\n", err);
+				return 2;
+			}
+			break;
+		case O_ALLOW_ANY_DST:
+			dstguard_allow_any(&o->guard);
+			break;
 		default:
 			fprintf(stderr, "xtx-send: unknown or incomplete option '%s' (see --help)\n",
 				argv[optind - 1]);
@@ -341,6 +356,11 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 	if (o->family == AF_INET6 && o->size && o->size < 62) {
 		fprintf(stderr, "xtx-send: --size %u is too small for IPv6/UDP (at least 62)\n",
 			o->size);
+		return 2;
+	}
+	/* The frames' IP destination, before the interface or any socket is opened. */
+	if (dstguard_check(&o->guard, o->family, o->dst_ip, "send to", err, sizeof(err))) {
+		fprintf(stderr, "xtx-send: %s\n", err);
 		return 2;
 	}
 	return 0;

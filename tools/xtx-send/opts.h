@@ -6,6 +6,8 @@
 #include <netinet/in.h>
 #include <stdint.h>
 
+#include "dstguard.h"
+
 #define MAX_PRODUCERS 256
 
 struct send_opts {
@@ -34,9 +36,11 @@ struct send_opts {
 	const char *cpus;
 	uint32_t frames;		/* UMEM frames, 0 = engine default */
 	double drain;			/* drain timeout, s */
+	struct dstguard guard;		/* --allow-dst, --allow-any-dst */
 };
 
-/* Parse argv. Returns 0, 1 for --help (printed), or 2 after printing an error. */
+/* Parse argv. Returns 0, 1 for --help (printed), or 2 after printing an error: a bad
+ * option or value, or a --dst-ip the destination guard refuses (dstguard.h). */
 int send_opts_parse(int argc, char **argv, struct send_opts *o);
 
 #endif
