@@ -22,6 +22,7 @@
 
 #include <xtx/sched.h>
 
+#include "dstguard.h"
 #include "json.h"
 #include "tc.h"
 
@@ -79,6 +80,12 @@ struct opts {
 	const char *dst_ip, *dst_mac;
 	const char *sink_dev, *sink_netns;	/* local sink */
 	const char *sink_remote;	/* HOST:PORT of `xtx-compare serve` */
+	/* --allow-dst and --allow-any-dst: checked here (guard) and passed on to every
+	 * sender as given */
+	struct dstguard guard;
+	const char *allow_dst[DSTGUARD_MAX];
+	unsigned nallow_dst;
+	bool allow_any_dst;
 	/* output */
 	const char *json_file, *md_file, *plot_file;
 	bool quiet;
@@ -171,7 +178,7 @@ int measure(struct ctx *x, enum path_id p, unsigned producers, unsigned size, un
 void meas_free(struct meas *m);
 /* measure.c helpers shared with forward.c */
 struct argv_buf {
-	char *v[64];
+	char *v[128];
 	char store[8192];
 	size_t used;
 	unsigned n;
@@ -182,7 +189,8 @@ void av_opt(struct argv_buf *a, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Where a sender sends: --dev, --dst-ip, --dst-mac. */
 void av_dst(struct argv_buf *a, const struct env *e);
-/* What every load generator takes: --size, --flows, --dst-port, --duration, --json. */
+/* What every load generator takes: --size, --flows, --dst-port, --duration, --json, and
+ * --allow-dst / --allow-any-dst as given to xtx-compare. */
 void av_load(struct argv_buf *a, const struct opts *o, unsigned size, double duration);
 void set_error(struct meas *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tail_of(const char *path, char *out, size_t len);
@@ -202,7 +210,11 @@ void report_all(struct ctx *x, struct meas *ms, unsigned nms);
 
 /* remote.c */
 int serve_main(const struct opts *o);
-int remote_connect(const char *hostport, char *err, size_t errlen);
+/* Connect to `xtx-compare serve` at a UNIX socket path or HOST:PORT. HOST must pass g
+ * or be loopback, every address it resolves to, checked before any connection is tried:
+ * else -EACCES and err says why. Returns the fd, or -1 (or -EACCES) with err set. */
+int remote_connect(const char *hostport, const struct dstguard *g, char *err,
+		   size_t errlen);
 int remote_start(int fd, unsigned lo, unsigned hi, char *err, size_t errlen);
 char *remote_stop(int fd, char *err, size_t errlen);
 void remote_bye(int fd);

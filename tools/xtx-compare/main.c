@@ -45,6 +45,7 @@ static const char usage_text[] =
 "                [--json FILE] [--md FILE] [--plot FILE.png] [--quiet]\n"
 "    xtx-compare --dev IF --dst-ip IP --dst-mac MAC [--netns NS]\n"
 "                (--sink-dev IF [--sink-netns NS] | --sink HOST:PORT) [options above]\n"
+"                [--allow-dst PREFIX]... [--allow-any-dst]\n"
 "    xtx-compare --mode forward [--classes FILE] [--size LIST] [--flows N]\n"
 "                [--rate R [--producers N]] [--paths LIST] [--duration S] [--runs K]\n"
 "                [--queues N] [--json FILE] [--md FILE] [--quiet]\n"
@@ -181,13 +182,20 @@ static const char usage_text[] =
 "  Real interfaces:\n"
 "    --dev IF           send on IF instead of making a testbed.\n"
 "    --netns NS         IF is in network namespace NS.\n"
-"    --dst-ip IP        the receiver's IPv4 address (required with --dev).\n"
+"    --dst-ip IP        the receiver's IPv4 address (required with --dev), in\n"
+"                       198.18.0.0/15 unless allowed by --allow-dst or --allow-any-dst.\n"
 "    --dst-mac MAC      the next hop's MAC address (required with --dev).\n"
 "    --sink-dev IF      count on IF of this host (the other end of the link).\n"
 "    --sink-netns NS    --sink-dev is in namespace NS.\n"
-"    --sink HOST:PORT   count on another host, where 'xtx-compare serve' listens; or\n"
+"    --sink HOST:PORT   count on another host, where 'xtx-compare serve' listens. Every\n"
+"                       address HOST resolves to must pass the same check as --dst-ip,\n"
+"                       except that loopback (127.0.0.0/8, ::1) is accepted: a control\n"
+"                       connection, no load. Or:\n"
 "    --sink PATH        a UNIX socket: serve's own on this host, or one that ssh -L\n"
 "                       forwards to the receiver's (the way to reach another host).\n"
+DSTGUARD_USAGE("                       ")
+"                       Both are checked here (--dst-ip, --sink HOST) and passed on to\n"
+"                       every sender xtx-compare starts, which checks again.\n"
 "  Serve mode (on the receiving host):\n"
 "    serve --dev IF     answer one controller at a time: start xtx-sink on IF when\n"
 "                       asked, stop it and send its JSON back (docs/compare.md).\n"
@@ -217,7 +225,8 @@ static const char usage_text[] =
 "\n"
 "EXIT STATUS\n"
 "    0 every measurement succeeded; 1 a measurement or the setup failed (the tables\n"
-"    show what was measured), or the qdisc could not be put back; 2 bad usage;\n"
+"    show what was measured), or the qdisc could not be put back; 2 bad usage, or a\n"
+"    --dst-ip or --sink HOST refused by the destination check (nothing is sent);\n"
 "    130 interrupted (after cleaning up).\n"
 "\n"
 "EXAMPLES\n"
@@ -254,6 +263,25 @@ static void die_usage(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nRun '" PROG " --help' for the usage.\n");
+	exit(2);
+}
+
+static void cleanup(void);
+
+/* Exit 2 (after cleanup()) unless ip is an address the destination guard allows:
+ * checked before anything is opened. */
+static void refuse_dst(const char *ip)
+{
+	char msg[512];
+	uint8_t a[16];
+	int fam;
+
+	if (dstguard_parse_addr(ip, &fam, a))
+		snprintf(msg, sizeof(msg), "--dst-ip: '%s' is not an IP address", ip);
+	else if (!dstguard_check(&o.guard, fam, a, "send to", msg, sizeof(msg)))
+		return;
+	fprintf(stderr, PROG ": %s\n", msg);
+	cleanup();
 	exit(2);
 }
 
@@ -346,7 +374,7 @@ static void parse_args(int argc, char **argv)
 	enum { O_CLASSES = 256, O_PRODUCERS, O_SIZE, O_FLOWS, O_BASE_PORT, O_PATHS,
 	       O_DURATION, O_RUNS, O_QUEUES, O_JSON, O_MD, O_PLOT, O_QUIET, O_DEV, O_NETNS,
 	       O_DST_IP, O_DST_MAC, O_SINK_DEV, O_SINK_NETNS, O_SINK, O_LISTEN, O_SNDBUF,
-	       O_MODE, O_RATE, O_SHAPE_OPT, O_HELP };
+	       O_MODE, O_RATE, O_SHAPE_OPT, O_ALLOW_DST, O_ALLOW_ANY_DST, O_HELP };
 	static const struct option lo[] = {
 		{ "classes", required_argument, NULL, O_CLASSES },
 		{ "producers", required_argument, NULL, O_PRODUCERS },
@@ -373,11 +401,14 @@ static void parse_args(int argc, char **argv)
 		{ "mode", required_argument, NULL, O_MODE },
 		{ "rate", required_argument, NULL, O_RATE },
 		{ "shape-opt", required_argument, NULL, O_SHAPE_OPT },
+		{ "allow-dst", required_argument, NULL, O_ALLOW_DST },
+		{ "allow-any-dst", no_argument, NULL, O_ALLOW_ANY_DST },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *paths = NULL;
 	bool producers_set = false, queues_set = false, sndbuf_set = false;
+	char err[512];
 	int c;
 
 	o.producers[0] = 1, o.producers[1] = 2, o.producers[2] = 4, o.nproducers = 3;
@@ -470,6 +501,15 @@ static void parse_args(int argc, char **argv)
 			o.shape_opts[o.nshape_opts++] = optarg;
 			break;
 		}
+		case O_ALLOW_DST:
+			if (dstguard_add(&o.guard, optarg, err, sizeof(err)))
+				die_usage("%s", err);
+			o.allow_dst[o.nallow_dst++] = optarg;
+			break;
+		case O_ALLOW_ANY_DST:
+			dstguard_allow_any(&o.guard);
+			o.allow_any_dst = true;
+			break;
 		case 'h':
 		case O_HELP:
 			fputs(usage_text, stdout);
@@ -481,6 +521,9 @@ static void parse_args(int argc, char **argv)
 	if (optind < argc)
 		die_usage("unexpected argument '%s'", argv[optind]);
 	if (o.serve) {
+		if (o.nallow_dst || o.allow_any_dst)
+			die_usage("serve: --allow-dst and --allow-any-dst go with the sending side "
+				  "(serve only counts)");
 		if (!o.dev || !o.listen)
 			die_usage("serve: --dev IF (the interface to count on) and --listen "
 				  "ADDR:PORT (an address of a management network, e.g. "
@@ -540,6 +583,8 @@ static void parse_args(int argc, char **argv)
 	}
 	if (o.sink_netns && !o.sink_dev)
 		die_usage("--sink-netns goes with --sink-dev");
+	if (o.dst_ip)
+		refuse_dst(o.dst_ip);
 	if (o.plot_file) {
 		size_t n = strlen(o.plot_file);
 
@@ -841,11 +886,13 @@ int main(int argc, char **argv)
 			snprintf(e.rx_netns, sizeof(e.rx_netns), "%s",
 				 o.sink_netns ? o.sink_netns : "");
 		} else {
-			e.remote_fd = remote_connect(o.sink_remote, err, sizeof(err));
+			e.remote_fd = remote_connect(o.sink_remote, &o.guard, err, sizeof(err));
 			if (e.remote_fd < 0) {
+				rc = e.remote_fd == -EACCES ? 2 : 1;
+				e.remote_fd = -1;
 				fprintf(stderr, PROG ": --sink %s: %s\n", o.sink_remote, err);
 				cleanup();
-				return 1;
+				return rc;
 			}
 		}
 	} else {
@@ -862,6 +909,7 @@ int main(int argc, char **argv)
 			cleanup();
 			return 1;
 		}
+		refuse_dst(e.dst_ip);	/* tools/testbed's: in 198.18.0.0/15 */
 	}
 	/* The qdisc changed: the sender's in send mode, the forwarder's egress in forward. */
 	snprintf(e.qd_netns, sizeof(e.qd_netns), "%s",

@@ -96,6 +96,10 @@ void av_load(struct argv_buf *a, const struct opts *o, unsigned size, double dur
 	av_opt(a, "--dst-port", "%u", o->base_port);
 	av_opt(a, "--duration", "%g", duration);
 	av_add(a, "--json");
+	for (unsigned i = 0; i < o->nallow_dst; i++)
+		av_opt(a, "--allow-dst", "%s", o->allow_dst[i]);
+	if (o->allow_any_dst)
+		av_add(a, "--allow-any-dst");
 }
 
 void set_error(struct meas *m, const char *fmt, ...)

@@ -4,6 +4,10 @@
  * On the receiver:  xtx-compare serve --dev IF [--netns NS] --listen ADDR:PORT
  * On the sender:    xtx-compare --dev IF ... --sink HOST:PORT
  *
+ * The sender connects only to a HOST whose every address passes the destination guard
+ * (dstguard.h, with the --allow-dst / --allow-any-dst given) or is loopback; a UNIX
+ * socket path is always taken.
+ *
  * One TCP connection per comparison; the server serves one controller at a time. Text
  * lines, '\n'-terminated:
  *
@@ -166,8 +170,37 @@ static int unix_socket(const char *path, bool listen_, char *err, size_t errlen)
 	return fd;
 }
 
-/* HOST:PORT -> a connected or listening TCP socket; a path -> a UNIX socket. */
-static int tcp_socket(const char *hostport, bool listen_, char *err, size_t errlen)
+/* Whether the controller may connect to every address of res: loopback, or what g
+ * allows (the senders' destination guard; a control connection carries no load, but
+ * an address outside the lab's ranges is most likely a typo). Else -EACCES with err
+ * (not -EPERM: that is -1, tcp_socket()'s other failure). */
+static int guard_all(const struct addrinfo *res, const struct dstguard *g, char *err,
+		     size_t errlen)
+{
+	for (const struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+		const struct sockaddr_in *s4 = (const void *)ai->ai_addr;
+		const struct sockaddr_in6 *s6 = (const void *)ai->ai_addr;
+		/* another family (none comes for TCP) is refused by dstguard_check() */
+		const void *a = ai->ai_family == AF_INET6 ? (const void *)&s6->sin6_addr :
+							      (const void *)&s4->sin_addr;
+		char msg[512];
+
+		if (dstguard_is_loopback(ai->ai_family, a))
+			continue;
+		if (dstguard_check(g, ai->ai_family, a, "connect the control channel to", msg,
+				   sizeof(msg))) {
+			snprintf(err, errlen, "%s (the control channel also takes loopback, "
+				 "127.0.0.0/8 and ::1, or a UNIX socket path)", msg);
+			return -EACCES;
+		}
+	}
+	return 0;
+}
+
+/* HOST:PORT -> a connected or listening TCP socket; a path -> a UNIX socket. A client
+ * (g != NULL) connects only if guard_all() lets it, to any address of HOST. */
+static int tcp_socket(const char *hostport, bool listen_, const struct dstguard *g,
+		      char *err, size_t errlen)
 {
 	char host[256], *colon;
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
@@ -192,6 +225,10 @@ static int tcp_socket(const char *hostport, bool listen_, char *err, size_t errl
 	if (rc) {
 		snprintf(err, errlen, "cannot resolve '%s': %s", hostport, gai_strerror(rc));
 		return -1;
+	}
+	if (!listen_ && (rc = guard_all(res, g, err, errlen))) {
+		freeaddrinfo(res);
+		return rc;
 	}
 	for (ai = res; ai; ai = ai->ai_next) {
 		int one = 1;
@@ -218,13 +255,14 @@ static int tcp_socket(const char *hostport, bool listen_, char *err, size_t errl
 
 /* --- client (the sending host) --------------------------------------------------------- */
 
-int remote_connect(const char *hostport, char *err, size_t errlen)
+int remote_connect(const char *hostport, const struct dstguard *g, char *err,
+		   size_t errlen)
 {
 	char line[LINE_MAX_LEN];
-	int fd = tcp_socket(hostport, false, err, errlen);
+	int fd = tcp_socket(hostport, false, g, err, errlen);
 
 	if (fd < 0)
-		return -1;
+		return fd == -EACCES ? -EACCES : -1;
 	if (read_line(fd, line, sizeof(line), 10) < 0 || strncmp(line, GREETING " ",
 								  strlen(GREETING) + 1)) {
 		snprintf(err, errlen, "no '" GREETING "' greeting from %s; is 'xtx-compare serve' "
@@ -459,7 +497,7 @@ int serve_main(const struct opts *o)
 			strerror(errno));
 		return 1;
 	}
-	lfd = tcp_socket(o->listen, true, err, sizeof(err));
+	lfd = tcp_socket(o->listen, true, NULL, err, sizeof(err));
 	if (lfd < 0) {
 		fprintf(stderr, PROG " serve: %s\n", err);
 		rmdir(s.tmp);
