@@ -4,14 +4,16 @@
 #
 # Test binaries: build/{release,asan,tsan}/tests/{unit,stress}/*   (exit 0 pass, 77 skip)
 # Build tests:   tests/build/*.sh (install, pkg-config, exports)
-# Network tests: tests/net/*.sh, run as root on veth pairs they create (exit 77 = skip)
+# Network tests: tests/net/*.sh, run as root on veth pairs they create (exit 77 = skip,
+#                only for a missing optional peer or not being root; each skip is named
+#                with its reason before the closing line)
 # Environment:   XTX_TEST_FILTER=REGEX runs only the tests whose name matches.
 #                XTX_TEST_TIMEOUT=S per-test limit (default 300).
 set -u
 cd "$(dirname "$0")/.."
 
 pass=0 fail=0 skip=0
-failed=()
+failed=() skipped=()
 timeout_s=${XTX_TEST_TIMEOUT:-300}
 filter=${XTX_TEST_FILTER:-}
 logdir=build/test-logs
@@ -32,7 +34,8 @@ run_one() { # name, command...
   local dt; dt=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1fs", b-a}')
   case $rc in
     0)  pass=$((pass+1)); printf 'ok    %-44s %s\n' "$name" "$dt" ;;
-    77) skip=$((skip+1)); printf 'skip  %-44s %s\n' "$name" "$(tail -1 "$log")" ;;
+    77) skip=$((skip+1)); skipped+=("$name ($(tail -1 "$log"))")
+        printf 'skip  %-44s %s\n' "$name" "$(tail -1 "$log")" ;;
     *)  fail=$((fail+1)); failed+=("$name")
         [ $rc = 124 ] && echo "timed out after ${timeout_s}s" >>"$log"
         printf 'FAIL  %-44s %s (exit %d, log %s)\n' "$name" "$dt" "$rc" "$log"
@@ -75,5 +78,8 @@ done
 if [ $fail -gt 0 ]; then
   echo "failed: ${failed[*]}"
 fi
+for s in "${skipped[@]}"; do
+  echo "skipped: $s"
+done
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

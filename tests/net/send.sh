@@ -38,17 +38,17 @@ echo "count run: offered $offered sent $sent sink $got checked $(jget $SINK_JSON
 if command -v tshark >/dev/null; then
   for fam in 4 6; do
     if [ $fam = 6 ]; then
-      ip -n "$TX_NS" addr add 2001:db8:ff::1/64 dev "$TX_DEV" nodad
-      ip -n "$RX_NS" addr add 2001:db8:ff::2/64 dev "$RX_DEV" nodad
-      dst=(--dst-ip 2001:db8:ff::2 --src-ip 2001:db8:ff::1)
+      ip -n "$TX_NS" addr add 2001:2:0:ff::1/64 dev "$TX_DEV" nodad
+      ip -n "$RX_NS" addr add 2001:2:0:ff::2/64 dev "$RX_DEV" nodad
+      dst=(--dst-ip 2001:2:0:ff::2 --src-ip 2001:2:0:ff::1)
     else
       dst=()
     fi
-    ip netns exec "$RX_NS" timeout 20 tshark -q -i "$RX_DEV" -c 200 -w $TMPD/cap$fam.pcap \
+    tb_run "$RX_NS" timeout 20 tshark -q -i "$RX_DEV" -c 200 -w $TMPD/cap$fam.pcap \
       -f "udp dst portrange 9000-9063" 2>/dev/null &
     cap=$!
     sleep 1.5
-    ip netns exec "$TX_NS" timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-mac "$TX_NEXTHOP_MAC" \
+    in_tx timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-mac "$TX_NEXTHOP_MAC" \
       --dst-ip "$RX_IP" "${dst[@]}" --flows 8 --count 200 --size 128 --json >/dev/null 2>&1 \
       || fail "xtx-send (IPv$fam capture run) failed"
     wait $cap
@@ -92,6 +92,7 @@ done
 # --- 4. SIGINT leaves nothing behind -----------------------------------------------------
 # Started directly (not through a function or timeout) so the signal reaches xtx-send:
 # ip netns exec execs it in place.
+tb_private "$TX_NS"
 ip netns exec "$TX_NS" $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" \
   --dst-mac "$TX_NEXTHOP_MAC" --flows 8 --duration 30 --json > $TMPD/int.json 2>/dev/null &
 pid=$!

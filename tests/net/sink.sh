@@ -3,8 +3,9 @@
 # tests/net/sink.sh - xtx-sink counts exactly what was sent, per port, and never leaves
 # its XDP program behind.
 #
-# On a fresh testbed (random NAME, removed by the EXIT trap) the sink runs on rx0 from
-# the root namespace (--netns) while the tx namespace sends UDP with bash's /dev/udp:
+# On a fresh testbed (tb_up: a name no other run has; removed by the EXIT trap) the sink
+# runs on rx0 from the root namespace (--netns) while the tx namespace sends UDP with
+# bash's /dev/udp:
 # dd writes a file of 24-byte xtx payloads (include/xtx/payload.h) block by block to a
 # connected UDP socket, one datagram per block, so the sent count is exact. Checked:
 #   1. --duration, drop: per-port pkts/bytes, totals, sequence order of in-order flows and
@@ -30,7 +31,8 @@ bash -c 'exec 3>/dev/udp/127.0.0.1/9' 2>/dev/null || skip "this bash has no /dev
 SINK=${XTX_SINK:-build/release/bin/xtx-sink}
 [ -x "$SINK" ] || fail "$SINK is not built; run 'make tools' first"
 
-NAME=s$(printf '%07d' $(( (RANDOM << 15 | RANDOM) % 10000000 )))
+. tools/common/testbed.sh
+NAME=
 TMP=$(mktemp -d /tmp/xtx-sink-test.XXXXXX)
 PIDS=()
 
@@ -42,7 +44,8 @@ cleanup() {
 		for i in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
 		kill -KILL "$p" 2>/dev/null || true
 	done
-	tools/testbed down "$NAME" >/dev/null 2>&1 || echo "warning: 'tools/testbed down $NAME' failed" >&2
+	[ -z "$NAME" ] || tools/testbed down "$NAME" >/dev/null 2>&1 ||
+		echo "warning: 'tools/testbed down $NAME' failed" >&2
 	rm -rf "$TMP"
 	exit "$rc"
 }
@@ -50,7 +53,8 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-eval "$(tools/testbed up "$NAME" 2>/dev/null)"
+tb_up s
+NAME=$TB
 echo "testbed $NAME: $TX_NS/$TX_DEV $TX_IP -> $RX_NS/$RX_DEV $RX_IP"
 
 # --- payload files ---------------------------------------------------------------------
@@ -95,13 +99,13 @@ gen "$TMP/fr" 3 0 "${REORDER[@]}"
 
 # send PORT FILE: every 24-byte block of FILE as one UDP datagram from the tx namespace.
 send() {
-	ip netns exec "$TX_NS" bash -c 'exec 3>"/dev/udp/$1/$2" && dd if="$3" bs=24 status=none >&3' \
+	tb_run "$TX_NS" bash -c 'exec 3>"/dev/udp/$1/$2" && dd if="$3" bs=24 status=none >&3' \
 		_ "$RX_IP" "$1" "$2" || fail "sending $2 to port $1 failed"
 }
 # send_each PORT FILE: as send, but each datagram from a new socket (see send_raw): for
 # --pass, where the receiver's stack answers every datagram with port unreachable.
 send_each() {
-	ip netns exec "$TX_NS" bash -c 'n=$(($(stat -c %s "$3") / 24))
+	tb_run "$TX_NS" bash -c 'n=$(($(stat -c %s "$3") / 24))
 		for ((i = 0; i < n; i++)); do
 			dd if="$3" bs=24 skip=$i count=1 status=none >"/dev/udp/$1/$2" || exit 1
 		done' _ "$RX_IP" "$1" "$2" || fail "sending $2 to port $1 failed"
@@ -110,7 +114,7 @@ send_each() {
 # stack answers them with ICMP port unreachable, which would make the next send on a
 # connected socket fail (ECONNREFUSED) without sending.
 send_raw() {
-	ip netns exec "$TX_NS" bash -c 'for ((i = 0; i < $3; i++)); do printf x >"/dev/udp/$1/$2"; done' \
+	tb_run "$TX_NS" bash -c 'for ((i = 0; i < $3; i++)); do printf x >"/dev/udp/$1/$2"; done' \
 		_ "$RX_IP" "$1" "$2" || fail "sending to port $1 failed"
 }
 udp_noports() {
@@ -174,7 +178,7 @@ send $P1 "$TMP/f1"
 send $P2 "$TMP/f2"
 send $PR "$TMP/fr"
 send_raw $POUT 7
-ip netns exec "$TX_NS" timeout 2 bash -c 'exec 3<>"/dev/tcp/$1/40000"' _ "$RX_IP" 2>/dev/null || true
+tb_run "$TX_NS" timeout 2 bash -c 'exec 3<>"/dev/tcp/$1/40000"' _ "$RX_IP" 2>/dev/null || true
 wait_sink run1
 NR=${#REORDER[@]}
 expect run1 .mode '"native"'
