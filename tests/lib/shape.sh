@@ -19,6 +19,7 @@ trap shape_cleanup EXIT
 
 shape_start() { # extra xtx-shape args
   rm -f "$TMPD/shape.ready"
+  tb_private "$FW_NS"
   $BIN/xtx-shape --netns "$FW_NS" --in "$FW_IN_DEV" --out "$FW_OUT_DEV" --interval 0 --json \
     --ready-file "$TMPD/shape.ready" "$@" > "$TMPD/shape.json" 2> "$TMPD/shape.err" &
   SHAPE_PID=$!
@@ -44,9 +45,11 @@ check_frames() {
   local f=$TMPD/shape.json
   [ "$(jget $f .frames.pool)" = "$(jget $f .frames.total)" ] ||
     fail "frames: $(jq -c .frames $f) (not all back in the pool)"
-  [ "$(jget $f .rx.pkts)" = "$(( $(jget $f .rx.fwd_pkts) + $(jq '[.rx.drops[]] | add' $f) ))" ] ||
+  local rxd txd
+  rxd=$(jget $f '[.rx.drops[]] | add // 0') txd=$(jget $f '[.tx.drops[]] | add // 0')
+  [ "$(jget $f .rx.pkts)" = "$(( $(jget $f .rx.fwd_pkts) + rxd ))" ] ||
     fail "received $(jget $f .rx.pkts) != forwarded + dropped ($(jq -c .rx $f))"
-  [ "$(jget $f .rx.fwd_pkts)" = "$(( $(jget $f .tx.sent_pkts) + $(jq '[.tx.drops[]] | add' $f) ))" ] ||
+  [ "$(jget $f .rx.fwd_pkts)" = "$(( $(jget $f .tx.sent_pkts) + txd ))" ] ||
     fail "forwarded $(jget $f .rx.fwd_pkts) != sent + dropped ($(jq -c .tx $f))"
 }
 # AF_XDP sockets open in a namespace: the kernel's per-namespace count (ss --xdp needs

@@ -17,7 +17,7 @@
 # Every sender runs under `timeout` and with its own --timeout. The namespaces (and with
 # them the veths) are deleted on any exit.
 #
-# Exit: 0 pass, 1 fail, 77 skip (not root, or no python3 for JSON checks).
+# Exit: 0 pass, 1 fail, 77 skip (not root).
 set -u
 cd "$(dirname "$0")/../.."
 
@@ -29,8 +29,8 @@ if [ "$(id -u)" != 0 ]; then
   exit 77
 fi
 if ! command -v python3 >/dev/null; then
-  echo "skip: python3 is needed to check the JSON output"
-  exit 77
+  echo "FAIL: python3 is needed to check the JSON output (make deps)"
+  exit 1
 fi
 for t in xsk-plain udp-send; do
   if [ ! -x "$BIN/$t" ]; then
@@ -339,6 +339,9 @@ if ! setup; then
   echo "FAIL: could not set up the veth pair in namespaces $NS_TX / $NS_RX"
   exit 1
 fi
+. tools/common/testbed.sh
+tb_private "$NS_TX"
+tb_private "$NS_RX"
 
 XSK=(./$BIN/xsk-plain --dev "$IF_TX" --dst-ip "$IP_RX" --dst-mac "$MAC_RX" --timeout 20)
 UDP=(./$BIN/udp-send --dst-ip "$IP_RX" --timeout 20)

@@ -76,7 +76,7 @@ check_json() {
 # --- 0. pkt-send alone (path 3's sender): exact count, in order, both modes -------------
 for bp in "" --qdisc-bypass; do
   sink_start --ports 9000-9015 || continue
-  ip netns exec "$TX_NS" timeout 60 $BIN/pkt-send --dev "$TX_DEV" --dst-ip "$RX_IP" \
+  in_tx timeout 60 $BIN/pkt-send --dev "$TX_DEV" --dst-ip "$RX_IP" \
     --dst-mac "$TX_NEXTHOP_MAC" --threads 2 --flows 5 --size 128 --stamp --count 20001 \
     --timeout 20 --json --quiet $bp > $TMPD/p.json 2> $TMPD/p.err
   rc=$?
@@ -96,7 +96,7 @@ ALL=(kernel-htb kernel-noqueue kernel-pfifo_fast packet-htb packet-bypass xtx af
 timeout 240 $CMP --producers 2 --runs 1 --duration 1 --json $TMPD/a.json --md $TMPD/a.md \
   > $TMPD/a.out 2> $TMPD/a.err
 rc=$?
-CMP_TB=$(sed -n 's/.*testbed \(cmp[0-9]*\):.*/\1/p' $TMPD/a.err | head -1)
+CMP_TB=$(sed -n 's/.*testbed \(cmp[A-Za-z0-9_]*\):.*/\1/p' $TMPD/a.err | head -1)
 if [ $rc != 0 ]; then
   fail "default run: exit $rc"; tail -20 $TMPD/a.err
 else
@@ -117,10 +117,12 @@ else
     $TMPD/a.json >/dev/null && ok "xtx: rate error of the capped leaf 1:10 reported" ||
     fail "xtx: no rate error for the capped leaf 1:10"
 fi
-if [ -n "$CMP_TB" ] && ip netns list | grep -q "xtx-$CMP_TB-"; then
+if [ -z "$CMP_TB" ]; then
+  fail "default run printed no testbed name: cannot check that it was removed"
+elif ip netns list | grep -q "xtx-$CMP_TB-"; then
   fail "the tool's testbed $CMP_TB is still there"
 else
-  ok "the tool removed its testbed${CMP_TB:+ ($CMP_TB)}"
+  ok "the tool removed its testbed ($CMP_TB)"
 fi
 
 # --- 2. --dev mode, remote receiver over the control channel, fq leaf -----------------
@@ -131,7 +133,7 @@ class 1:2 parent 1: rate 100mbit ceil 200mbit fq flows 64
 EOF
 before=$(tc -n "$TX_NS" qdisc show dev "$TX_DEV")
 # Over TCP serve warns that anyone who reaches the port may use it.
-ip netns exec "$RX_NS" timeout 20 $CMP serve --dev "$RX_DEV" --listen "$RX_IP:$PORT" \
+in_rx timeout 20 $CMP serve --dev "$RX_DEV" --listen "$RX_IP:$PORT" \
   2> $TMPD/serve-tcp.err &
 SERVE_PID=$!
 for _ in $(seq 50); do grep -q listening $TMPD/serve-tcp.err && break; sleep 0.1; done
@@ -140,13 +142,13 @@ grep -q "warning: anyone who can reach" $TMPD/serve-tcp.err &&
   ok "serve on TCP warns" || fail "serve on TCP gave no warning: $(cat $TMPD/serve-tcp.err)"
 # The recommended way: a UNIX socket, owner-only (from another host: ssh -L to it).
 CTL=$TMPD/ctl.sock
-ip netns exec "$RX_NS" timeout 200 $CMP serve --dev "$RX_DEV" --listen "$CTL" \
+in_rx timeout 200 $CMP serve --dev "$RX_DEV" --listen "$CTL" \
   2> $TMPD/serve.err &
 SERVE_PID=$!
 for _ in $(seq 50); do grep -q listening $TMPD/serve.err && break; sleep 0.1; done
 [ "$(stat -c '%F %a' "$CTL" 2>&1)" = "socket 600" ] && ok "control socket is owner-only (0600)" ||
   fail "control socket: $(stat -c '%F %a' "$CTL" 2>&1)"
-ip netns exec "$TX_NS" timeout 120 $CMP --dev "$TX_DEV" --dst-ip "$RX_IP" \
+in_tx timeout 120 $CMP --dev "$TX_DEV" --dst-ip "$RX_IP" \
   --dst-mac "$TX_NEXTHOP_MAC" --sink "$CTL" --classes $TMPD/fq.conf --flows 8 \
   --producers 2 --runs 1 --duration 1 --paths kernel-htb,packet-bypass,xtx \
   --json $TMPD/b.json > $TMPD/b.out 2> $TMPD/b.err
@@ -179,7 +181,7 @@ kill -INT $SERVE_PID; wait $SERVE_PID; SERVE_PID=
 # --- 3. a configured qdisc is refused and left alone -----------------------------------
 tc -n "$TX_NS" qdisc add dev "$TX_DEV" root handle 7: htb default 1
 mine=$(tc -n "$TX_NS" qdisc show dev "$TX_DEV")
-ip netns exec "$TX_NS" timeout 60 $CMP --dev "$TX_DEV" --dst-ip "$RX_IP" \
+in_tx timeout 60 $CMP --dev "$TX_DEV" --dst-ip "$RX_IP" \
   --dst-mac "$TX_NEXTHOP_MAC" --sink-dev "$RX_DEV" --sink-netns "$RX_NS" --paths kernel-htb \
   --runs 1 --duration 1 > $TMPD/c.out 2> $TMPD/c.err
 rc=$?
@@ -197,7 +199,7 @@ CMP_PID=$!
 for _ in $(seq 100); do grep -q "testbed cmp" $TMPD/d.err && break; sleep 0.1; done
 sleep 2
 kill -INT $CMP_PID; wait $CMP_PID; rc=$?; CMP_PID=
-CMP_TB=$(sed -n 's/.*testbed \(cmp[0-9]*\):.*/\1/p' $TMPD/d.err | head -1)
+CMP_TB=$(sed -n 's/.*testbed \(cmp[A-Za-z0-9_]*\):.*/\1/p' $TMPD/d.err | head -1)
 [ $rc = 130 ] && ok "SIGINT: exit 130" || { fail "SIGINT: exit $rc"; tail $TMPD/d.err; }
 if [ -z "$CMP_TB" ]; then
   fail "SIGINT run printed no testbed name"
@@ -208,15 +210,16 @@ else
 fi
 
 # --- 5. usage ----------------------------------------------------------------------------
-$CMP --help > $TMPD/h.out; rc=$?
+# In the tx namespace: a usage check that failed to stop the tool would send nowhere else.
+in_tx $CMP --help > $TMPD/h.out; rc=$?
 [ $rc = 0 ] && grep -q "EXIT STATUS" $TMPD/h.out && ok "--help" || fail "--help: exit $rc"
 for args in "--paths kernel-htb,bogus" "--producers 32 --flows 16" "--size 59" \
             "--dev tx0" "--duration 0" "--plot out.svg" "--frobnicate"; do
-  $CMP $args > /dev/null 2> $TMPD/u.err; rc=$?
+  in_tx $CMP $args > /dev/null 2> $TMPD/u.err; rc=$?
   [ $rc = 2 ] && ok "usage error exits 2: $args ($(head -1 $TMPD/u.err | cut -c1-70))" ||
     fail "'$args': exit $rc, expected 2"
 done
-$CMP --classes /nonexistent.conf > /dev/null 2> $TMPD/u.err; rc=$?
+in_tx $CMP --classes /nonexistent.conf > /dev/null 2> $TMPD/u.err; rc=$?
 [ $rc = 2 ] && grep -q "cannot open" $TMPD/u.err && ok "missing class file: exit 2, says why" ||
   fail "missing class file: exit $rc: $(cat $TMPD/u.err)"
 

@@ -37,7 +37,7 @@ PATHS='["kernel-fwd-htb","xtx-shape"]'
 timeout 120 $CMP --mode forward --runs 1 --duration 1 --json $TMPD/f.json --md $TMPD/f.md \
   --shape-opt=--deq-nice=-5 > $TMPD/f.out 2> $TMPD/f.err
 rc=$?
-CMP_TB=$(sed -n 's/.*testbed \(cmp[0-9]*\):.*/\1/p' $TMPD/f.err | head -1)
+CMP_TB=$(sed -n 's/.*testbed \(cmp[A-Za-z0-9_]*\):.*/\1/p' $TMPD/f.err | head -1)
 if [ $rc != 0 ]; then
   fail "forward run: exit $rc"; tail -20 $TMPD/f.err
 else
@@ -114,7 +114,7 @@ CMP_TB=
 $CMP --mode forward --runs 1 --duration 4 --shape-opt=--deq-nice=-5 > $TMPD/i.out 2> $TMPD/i.err &
 CMP_PID=$!
 for _ in $(seq 300); do grep -q '\[ 1/2\]' $TMPD/i.err && break; sleep 0.1; done
-CMP_TB=$(sed -n 's/.*testbed \(cmp[0-9]*\):.*/\1/p' $TMPD/i.err | head -1)
+CMP_TB=$(sed -n 's/.*testbed \(cmp[A-Za-z0-9_]*\):.*/\1/p' $TMPD/i.err | head -1)
 seen=
 for _ in $(seq 100); do
   pgrep -f "xtx-shape --netns xtx-$CMP_TB-fw" >/dev/null && { seen=1; break; }

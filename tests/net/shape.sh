@@ -29,7 +29,7 @@ for b in xtx-shape udp-send; do
   [ -x $BIN/$b ] || { echo "missing $BIN/$b: run make"; exit 1; }
 done
 [ -x $PROBE ] || { echo "missing $PROBE: run make test-build"; exit 1; }
-command -v tshark >/dev/null || { echo "skip: tshark not installed (make deps)"; exit 77; }
+command -v tshark >/dev/null || { echo "tshark not installed: run make deps"; exit 1; }
 net_init --three --queues 2
 
 . "$(dirname "$0")/../lib/shape.sh"
@@ -59,7 +59,7 @@ read -r pol prio nice <<< "$(deq_sched)"
 echo "dequeuer: policy $pol rt priority $prio nice $nice (default)"
 [ "$pol $prio $nice" = "0 0 -10" ] || fail "default dequeuer: policy $pol priority $prio nice $nice, expected SCHED_OTHER at nice -10"
 # 30 flows of 2 Mbit/s of frame bytes (1000-byte frames: 2.048 Mbit/s on the wire).
-ip netns exec "$TX_NS" timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" \
+in_tx timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" \
   --dst-mac "$TX_NEXTHOP_MAC" --flows 30 --size 1000 --rate 60mbit --duration 7 --producers 2 \
   --queues 2 \
   --interval 0 --json > $TMPD/send.json 2> $TMPD/send.err &
@@ -87,7 +87,7 @@ for x in "1:10 $a $exp_a" "1:20 $b $exp_b" "1:30 $c $exp_c"; do
   echo "class $1: $(printf %.3f "$2") Mbit/s at the sink, HTB gives $3 ($e%)"
   awk -v e="$e" 'BEGIN { exit !(e <= 2 && e >= -2) }' || fail "class $1 off by $e%"
 done
-[ "$(jq '.classes[] | select(.handle == "1:30") | .dropped_pkts' $TMPD/shape.json)" = 0 ] ||
+[ "$(jget $TMPD/shape.json '.classes[] | select(.handle == "1:30") | .dropped_pkts')" = 0 ] ||
   fail "the under-rate class 1:30 lost frames in the shaper"
 echo "sink: $(jget $SINK_JSON .pkts) frames, in order $(jget $SINK_JSON .in_order), out of order $(jget $SINK_JSON .out_of_order)"
 [ "$(jget $SINK_JSON .out_of_order)" = 0 ] || fail "frames out of order at the sink"
@@ -101,7 +101,7 @@ check_frames
 
 # --- 2. router mode byte comparison, 3. ARP and ICMP ------------------------------------
 capture() { # ns dev file
-  ip netns exec "$1" timeout 20 tshark -q -i "$2" -c 300 -w "$3" \
+  tb_run "$1" timeout 20 tshark -q -i "$2" -c 300 -w "$3" \
     -f "udp dst portrange 9000-9029" 2>/dev/null &
 }
 hexes() { tshark -r "$1" -T json -x 2>/dev/null | jq -r '.[]._source.layers.frame_raw[0]'; }
@@ -133,18 +133,18 @@ shape_start --classes $TMPD/classes.conf --rules $TMPD/rules
 capture "$TX_NS" "$TX_DEV" $TMPD/tx.pcap; cap1=$!
 capture "$RX_NS" "$RX_DEV" $TMPD/rx.pcap; cap2=$!
 sleep 1.5
-ip netns exec "$TX_NS" timeout 30 $BIN/udp-send --dst-ip "$RX_IP" --flows 30 --count 300 \
+in_tx timeout 30 $BIN/udp-send --dst-ip "$RX_IP" --flows 30 --count 300 \
   --size 200 --stamp --quiet --json > /dev/null || fail "udp-send failed"
 wait $cap1 $cap2
 compare router
 # ARP: drop the tx side's static entry for fw0 first; ICMP to both shaper addresses and
 # through it.
 ip -n "$TX_NS" neigh del "$FW_IN_IP" dev "$TX_DEV"
-ip netns exec "$TX_NS" $PROBE "$FW_IN_IP" 3 5 || fail "no ICMP echo reply from the shaper's $FW_IN_IP"
+in_tx $PROBE "$FW_IN_IP" 3 5 || fail "no ICMP echo reply from the shaper's $FW_IN_IP"
 ip -n "$TX_NS" neigh show "$FW_IN_IP" dev "$TX_DEV" | grep -q "lladdr $FW_IN_MAC" ||
   fail "ARP for $FW_IN_IP was not answered ($(ip -n "$TX_NS" neigh show "$FW_IN_IP"))"
-ip netns exec "$TX_NS" $PROBE "$FW_OUT_IP" 3 5 || fail "no ICMP echo reply from the shaper's $FW_OUT_IP"
-ip netns exec "$TX_NS" $PROBE "$RX_IP" 3 5 || fail "no ICMP echo reply through the shaper"
+in_tx $PROBE "$FW_OUT_IP" 3 5 || fail "no ICMP echo reply from the shaper's $FW_OUT_IP"
+in_tx $PROBE "$RX_IP" 3 5 || fail "no ICMP echo reply through the shaper"
 shape_stop
 echo "xdp: $(jq -c '.xdp | to_entries | map(select(.value.pkts > 0)) | map({(.key): .value.pkts}) | add' $TMPD/shape.json)"
 [ "$(jget $TMPD/shape.json .xdp.pass_arp.pkts)" -ge 1 ] || fail "no ARP went to the kernel"
@@ -152,7 +152,7 @@ echo "xdp: $(jq -c '.xdp | to_entries | map(select(.value.pkts > 0)) | map({(.ke
 check_frames
 
 # --- 7. --deq-rt with --busy-poll ----------------------------------------------------------
-$BIN/xtx-shape --in fw0 --out fw1 --classes $TMPD/classes.conf --deq-rt 2 --busy-poll \
+tb_run "$FW_NS" $BIN/xtx-shape --in fw0 --out fw1 --classes $TMPD/classes.conf --deq-rt 2 --busy-poll \
   > /dev/null 2> $TMPD/e.txt
 rc=$?
 [ $rc = 2 ] && grep -q -- "--deq-rt 2 with --busy-poll" $TMPD/e.txt ||
@@ -176,7 +176,7 @@ echo "dequeuer with --deq-rt 1: policy $pol rt priority $prio"
 capture "$TX_NS" "$TX_DEV" $TMPD/tx.pcap; cap1=$!
 capture "$RX_NS" "$RX_DEV" $TMPD/rx.pcap; cap2=$!
 sleep 1.5
-ip netns exec "$TX_NS" timeout 30 $BIN/udp-send --dst-ip "$RX_IP" --flows 30 --count 300 \
+in_tx timeout 30 $BIN/udp-send --dst-ip "$RX_IP" --flows 30 --count 300 \
   --size 200 --stamp --quiet --json > /dev/null || fail "udp-send failed"
 wait $cap1 $cap2
 shape_stop
@@ -199,7 +199,7 @@ ip -n "$FW_NS" -6 addr add 2001:2:0:b::fe/64 dev "$FW_OUT_DEV" nodad
 ip -n "$RX_NS" -6 addr add 2001:2:0:b::2/64 dev "$RX_DEV" nodad
 ip -n "$TX_NS" -6 route add 2001:2:0:b::/64 via 2001:2:0:a::fe
 ip -n "$RX_NS" -6 route add 2001:2:0:a::/64 via 2001:2:0:b::fe
-ip netns exec "$FW_NS" sysctl -qw net.ipv6.conf.all.forwarding=1
+tb_run "$FW_NS" sysctl -qw net.ipv6.conf.all.forwarding=1
 ip -n "$FW_NS" -6 neigh replace 2001:2:0:b::2 lladdr "$RX_MAC" dev "$FW_OUT_DEV" nud permanent
 shape_start --classes $TMPD/classes.conf --rules $TMPD/rules
 capture "$TX_NS" "$TX_DEV" $TMPD/tx6.pcap; cap1=$!
@@ -207,7 +207,7 @@ capture "$RX_NS" "$RX_DEV" $TMPD/rx6.pcap; cap2=$!
 sleep 1.5
 # Through the kernel's stack (a capture on tx0 does not see AF_XDP's transmissions).
 ip -n "$TX_NS" -6 neigh replace 2001:2:0:a::fe lladdr "$FW_IN_MAC" dev "$TX_DEV" nud permanent
-ip netns exec "$TX_NS" timeout 30 python3 -c '
+in_tx timeout 30 python3 -c '
 import socket, time
 s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
 s.bind(("2001:2:0:a::1", 9000))
@@ -243,7 +243,7 @@ shape_start --classes $TMPD/classes.conf --rules $TMPD/rules
   fail "expected $((QUEUES + 1)) AF_XDP sockets while running, found $(xdp_sockets "$FW_NS")"
 kill -KILL "$SHAPE_PID"; wait "$SHAPE_PID" 2>/dev/null; SHAPE_PID=
 ip -n "$FW_NS" -o link show dev "$FW_IN_DEV" | grep -q xdp || fail "expected a stale program on fw0 after SIGKILL"
-ip netns exec "$TX_NS" $PROBE "$RX_IP" 2 5 || fail "a killed shaper's program blocks traffic"
+in_tx $PROBE "$RX_IP" 2 5 || fail "a killed shaper's program blocks traffic"
 shape_start --classes $TMPD/classes.conf --rules $TMPD/rules
 grep -q "removing a stale xtx_redirect program" "$TMPD/shape.err" || fail "the stale program was not reported removed"
 shape_stop
