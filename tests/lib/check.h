@@ -3,7 +3,9 @@
  *
  * Each CHECK prints file:line, the expression, and expected vs actual on failure, counts
  * the failure and goes on. A test's main() ends with `return check_summary("name");`,
- * which prints one line and returns 0 if nothing failed, 1 otherwise.
+ * which prints one line and returns 0 if at least one check ran and none failed, 1
+ * otherwise: a test that checked nothing has shown nothing, so it fails (a test that
+ * cannot run exits 77 before the summary, with a line saying what is missing).
  */
 #ifndef XTX_TEST_CHECK_H
 #define XTX_TEST_CHECK_H
@@ -70,6 +72,10 @@ static inline int check_summary(const char *name)
 	unsigned long ok = atomic_load(&check_n_ok), bad = atomic_load(&check_n_fail);
 
 	printf("%s: %lu checks, %lu failed\n", name, ok + bad, bad);
+	if (!ok && !bad) {
+		fprintf(stderr, "%s: no check ran: the test showed nothing, so it fails\n", name);
+		return 1;
+	}
 	return bad ? 1 : 0;
 }
 
