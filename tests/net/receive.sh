@@ -19,7 +19,8 @@ for cfg in "release 20000" "asan 5000" "tsan 5000"; do
   echo "[$1]"
   timeout 120 "${run[@]}" "$2"
   rc=$?
-  [ $rc = 77 ] && exit 77
+  # Run as root, the binary has no reason to skip: 77 is a failure like any other.
+  [ $rc = 77 ] && echo "[$1] skipped (exit 77) although run as root: a failure"
   [ $rc = 0 ] || { echo "[$1] failed (exit $rc)"; fail=1; }
 done
 exit $fail

@@ -16,7 +16,10 @@
  *      back to the fill ring (no_frame drops) instead of the fill ring running dry: the
  *      kernel never finds it empty, reception goes on, and at stop (drop) every frame is
  *      accounted for.
- * Needs root; exits 77 if it cannot make a namespace or load BPF.
+ * Needs root: exits 77 (skip) only when not root, before anything runs. As root every
+ * other setback is a failure (exit 1): no private namespace, a namespace that is the
+ * host's (netns_require_private(), before any interface or socket is made), the BPF
+ * program refused (the verifier log goes to stderr).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -39,6 +42,7 @@
 #include "../../tools/xtx-shape/rules.c"
 #include "xtx_redirect.skel.h"
 #include "check.h"
+#include "netns.h"
 
 static const uint8_t b0_mac[6] = { 0x02, 0, 0xc6, 0x12, 0xfc, 0x02 };
 static int a0_idx, a1_idx, pkt_fd;
@@ -114,8 +118,9 @@ static struct xtx_redirect *attach(const struct xtx_sched_config *cfg)
 	rc = xtx_redirect__load(s);
 	if (rc) {
 		xtx_redirect__destroy(s);
-		printf("skip: cannot load BPF (%s)\n", strerror(-rc));
-		exit(77);
+		fprintf(stderr, "test_receive: FAIL: loading xtx_redirect as root failed: %s "
+			"(libbpf's message and the verifier log, if any, above)\n", strerror(-rc));
+		exit(1);
 	}
 	m = RD_MAPS_OF(s);
 	CHECK_EQ_I64(0, rd_rules__load(&rs, &m, err, sizeof(err)));
@@ -331,9 +336,13 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	if (unshare(CLONE_NEWNET)) {
-		printf("skip: cannot make a private network namespace: %s\n", strerror(errno));
-		return 77;
+		fprintf(stderr, "test_receive: FAIL: cannot make a private network namespace as "
+			"root: %s\n", strerror(errno));
+		return 1;
 	}
+	/* The namespace just made: this must pass, or the unshare did not take. */
+	if (netns_require_private("test_receive"))
+		return 1;
 	if (system(script) != 0) {
 		fprintf(stderr, "test_receive: setting up veth pairs failed\n");
 		return 1;
