@@ -12,11 +12,15 @@
  * Invariants: the run succeeds; the verdict is XDP_PASS, XDP_DROP or XDP_REDIRECT; exactly
  * one verdict counter moves, by one packet and the frame's length; metadata is either
  * absent or exactly struct xtx_rx_meta with a valid class index; the frame keeps its
- * length. Needs root; otherwise it exits 77 (skip).
+ * length. Needs root: as any other user it exits 77 (skip) before any setup. As root any
+ * setup step that fails ends it with exit 1 and says why: no private namespace, one that
+ * is the host's (netns_require_private(), before an interface is made), no AF_XDP socket,
+ * the program refused by the kernel (the verifier log goes to stderr).
  */
 #include <errno.h>
 #include <net/if.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +35,7 @@
 #include <xtx/rxmeta.h>
 #include "../../tools/xtx-shape/rules.c"
 #include "xtx_redirect.skel.h"
+#include "../lib/netns.c"	/* compiled in: the replay and libFuzzer builds link no test lib */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -71,16 +76,25 @@ static struct xtx_redirect *skel[2];	/* router, l2 */
 static int ncpu, din;
 static unsigned ncls;
 
+/* Setup: libbpf's warnings (a refused program's verifier log) to stderr. */
+static int loud(enum libbpf_print_level l, const char *f, va_list ap)
+{
+	return l == LIBBPF_DEBUG ? 0 : vfprintf(stderr, f, ap);
+}
+
+/* Fuzzing: nothing (a test run prints nothing unless something is wrong, and an abort says
+ * that). */
 static int quiet(enum libbpf_print_level l, const char *f, va_list ap)
 {
 	(void)l; (void)f; (void)ap;
 	return 0;
 }
 
-static void skip(const char *what)
+/* A setup step failed as root: nothing optional is missing, so it is a failure. */
+static void setup_fail(const char *what, int err)
 {
-	printf("skip: %s (%s): run as root\n", what, strerror(errno));
-	exit(77);
+	fprintf(stderr, "fuzz_redirect: FAIL: %s as root: %s\n", what, strerror(err));
+	exit(1);
 }
 
 /* An AF_XDP socket (copy mode) on din queue 0: its fd goes into the XSKMAPs. It stays
@@ -97,10 +111,15 @@ static int xsk_fd(void)
 	static struct xsk_socket *xsk;
 	void *area = mmap(NULL, 64 * 2048, PROT_READ | PROT_WRITE,
 			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int rc;
 
-	if (area == MAP_FAILED || xsk_umem__create(&umem, area, 64 * 2048, &fill, &comp, &uc) ||
-	    xsk_socket__create(&xsk, "din", 0, umem, &rx, NULL, &sc))
-		skip("cannot open an AF_XDP socket");
+	if (area == MAP_FAILED)
+		setup_fail("cannot map the UMEM", errno);
+	rc = xsk_umem__create(&umem, area, 64 * 2048, &fill, &comp, &uc);
+	if (!rc)
+		rc = xsk_socket__create(&xsk, "din", 0, umem, &rx, NULL, &sc);
+	if (rc)
+		setup_fail("cannot open an AF_XDP socket on din", -rc);
 	return xsk_socket__fd(xsk);
 }
 
@@ -110,6 +129,7 @@ static struct xtx_redirect *load(uint32_t mode, const struct rd_rules *rs, int x
 	struct xtx_redirect *s = xtx_redirect__open();
 	char err[512];
 	uint32_t zero = 0;
+	int rc;
 
 	if (!s)
 		abort();
@@ -117,8 +137,10 @@ static struct xtx_redirect *load(uint32_t mode, const struct rd_rules *rs, int x
 	s->rodata->cfg_out_ifindex = if_nametoindex("dout");
 	memcpy((void *)s->rodata->cfg_in_mac, din_mac, 6);
 	s->rodata->cfg_nrules = rs->n;
-	if (xtx_redirect__load(s))
-		skip("cannot load BPF");
+	rc = xtx_redirect__load(s);
+	if (rc)
+		setup_fail("loading xtx_redirect failed (libbpf's message and the verifier log, "
+			   "if any, above)", -rc);
 	struct rd_maps m = RD_MAPS_OF(s);
 
 	if (rd_rules__load(rs, &m, err, sizeof(err)) ||
@@ -137,9 +159,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	int xsk;
 
 	(void)argc; (void)argv;
-	libbpf_set_print(quiet);
+	if (geteuid() != 0) {
+		printf("skip: not root, nothing run: the private network namespace and "
+		       "BPF_PROG_TEST_RUN need root\n");
+		exit(77);
+	}
+	libbpf_set_print(loud);
 	if (unshare(CLONE_NEWNET))
-		skip("cannot make a private network namespace");
+		setup_fail("cannot make a private network namespace", errno);
+	if (netns_require_private("fuzz_redirect"))
+		exit(1);
 	if (system(setup) != 0) {
 		fprintf(stderr, "fuzz_redirect: setting up the namespace failed\n");
 		exit(1);
@@ -156,6 +185,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	xsk = xsk_fd();
 	skel[0] = load(XTX_RD_MODE_ROUTER, &rs, xsk);
 	skel[1] = load(XTX_RD_MODE_L2, &rs, xsk);
+	libbpf_set_print(quiet);
 	return 0;
 }
 

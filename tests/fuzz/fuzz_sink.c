@@ -3,8 +3,10 @@
  * kernel with BPF_PROG_TEST_RUN on the fuzz input as a frame. Invariants: the run
  * succeeds, the verdict is XDP_DROP or XDP_PASS, and every frame lands in exactly one of
  * the sink's classes (the class counters move by one packet and its length in total).
- * Needs root; without BPF it exits 77 (skip). */
+ * Needs root: as any other user it exits 77 (skip) before loading anything. As root a
+ * program the kernel refuses is a failure (exit 1, with the verifier log on stderr). */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 static struct xtx_sink *skel;
 static int ncpu;
 
+/* Setup: libbpf's warnings (a refused program's verifier log) to stderr. */
+static int loud(enum libbpf_print_level l, const char *f, va_list ap)
+{
+	return l == LIBBPF_DEBUG ? 0 : vfprintf(stderr, f, ap);
+}
+
 static int quiet(enum libbpf_print_level l, const char *f, va_list ap)
 {
 	(void)l; (void)f; (void)ap;
@@ -31,18 +39,31 @@ static int quiet(enum libbpf_print_level l, const char *f, va_list ap)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	int rc;
+
 	(void)argc; (void)argv;
-	libbpf_set_print(quiet);
+	if (geteuid() != 0) {
+		printf("skip: not root, nothing run: BPF_PROG_TEST_RUN of the sink needs root\n");
+		exit(77);
+	}
+	libbpf_set_print(loud);
 	ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0) {
+		fprintf(stderr, "fuzz_sink: FAIL: cannot read the number of possible CPUs\n");
+		exit(1);
+	}
 	skel = xtx_sink__open();
 	if (!skel)
 		abort();
 	skel->rodata->cfg_port_lo = 9000;
 	skel->rodata->cfg_port_hi = 9999;
-	if (xtx_sink__load(skel)) {
-		printf("skip: cannot load BPF (%s): run as root\n", strerror(errno));
-		exit(77);
+	rc = xtx_sink__load(skel);
+	if (rc) {
+		fprintf(stderr, "fuzz_sink: FAIL: loading xtx_sink as root failed: %s (libbpf's "
+			"message and the verifier log, if any, above)\n", strerror(-rc));
+		exit(1);
 	}
+	libbpf_set_print(quiet);
 	return 0;
 }
 
