@@ -7,7 +7,8 @@
  *
  *   test_icmp_probe ADDR COUNT TIMEOUT_S      exit 0 if every request got a reply
  *
- * Prints one line: "icmp ADDR: sent N, replies M". Needs root (raw socket).
+ * Prints one line: "icmp ADDR: sent N, replies M". Needs root (raw socket). Refuses to
+ * run (exit 1, before it opens the socket) in the host's network namespace.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,6 +23,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "netns.h"
 
 static uint16_t csum(const void *p, size_t len)
 {
@@ -58,6 +61,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: test_icmp_probe ADDR COUNT(1..255) TIMEOUT_S\n");
 		return 2;
 	}
+	if (netns_require_private("test_icmp_probe"))
+		return 1;
 	fd = socket(AF_INET, SOCK_RAW, IPPROTO_ICMP);
 	if (fd < 0) {
 		fprintf(stderr, "test_icmp_probe: raw socket: %s (run as root)\n", strerror(errno));
