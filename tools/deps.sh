@@ -7,13 +7,13 @@
 # Environment: XTX_NO_DEPS=1 skips the whole step (for machines managed otherwise).
 set -euo pipefail
 
-# build: compiler, BPF toolchain, libraries; test: iproute2, capsh, jq, ethtool, tshark;
-# bench peers: DPDK (rte_ring, rte_sched) and concurrencykit; plots: gnuplot.
+# build: compiler, BPF toolchain, libraries; test: iproute2, capsh, jq, ethtool, tshark,
+# valgrind; bench peers: DPDK (rte_ring, rte_sched) and concurrencykit; plots: gnuplot.
 PKGS=(
   build-essential pkg-config make
   clang llvm
   libxdp-dev libbpf-dev libnuma-dev libelf-dev zlib1g-dev
-  bpftool xdp-tools iproute2 libcap2-bin jq ethtool tshark
+  bpftool xdp-tools iproute2 libcap2-bin jq ethtool tshark valgrind
   libdpdk-dev libck-dev
   gnuplot-nox
 )

@@ -6,7 +6,11 @@
 #     names CAP_NET_RAW;
 #   - once running it holds no capability at all (CapEff/CapPrm in /proc/PID/status).
 . "$(dirname "$0")/../lib/net.sh"
-command -v capsh >/dev/null || { echo "skip: capsh not installed (make deps)"; exit 77; }
+# capsh is libcap2-bin, one of tools/deps.sh's packages: without it the test fails. (net.sh
+# made $TMPD; net_init's trap removes it, these early exits do it themselves.)
+[ "$(id -u)" = 0 ] || { echo "skip: needs root (namespaces, AF_XDP)"; rm -rf "$TMPD"; exit 77; }
+command -v capsh >/dev/null || { rm -rf "$TMPD"
+  echo "FAIL: capsh not installed, though tools/deps.sh lists libcap2-bin: run make deps"; exit 1; }
 net_init --queues 1
 all=$(capsh --print | sed -n 's/^Bounding set =//p' | tr ',' ' ')
 only() { # caps to keep -> capsh --drop list of all others
@@ -17,7 +21,7 @@ only() { # caps to keep -> capsh --drop list of all others
 send_caps() { # caps... -- xtx-send args
   local keep=()
   while [ "$1" != -- ]; do keep+=("$1"); shift; done; shift
-  ip netns exec "$TX_NS" capsh --drop="$(only "${keep[@]}")" -- -c \
+  in_tx capsh --drop="$(only "${keep[@]}")" -- -c \
     "exec $BIN/xtx-send --dev $TX_DEV --dst-ip $RX_IP --dst-mac $TX_NEXTHOP_MAC $*"
 }
 
@@ -36,6 +40,9 @@ grep -q "CAP_NET_RAW" $TMPD/e2 || fail "no CAP_NET_RAW in: $(tail -1 $TMPD/e2)"
 echo "without cap_net_raw: $(tail -1 $TMPD/e2)"
 
 # Capabilities of a running sender (as root, with all of them to start with).
+# tb_private, then ip netns exec itself in the background (it execs xtx-send, so $! is the
+# sender's pid; in_tx in the background would give a subshell's).
+tb_private "$TX_NS"
 ip netns exec "$TX_NS" $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC" \
   --rate 1000pps --duration 5 --json >/dev/null 2>&1 &
 pid=$!

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # valgrind.sh - a short xtx-send run (2 producers, 4 flows, 2000 packets) under valgrind's
 # memcheck: no error, no leak of any kind (definite, indirect, possible), and every
-# packet sent.
+# packet sent. Skips only when not root; valgrind is one of tools/deps.sh's packages, so
+# without it the test fails.
 . "$(dirname "$0")/../lib/net.sh"
-command -v valgrind >/dev/null || { echo "skip: valgrind not installed"; exit 77; }
+# (net.sh made $TMPD; net_init's trap removes it, these early exits do it themselves)
+[ "$(id -u)" = 0 ] || { echo "skip: needs root (namespaces, AF_XDP)"; rm -rf "$TMPD"; exit 77; }
+command -v valgrind >/dev/null || { rm -rf "$TMPD"
+  echo "FAIL: valgrind not installed, though tools/deps.sh lists it: run make deps"; exit 1; }
 net_init --queues 1
-timeout 300 ip netns exec "$TX_NS" valgrind --leak-check=full \
+in_tx timeout 300 valgrind --leak-check=full \
   --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible \
   --error-exitcode=3 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC" \
   --count 2000 --flows 4 --producers 2 --json > $TMPD/out.json 2> $TMPD/vg.err
