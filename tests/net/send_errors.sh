@@ -9,7 +9,7 @@
 . "$(dirname "$0")/../lib/net.sh"
 net_init --queues 1
 
-x() { ip netns exec "$TX_NS" $BIN/xtx-send "$@"; }
+x() { in_tx $BIN/xtx-send "$@"; }
 expect() { # exit-code regex cmd... : run, check the exit code and that stderr matches
   local want=$1 re=$2; shift 2
   "$@" > $TMPD/out 2> $TMPD/err; local rc=$?
@@ -44,7 +44,7 @@ expect 2 "bad value '1.2.3' for --dst-ip" x --dev "$TX_DEV" --dst-ip 1.2.3
 expect 2 "--duration or --count, not both" x --dev "$TX_DEV" --dst-ip "$RX_IP" --count 5 --duration 1
 expect 1 "zero-copy refused" x --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC" --zero-copy --count 1
 if command -v capsh >/dev/null; then
-  expect 1 "CAP_NET_RAW" ip netns exec "$TX_NS" capsh --drop=cap_net_raw,cap_net_admin,cap_sys_admin,cap_bpf -- \
+  expect 1 "CAP_NET_RAW" in_tx capsh --drop=cap_net_raw,cap_net_admin,cap_sys_admin,cap_bpf -- \
     -c "$BIN/xtx-send --dev $TX_DEV --dst-ip $RX_IP --dst-mac $TX_NEXTHOP_MAC --count 1"
 else
   fail "capsh not installed (make deps)"
