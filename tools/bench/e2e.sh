@@ -10,130 +10,178 @@
 #   kernel-htb-tN   tools/udp-send, N threads on UDP sockets through a one-class tc htb
 #   xtx-idle        xtx-send offering 100 pps: the engine's CPU use when nearly idle
 #
+# Any failed step (testbed, tc, sink, sender, a missing figure) stops the benchmark with
+# its message and exit 1: no median is taken over fewer runs than asked for.
+# The table is rendered from the JSON lines, so --render FILE redraws it from a kept run.
+#
 # Usage: e2e.sh [--runs K] [--duration S] [--md FILE] [--json FILE]
-# JSON lines: {"config","mpps","spread","cpu_ns_per_pkt","runs","duration_s"}.
+#        e2e.sh --render JSON [--md FILE]
+# Environment: E2E_CONFIGS (the configurations, default all), XTX_BENCH_FORCE_FAIL
+# (tools/bench/lib.sh). JSON lines: {"config", "mpps", "spread", "cpu_ns_per_pkt", "runs",
+# "duration_s", "pps", "runs_pps", "runs_cpu_ns_per_pkt"} (the last three since
+# 2026-12-01; mpps and spread in Mpps, the per-run lists in pps and ns).
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
+. tools/common/testbed.sh
+. tools/bench/lib.sh
 BIN=build/release/bin
-runs=3 dur=3 md= json=
+runs=3 dur=3 md='' json='' render=''
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
     --duration) dur=$2; shift 2 ;;
     --md) md=$2; shift 2 ;;
     --json) json=$2; shift 2 ;;
-    -h|--help) sed -n 2,16p "$0"; exit 0 ;;
-    *) echo "e2e.sh: unknown option $1" >&2; exit 2 ;;
+    --render) render=$2; shift 2 ;;
+    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d'; exit 0 ;;
+    *) echo "e2e.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
+
+# The table from JSON lines (FILE), on stdout; ratios from the medians in the file.
+table() { # json-file
+  local c m s u p rows
+  declare -A M S U P
+  # Lines before 2026-12-01 have no pps: then it is mpps (six decimals), "about" so many.
+  rows=$(jq -r '[.config, .mpps, .spread, .cpu_ns_per_pkt, (.pps // "~\(.mpps * 1e6)")] | @tsv' "$1") ||
+    return 1
+  [ -n "$rows" ] || return 1
+  local order=()
+  while IFS=$'\t' read -r c m s u p; do
+    order+=("$c") M[$c]=$m S[$c]=$s U[$c]=$u P[$c]=$p
+  done <<< "$rows"
+  ratio() { # a b: a / b as 1.23x, or - without b
+    [ -n "$2" ] || { echo -; return; }
+    awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }'
+  }
+  plain_of() { case $1 in *-2q-*) echo plain-2q ;; plain-*|kernel-*|xtx-idle) ;; *) echo plain-1q ;; esac; }
+  kern_of() { case $1 in xtx-1q-p2) echo kernel-htb-t2 ;; xtx-1q-p4|xtx-2q-p4|xtx-fq-1q-p4) echo kernel-htb-t4 ;;
+              xtx-1q-p8) echo kernel-htb-t8 ;; esac; }
+  echo "| configuration | Mpps at the sink | vs plain AF_XDP | vs kernel UDP+HTB (same threads) | sender CPU ns/pkt | CPU vs plain |"
+  echo "|---|---|---|---|---|---|"
+  for c in "${order[@]}"; do
+    local pl k
+    pl=$(plain_of "$c") k=$(kern_of "$c")
+    if [ "$c" = xtx-idle ]; then
+      # A rate of 100 pps: Mpps with six decimals, and pps beside it.
+      local pps=${P[$c]#\~} pf='%.1f pps'
+      [ "$pps" = "${P[$c]}" ] || pf='about %.0f pps'
+      printf "| %s | %.6f ($pf) | - | - | %.0f (%.2f%% of a core) | - |\n" "$c" "${M[$c]}" \
+        "$pps" "${U[$c]}" "$(awk -v p="$pps" -v u="${U[$c]}" 'BEGIN { print p * u / 1e7 }')"
+      continue
+    fi
+    printf '| %s | %.3f ± %.3f | %s | %s | %.0f | %s |\n' "$c" "${M[$c]}" \
+      "$(awk -v v="${S[$c]}" 'BEGIN { print v / 2 }')" \
+      "$(ratio "${M[$c]}" "${pl:+${M[$pl]:-}}")" "$(ratio "${M[$c]}" "${k:+${M[$k]:-}}")" \
+      "${U[$c]}" "$(ratio "${U[$c]}" "${pl:+${U[$pl]:-}}")"
+  done
+}
+
+if [ -n "$render" ]; then
+  out=$(table "$render") || { echo "e2e.sh: cannot render $render" >&2; exit 1; }
+  printf '%s\n' "$out"
+  [ -z "$md" ] || printf '%s\n' "$out" > "$md"
+  exit 0
+fi
+
 [ "$(id -u)" = 0 ] || { echo "e2e.sh: needs root" >&2; exit 1; }
+for b in xsk-plain xtx-send udp-send xtx-sink; do
+  [ -x $BIN/$b ] || bench_die "missing $BIN/$b: run make VARIANT=release lib tools bpf"
+done
 tmp=$(mktemp -d)
-TB=e2e$((RANDOM % 1000))
-cleanup() { ip netns exec "xtx-$TB-tx" tc qdisc del dev tx0 root 2>/dev/null
-            tools/testbed down "$TB" >/dev/null 2>&1; rm -rf "$tmp"; }
+SINK=
+cleanup() {
+  [ -n "$SINK" ] && kill -INT "$SINK" 2>/dev/null && wait "$SINK" 2>/dev/null
+  tb_down
+  rm -rf "$tmp"
+}
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-eval "$(tools/testbed up "$TB" --queues 2)" >/dev/null || exit 1
-cat > $tmp/fq.conf <<'EOF'
+tb_up e2e --queues 2 >/dev/null
+cat > "$tmp/fq.conf" <<'EOF'
 class 1:   rate 40gbit
 class 1:10 parent 1: rate 20gbit ceil 40gbit prio 0 fq flows 1024
 class 1:20 parent 1: rate 20gbit ceil 40gbit prio 0 fq flows 1024
 EOF
 
-# One measurement: prints "pps cpu_ns_per_pkt".
+# One measurement of configuration $1: appends its pps and CPU ns/pkt to pps[] and cpu[].
 measure() { # config
-  local c=$1 sender=() tc=0
+  local c=$1 sender=() tc=0 rc
   case $c in
-    plain-1q) sender=($BIN/xsk-plain --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC"
-                      --queues 1 --flows 64 --duration "$dur" --json) ;;
-    plain-2q) sender=($BIN/xsk-plain --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC"
-                      --queues 2 --flows 64 --duration "$dur" --json) ;;
-    xtx-*) local q=1 p=4 flows=64 cls=() rate=()
-           [[ $c =~ -([0-9])q ]] && q=${BASH_REMATCH[1]}
-           [[ $c =~ -p([0-9]+) ]] && p=${BASH_REMATCH[1]}
-           [[ $c == xtx-fq-* ]] && { flows=1024; cls=(--classes $tmp/fq.conf); }
-           [[ $c == xtx-idle ]] && { p=1; rate=(--rate 100pps); }
-           sender=($BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC"
-                   --queues $q --producers $p --flows $flows "${cls[@]}" "${rate[@]}"
-                   --duration "$dur" --drop --interval 0 --json) ;;
-    kernel-htb-t*) tc=1
-           sender=($BIN/udp-send --dst-ip "$RX_IP" --flows 64 --threads "${c#kernel-htb-t}"
-                   --sndbuf 8388608 --duration "$dur" --quiet --json) ;;
+    plain-1q|plain-2q)
+      sender=($BIN/xsk-plain --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC"
+              --queues "${c:6:1}" --flows 64 --duration "$dur" --json) ;;
+    xtx-*)
+      local q=1 p=4 flows=64 cls=() rate=()
+      [[ $c =~ -([0-9])q ]] && q=${BASH_REMATCH[1]}
+      [[ $c =~ -p([0-9]+) ]] && p=${BASH_REMATCH[1]}
+      [[ $c == xtx-fq-* ]] && { flows=1024; cls=(--classes "$tmp/fq.conf"); }
+      [[ $c == xtx-idle ]] && { p=1; rate=(--rate 100pps); }
+      sender=($BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC"
+              --queues $q --producers $p --flows $flows "${cls[@]}" "${rate[@]}"
+              --duration "$dur" --drop --interval 0 --json) ;;
+    kernel-htb-t*)
+      tc=1
+      sender=($BIN/udp-send --dst-ip "$RX_IP" --flows 64 --threads "${c#kernel-htb-t}"
+              --sndbuf 8388608 --duration "$dur" --quiet --json) ;;
+    *) bench_die "unknown configuration '$c' (E2E_CONFIGS)" ;;
   esac
+  bench_forced sender && sender+=(--xtx-bench-forced-failure)
   if [ $tc = 1 ]; then
-    ip netns exec "$TX_NS" tc qdisc replace dev "$TX_DEV" root handle 1: htb default 1
-    ip netns exec "$TX_NS" tc class add dev "$TX_DEV" parent 1: classid 1:1 htb rate 40gbit 2>/dev/null
+    bench_tc "$TX_NS" qdisc replace dev "$TX_DEV" root handle 1: htb default 1
+    bench_tc "$TX_NS" class add dev "$TX_DEV" parent 1: classid 1:1 htb rate 40gbit
   fi
-  rm -f $tmp/ready
-  $BIN/xtx-sink --netns "$RX_NS" --dev "$RX_DEV" --ports 9000-10023 --interval 0 --json \
-    --ready-file $tmp/ready > $tmp/sink.json 2>$tmp/sink.err &
-  local sink=$!
-  for _ in $(seq 100); do [ -f $tmp/ready ] && break; sleep 0.05; done
-  ip netns exec "$TX_NS" "${sender[@]}" > $tmp/send.json 2>$tmp/send.err ||
-    { echo "e2e.sh: $c failed:" >&2; cat $tmp/send.err >&2; }
+  local sink_args=(--netns "$RX_NS" --dev "$RX_DEV" --ports 9000-10023 --interval 0 --json
+                   --ready-file "$tmp/ready")
+  bench_forced sink && sink_args+=(--xtx-bench-forced-failure)
+  rm -f "$tmp/ready"
+  tb_private "$RX_NS"
+  $BIN/xtx-sink "${sink_args[@]}" > "$tmp/sink.json" 2> "$tmp/sink.err" &
+  SINK=$!
+  bench_ready "$tmp/ready" $SINK "$c: xtx-sink" "$tmp/sink.err"
+  tb_run "$TX_NS" timeout $((dur + 60)) "${sender[@]}" > "$tmp/send.json" 2> "$tmp/send.err" ||
+    { rc=$?; bench_die "$c: ${sender[0]##*/} failed (exit $rc):$(printf '\n'; cat "$tmp/send.err")"; }
   sleep 0.3
-  kill -INT $sink; wait $sink
-  [ $tc = 1 ] && ip netns exec "$TX_NS" tc qdisc del dev "$TX_DEV" root
-  local d cpu
-  d=$(jq '.duration_s' $tmp/send.json)
-  cpu=$(jq '.cpu_ns_per_pkt' $tmp/send.json)
-  jq -r --argjson d "$d" --argjson cpu "$cpu" '"\(.pkts / $d) \($cpu)"' $tmp/sink.json
+  kill -INT $SINK
+  wait $SINK || { rc=$?; bench_die "$c: xtx-sink failed (exit $rc):$(printf '\n'; cat "$tmp/sink.err")"; }
+  SINK=
+  [ $tc = 1 ] && bench_tc "$TX_NS" qdisc del dev "$TX_DEV" root
+  local d u k
+  bench_num d "$tmp/send.json" .duration_s
+  bench_num u "$tmp/send.json" .cpu_ns_per_pkt
+  bench_num k "$tmp/sink.json" .pkts
+  bench_pkts_ok "$k" "$c: counted at the sink"
+  pps[$c]+="$(awk -v k="$k" -v d="$d" 'BEGIN { printf "%.1f", k / d }') "
+  cpu[$c]+="$u "
 }
 
-configs=(${E2E_CONFIGS:-plain-1q plain-2q xtx-1q-p2 xtx-1q-p4 xtx-1q-p8 xtx-2q-p4 xtx-fq-1q-p4
-         kernel-htb-t2 kernel-htb-t4 kernel-htb-t8 xtx-idle})
+read -r -a configs <<< "${E2E_CONFIGS:-plain-1q plain-2q xtx-1q-p2 xtx-1q-p4 xtx-1q-p8 xtx-2q-p4
+  xtx-fq-1q-p4 kernel-htb-t2 kernel-htb-t4 kernel-htb-t8 xtx-idle}"
+[ ${#configs[@]} -gt 0 ] || bench_die "E2E_CONFIGS is empty"
 declare -A pps cpu
 for ((r = 1; r <= runs; r++)); do
   for c in "${configs[@]}"; do
-    printf '\re2e: run %d/%d %-16s' $r $runs $c >&2
-    read -r p u < <(measure $c)
-    pps[$c]+="$p "
-    cpu[$c]+="$u "
+    printf '\re2e: run %d/%d %-16s' $r "$runs" "$c" >&2
+    measure "$c"
   done
 done
 printf '\r%60s\r' '' >&2
 
-stat() { # values... -> "median spread"
-  printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {m = NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2;
-    printf "%.6f %.6f", m, v[NR]-v[1]}'
-}
-declare -A med spr cmed
+# JSON lines first (every run's value kept), then the table drawn from them.
+: > "$tmp/json"
 for c in "${configs[@]}"; do
-  read -r m s < <(stat ${pps[$c]})
-  read -r cm _ < <(stat ${cpu[$c]})
-  med[$c]=$m spr[$c]=$s cmed[$c]=$cm
+  read -r -a pv <<< "${pps[$c]:-}"
+  read -r -a cv <<< "${cpu[$c]:-}"
+  [ ${#pv[@]} = "$runs" ] && [ ${#cv[@]} = "$runs" ] ||
+    bench_die "$c: ${#pv[@]} values for $runs runs"
+  bench_stat m s "${pv[@]}"
+  bench_stat cm _ "${cv[@]}"
+  printf '{"config": "%s", "mpps": %.6f, "spread": %.6f, "cpu_ns_per_pkt": %.1f, "runs": %d, "duration_s": %s, "pps": %.1f, "runs_pps": [%s], "runs_cpu_ns_per_pkt": [%s]}\n' \
+    "$c" "$(awk -v v="$m" 'BEGIN { print v / 1e6 }')" "$(awk -v v="$s" 'BEGIN { print v / 1e6 }')" \
+    "$cm" "$runs" "$dur" "$m" "$(IFS=,; echo "${pv[*]}")" "$(IFS=,; echo "${cv[*]}")" >> "$tmp/json"
 done
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }'; }
-kern_of() { case $1 in xtx-1q-p2) echo kernel-htb-t2 ;; xtx-1q-p4|xtx-2q-p4|xtx-fq-1q-p4) echo kernel-htb-t4 ;;
-            xtx-1q-p8) echo kernel-htb-t8 ;; esac; }
-plain_of() { case $1 in *-2q-*) echo plain-2q ;; plain-*|kernel-*|xtx-idle) ;; *) echo plain-1q ;; esac; }
-
-out=$(mktemp)
-{
-  echo "| configuration | Mpps at the sink | vs plain AF_XDP | vs kernel UDP+HTB (same threads) | sender CPU ns/pkt | CPU vs plain |"
-  echo "|---|---|---|---|---|---|"
-  for c in "${configs[@]}"; do
-    p=$(plain_of $c) k=$(kern_of $c)
-    if [ $c = xtx-idle ]; then
-      printf '| %s | %.4f | - | - | %.0f (%.2f%% of a core) | - |\n' $c "${med[$c]}" "${cmed[$c]}" \
-        "$(awk -v p="${med[$c]}" -v c="${cmed[$c]}" 'BEGIN { printf "%.3f", p * c / 1e7 }')"
-      continue
-    fi
-    printf '| %s | %.3f ± %.3f | %s | %s | %.0f | %s |\n' $c "$(awk -v v="${med[$c]}" 'BEGIN{print v/1e6}')" \
-      "$(awk -v v="${spr[$c]}" 'BEGIN{print v/2e6}')" \
-      "$([ -n "$p" ] && ratio "${med[$c]}" "${med[$p]}" || echo -)" \
-      "$([ -n "$k" ] && ratio "${med[$c]}" "${med[$k]}" || echo -)" "${cmed[$c]}" \
-      "$([ -n "$p" ] && ratio "${cmed[$c]}" "${cmed[$p]}" || echo -)"
-  done
-} > "$out"
-cat "$out"
-[ -n "$md" ] && cp "$out" "$md"
-if [ -n "$json" ]; then
-  : > "$json"
-  for c in "${configs[@]}"; do
-    printf '{"config": "%s", "mpps": %.6f, "spread": %.6f, "cpu_ns_per_pkt": %.1f, "runs": %d, "duration_s": %s}\n' \
-      $c "$(awk -v v="${med[$c]}" 'BEGIN{print v/1e6}')" "$(awk -v v="${spr[$c]}" 'BEGIN{print v/1e6}')" \
-      "${cmed[$c]}" $runs $dur >> "$json"
-  done
-fi
-rm -f "$out"
+table "$tmp/json" > "$tmp/table" || bench_die "cannot render the table"
+cat "$tmp/table"
+[ -z "$md" ] || cp "$tmp/table" "$md" || bench_die "cannot write $md"
+[ -z "$json" ] || cp "$tmp/json" "$json" || bench_die "cannot write $json"
+exit 0
