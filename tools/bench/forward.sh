@@ -24,13 +24,23 @@
 # configured rate. (Unpaced, the senders' softirq work takes nearly all of both CPUs and
 # leaves xtx's dequeuer too little to keep the rates, while tc's dequeue runs in softirq.)
 #
+# Any failed step stops the benchmark with its message and exit 1: the testbed, a tc
+# command, xtx-shape not attached to fw0 or not running, a sender or the sink failing, a
+# figure missing from their JSON, or a path that did not carry the packets it is credited
+# with (xtx-shape must have sent at least what the receiver counted, the kernel's root
+# htb on fw1 likewise; otherwise the "xtx" row would be kernel forwarding).
+#
 # Usage: forward.sh [--runs K] [--duration S] [--md FILE] [--json FILE]
+# Environment: FWD_CONFIGS (the configurations, default all), XTX_BENCH_FORCE_FAIL
+# (tools/bench/lib.sh).
 # JSON lines: {"config", "size", "mpps", "spread", "offered_mpps", "runs", "duration_s",
 #              "classes": [{"handle", "rate_mbit", "mbit", "spread", "error_pct"}]}
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tools/common/testbed.sh
+. tools/bench/lib.sh
 BIN=build/release/bin
-runs=3 dur=3 md='' json=
+runs=3 dur=3 md='' json=''
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
@@ -38,25 +48,26 @@ while [ $# -gt 0 ]; do
     --md) md=$2; shift 2 ;;
     --json) json=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d'; exit 0 ;;
-    *) echo "forward.sh: unknown option $1" >&2; exit 2 ;;
+    *) echo "forward.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 [ "$(id -u)" = 0 ] || { echo "forward.sh: needs root" >&2; exit 1; }
 for b in xtx-shape xtx-sink xsk-plain xtx-send; do
-  [ -x $BIN/$b ] || { echo "forward.sh: missing $BIN/$b: run make" >&2; exit 1; }
+  [ -x $BIN/$b ] || bench_die "missing $BIN/$b: run make VARIANT=release lib tools bpf"
 done
 tmp=$(mktemp -d)
-TB=fwd$((RANDOM % 1000))
-SHAPE=
+SHAPE='' SENDER='' SINK=''
 cleanup() {
-  [ -n "$SHAPE" ] && kill -INT "$SHAPE" 2>/dev/null && wait "$SHAPE" 2>/dev/null
-  ip netns exec "xtx-$TB-fw" tc qdisc del dev fw1 root 2>/dev/null
-  tools/testbed down "$TB" >/dev/null 2>&1
+  local p
+  for p in "$SHAPE" "$SENDER" "$SINK"; do
+    [ -n "$p" ] && kill -INT "$p" 2>/dev/null && wait "$p" 2>/dev/null
+  done
+  tb_down
   rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-eval "$(tools/testbed up "$TB" --three --queues 2)" >/dev/null || exit 1
+tb_up fwd --three --queues 2 >/dev/null
 
 # Three classes on aligned port ranges (u32 matches value/mask): 16, 16 and 8 flows.
 PORT0=9216 FLOWS=40
@@ -87,90 +98,129 @@ classes_file() { # size -> xtx class file on stdout
 
 tc_setup() { # size
   local -n r=rates$1
-  local root=root$1 F="ip netns exec $FW_NS tc"
-  $F qdisc replace dev fw1 root handle 1: htb default 30 2>/dev/null
-  $F class add dev fw1 parent 1: classid 1:1 htb rate ${!root}mbit overhead 24 2>/dev/null
+  local root=root$1
+  bench_tc "$FW_NS" qdisc replace dev fw1 root handle 1: htb default 30
+  bench_tc "$FW_NS" class add dev fw1 parent 1: classid 1:1 htb rate ${!root}mbit overhead 24
   for i in 0 1 2; do
     set -- ${r[$i]}
-    $F class add dev fw1 parent 1:1 classid ${handles[$i]} htb rate ${1}mbit ceil ${2}mbit \
-      prio ${prios[$i]} overhead 24 2>/dev/null
+    bench_tc "$FW_NS" class add dev fw1 parent 1:1 classid ${handles[$i]} htb rate ${1}mbit \
+      ceil ${2}mbit prio ${prios[$i]} overhead 24
     # pfifo of 1000 packets, as xtx's leaves (limit 1000)
-    $F qdisc add dev fw1 parent ${handles[$i]} pfifo limit 1000 2>/dev/null
+    bench_tc "$FW_NS" qdisc add dev fw1 parent ${handles[$i]} pfifo limit 1000
     set -- ${u32[$i]}
-    $F filter add dev fw1 parent 1: protocol ip prio 1 u32 match ip protocol 17 0xff \
+    bench_tc "$FW_NS" filter add dev fw1 parent 1: protocol ip prio 1 u32 match ip protocol 17 0xff \
       match ip dport $1 $2 flowid ${handles[$i]}
   done
 }
 
-# One measurement: prints "pps offered_pps mbit_1:10 mbit_1:20 mbit_1:30".
+# xtx-shape must be attached to fw0 and alive before anything is measured: if it is not,
+# the namespace forwards in the kernel and the "xtx" row would measure the kernel.
+shape_check() { # config
+  local xdp
+  kill -0 "$SHAPE" 2>/dev/null ||
+    bench_die "$1: xtx-shape exited:$(printf '\n'; cat "$tmp/shape.err")"
+  xdp=$(tb_run "$FW_NS" ip -j link show dev fw0 | jq -r '.[0].xdp.prog.id // .[0].xdp.attached[0].prog.id // empty') ||
+    bench_die "$1: cannot read fw0's XDP state"
+  [ -n "$xdp" ] || bench_die "$1: no XDP program on fw0 while xtx-shape runs:$(printf '\n'; cat "$tmp/shape.err")"
+}
+
+# One measurement: appends "pps offered_pps mbit_1:10 mbit_1:20 mbit_1:30" to res[config].
 measure() { # config
-  local c=$1 kind=${1%%-*} size txq=1
+  local c=$1 kind=${1%%-*} size txq=1 rc
   size=${1#*-}; size=${size%%-*}
   [[ $c == *-2tx ]] && txq=2
+  case $kind-$size in xtx-64|xtx-1514|kernel-64|kernel-1514) ;;
+    *) bench_die "unknown configuration '$c' (FWD_CONFIGS)" ;; esac
   classes_file $size > $tmp/classes.conf
   if [ $kind = xtx ]; then
+    local shape=($BIN/xtx-shape --in fw0 --out fw1 --queues 2 --tx-queues $txq
+                 --classes $tmp/classes.conf --rules $tmp/rules --interval 0 --json --drop
+                 --ready-file $tmp/ready)
+    bench_forced shape && shape+=(--xtx-bench-forced-failure)
     rm -f $tmp/ready
-    $BIN/xtx-shape --netns "$FW_NS" --in fw0 --out fw1 --queues 2 --tx-queues $txq \
-      --classes $tmp/classes.conf \
-      --rules $tmp/rules --interval 0 --json --drop --ready-file $tmp/ready > $tmp/shape.json \
-      2> $tmp/shape.err &
+    tb_private "$FW_NS"
+    bench_exec "$FW_NS" "${shape[@]}" > $tmp/shape.json 2> $tmp/shape.err &
     SHAPE=$!
-    for _ in $(seq 200); do [ -f $tmp/ready ] && break; sleep 0.05; done
-    [ -f $tmp/ready ] || { echo "forward.sh: xtx-shape did not start:" >&2; cat $tmp/shape.err >&2; }
+    bench_ready $tmp/ready "$SHAPE" "$c: xtx-shape" $tmp/shape.err
+    shape_check "$c"
   else
     tc_setup $size
   fi
-  local sdur
+  local sdur sender
   sdur=$(awk -v d="$dur" 'BEGIN { print d + 3 }')
   if [ $size = 64 ]; then
-    ip netns exec "$TX_NS" timeout 60 $BIN/xsk-plain --dev "$TX_DEV" --queues 2 --dst-ip "$RX_IP" \
-      --dst-mac "$TX_NEXTHOP_MAC" --flows $FLOWS --dst-port $PORT0 --size $size \
-      --duration "$sdur" --quiet --json > $tmp/send.json 2> $tmp/send.err &
+    sender=($BIN/xsk-plain --dev "$TX_DEV" --queues 2 --dst-ip "$RX_IP"
+      --dst-mac "$TX_NEXTHOP_MAC" --flows $FLOWS --dst-port $PORT0 --size $size
+      --duration "$sdur" --quiet --json)
   else
-    ip netns exec "$TX_NS" timeout 60 $BIN/xtx-send --dev "$TX_DEV" --queues 2 --producers 2 \
-      --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC" --flows $FLOWS --dst-port $PORT0 \
-      --size $size --rate $((2 * root1514))mbit --duration "$sdur" --interval 0 --drop \
-      --json > $tmp/send.json 2> $tmp/send.err &
+    sender=($BIN/xtx-send --dev "$TX_DEV" --queues 2 --producers 2
+      --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC" --flows $FLOWS --dst-port $PORT0
+      --size $size --rate $((2 * root1514))mbit --duration "$sdur" --interval 0 --drop
+      --json)
   fi
-  local sender=$!
+  bench_forced sender && sender+=(--xtx-bench-forced-failure)
+  tb_private "$TX_NS"
+  bench_exec "$TX_NS" timeout 60 "${sender[@]}" > $tmp/send.json 2> $tmp/send.err &
+  SENDER=$!
   sleep 1.5			# queues full, rates settled
-  $BIN/xtx-sink --netns "$RX_NS" --dev "$RX_DEV" --ports $PORT0-$((PORT0 + FLOWS - 1)) \
-    --interval 0 --json --duration "$dur" > $tmp/sink.json 2> $tmp/sink.err ||
-    { echo "forward.sh: xtx-sink failed:" >&2; cat $tmp/sink.err >&2; }
-  wait $sender || { echo "forward.sh: $c: sender failed:" >&2; cat $tmp/send.err >&2; }
+  kill -0 $SENDER 2>/dev/null || { wait $SENDER; rc=$?; SENDER=
+    bench_die "$c: ${sender[0]##*/} stopped early (exit $rc):$(printf '\n'; cat $tmp/send.err)"; }
+  local sink=(--netns "$RX_NS" --dev "$RX_DEV" --ports $PORT0-$((PORT0 + FLOWS - 1))
+              --interval 0 --json --duration "$dur")
+  bench_forced sink && sink+=(--xtx-bench-forced-failure)
+  tb_private "$RX_NS"
+  $BIN/xtx-sink "${sink[@]}" > $tmp/sink.json 2> $tmp/sink.err ||
+    { rc=$?; bench_die "$c: xtx-sink failed (exit $rc):$(printf '\n'; cat $tmp/sink.err)"; }
+  [ $kind = xtx ] && shape_check "$c"
+  wait $SENDER || { rc=$?; SENDER=
+    bench_die "$c: ${sender[0]##*/} failed (exit $rc):$(printf '\n'; cat $tmp/send.err)"; }
+  SENDER=
+  local d k carried
+  bench_num d $tmp/sink.json .duration_s
+  bench_num k $tmp/sink.json .pkts
+  bench_pkts_ok "$k" "$c: counted at the receiver"
   if [ $kind = xtx ]; then
-    kill -INT $SHAPE; wait $SHAPE; SHAPE=
+    kill -INT $SHAPE
+    wait $SHAPE || { rc=$?; SHAPE=
+      bench_die "$c: xtx-shape failed (exit $rc):$(printf '\n'; cat $tmp/shape.err)"; }
+    SHAPE=
+    bench_num carried $tmp/shape.json .tx.sent_pkts
   else
-    ip netns exec "$FW_NS" tc qdisc del dev fw1 root
+    tb_run "$FW_NS" tc -s -j qdisc show dev fw1 > $tmp/qdisc.json ||
+      bench_die "$c: cannot read fw1's qdisc counters"
+    bench_num carried $tmp/qdisc.json '[.[] | select(.root == true)][0].packets'
+    bench_tc "$FW_NS" qdisc del dev fw1 root
   fi
-  local d out
-  d=$(jq .duration_s $tmp/sink.json)
-  out="$(jq --argjson d "$d" '.pkts / $d' $tmp/sink.json) $(jq .pps $tmp/send.json)"
+  # The path measured must have carried every packet the receiver counted.
+  [ "$carried" -ge "$k" ] || bench_die "$c: the receiver counted $k packets but the" \
+    "$kind path sent only $carried: something else forwarded them"
+  local out p
+  bench_num p $tmp/send.json .pps
+  out="$(awk -v k="$k" -v d="$d" 'BEGIN { printf "%.1f", k / d }') $p"
   for rg in "${ranges[@]}"; do
     set -- $rg
     out+=" $(jq --argjson lo $1 --argjson hi $2 --argjson d "$d" \
       '[.per_port[] | select(.port >= $lo and .port <= $hi)] |
-       (((map(.bytes) | add) // 0) + 24 * ((map(.pkts) | add) // 0)) * 8 / $d / 1e6' $tmp/sink.json)"
+       (((map(.bytes) | add) // 0) + 24 * ((map(.pkts) | add) // 0)) * 8 / $d / 1e6' $tmp/sink.json)" ||
+      bench_die "$c: no per-port counts in the sink's JSON"
   done
-  echo "$out"
+  res[$c]=$out
 }
 
 read -r -a configs <<< "${FWD_CONFIGS:-xtx-64 xtx-64-2tx kernel-64 xtx-1514 kernel-1514}"
-declare -A pps off m0 m1 m2
+[ ${#configs[@]} -gt 0 ] || bench_die "FWD_CONFIGS is empty"
+declare -A pps off m0 m1 m2 res
 for ((r = 1; r <= runs; r++)); do
   for c in "${configs[@]}"; do
-    printf '\rforward: run %d/%d %-12s' $r $runs $c >&2
-    read -r p o a b x < <(measure $c)
+    printf '\rforward: run %d/%d %-12s' $r "$runs" "$c" >&2
+    measure "$c"
+    read -r p o a b x <<< "${res[$c]}"
     pps[$c]+="$p " off[$c]+="$o " m0[$c]+="$a " m1[$c]+="$b " m2[$c]+="$x "
   done
 done
 printf '\r%50s\r' '' >&2
 
-stat() { # values... -> "median spread"
-  printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {m = NR % 2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2;
-    printf "%.6f %.6f", m, v[NR]-v[1]}'
-}
-out=$(mktemp)
+mpps() { awk -v v="$1" 'BEGIN { print v / 1e6 }'; }
 : > $tmp/json
 {
   echo "64-byte frames, offered above what either path carries:"
@@ -179,19 +229,19 @@ out=$(mktemp)
   echo "|---|---|---|---|"
   for c in "${configs[@]}"; do
     [[ $c == *-64* ]] || continue
-    read -r m s < <(stat ${pps[$c]})
-    read -r om _ < <(stat ${off[$c]})
+    bench_stat m s ${pps[$c]}
+    bench_stat om _ ${off[$c]}
     k=kernel-64
     ratio=-
     if [ $c != $k ] && [ -n "${pps[$k]:-}" ]; then
-      read -r km _ < <(stat ${pps[$k]})
+      bench_stat km _ ${pps[$k]}
       ratio=$(awk -v a="$m" -v b="$km" 'BEGIN { printf "%.2fx", a / b }')
     fi
-    printf '| %s | %.3f ± %.3f | %s | %.3f |\n' $c "$(awk -v v="$m" 'BEGIN{print v/1e6}')" \
-      "$(awk -v v="$s" 'BEGIN{print v/2e6}')" "$ratio" "$(awk -v v="$om" 'BEGIN{print v/1e6}')"
-    printf '{"config": "%s", "size": 64, "mpps": %.6f, "spread": %.6f, "offered_mpps": %.6f, "runs": %d, "duration_s": %s}\n' \
-      $c "$(awk -v v="$m" 'BEGIN{print v/1e6}')" "$(awk -v v="$s" 'BEGIN{print v/1e6}')" \
-      "$(awk -v v="$om" 'BEGIN{print v/1e6}')" $runs $dur >> $tmp/json
+    printf '| %s | %.3f ± %.3f | %s | %.3f |\n' $c "$(mpps "$m")" \
+      "$(awk -v v="$s" 'BEGIN { print v / 2e6 }')" "$ratio" "$(mpps "$om")"
+    printf '{"config": "%s", "size": 64, "mpps": %.6f, "spread": %.6f, "offered_mpps": %.6f, "runs": %d, "duration_s": %s, "runs_pps": [%s]}\n' \
+      $c "$(mpps "$m")" "$(mpps "$s")" "$(mpps "$om")" "$runs" "$dur" \
+      "$(echo ${pps[$c]} | tr ' ' ,)" >> $tmp/json
   done
   echo
   echo "1514-byte frames offered at twice the root's rate, every class above its rate (ceil = rate); Mbit/s on the wire:"
@@ -203,22 +253,22 @@ out=$(mktemp)
     cls=""
     for i in 0 1 2; do
       declare -n col=m$i
-      read -r m s < <(stat ${col[$c]})
+      bench_stat m s ${col[$c]}
       unset -n col
       set -- ${rates1514[$i]}
       err=$(awk -v m="$m" -v r="$1" 'BEGIN { printf "%.2f", (m - r) / r * 100 }')
       printf '| %s | %s | %s | %.2f ± %.2f | %+.2f%% |\n' $c ${handles[$i]} $1 "$m" \
-        "$(awk -v v="$s" 'BEGIN{print v/2}')" "$err"
+        "$(awk -v v="$s" 'BEGIN { print v / 2 }')" "$err"
       cls+="${cls:+, }{\"handle\": \"${handles[$i]}\", \"rate_mbit\": $1, \"mbit\": $m, \"spread\": $s, \"error_pct\": $err}"
     done
-    read -r m s < <(stat ${pps[$c]})
-    read -r om _ < <(stat ${off[$c]})
-    printf '{"config": "%s", "size": 1514, "mpps": %.6f, "spread": %.6f, "offered_mpps": %.6f, "runs": %d, "duration_s": %s, "classes": [%s]}\n' \
-      $c "$(awk -v v="$m" 'BEGIN{print v/1e6}')" "$(awk -v v="$s" 'BEGIN{print v/1e6}')" \
-      "$(awk -v v="$om" 'BEGIN{print v/1e6}')" $runs $dur "$cls" >> $tmp/json
+    bench_stat m s ${pps[$c]}
+    bench_stat om _ ${off[$c]}
+    printf '{"config": "%s", "size": 1514, "mpps": %.6f, "spread": %.6f, "offered_mpps": %.6f, "runs": %d, "duration_s": %s, "runs_pps": [%s], "classes": [%s]}\n' \
+      $c "$(mpps "$m")" "$(mpps "$s")" "$(mpps "$om")" "$runs" "$dur" \
+      "$(echo ${pps[$c]} | tr ' ' ,)" "$cls" >> $tmp/json
   done
-} > "$out"
-cat "$out"
-[ -n "$md" ] && cp "$out" "$md"
-[ -n "$json" ] && cp $tmp/json "$json"
-rm -f "$out"
+} > $tmp/table
+cat $tmp/table
+[ -z "$md" ] || cp $tmp/table "$md" || bench_die "cannot write $md"
+[ -z "$json" ] || cp $tmp/json "$json" || bench_die "cannot write $json"
+exit 0
