@@ -7,10 +7,12 @@
 #   1514 bytes  xtx-send paced at 700 Mbit/s, twice the root's 350 Mbit/s,
 #               docs/examples/forward-1514.conf (200/100/50 Mbit/s, ceil = rate,
 #               overhead 24): each class at the receiver against its rate.
+# xtx-compare exits 1 if any measurement failed; this script then stops too, before it
+# writes --md or --json.
 # Usage: compare_forward.sh [--runs K] [--duration S] --md FILE --json FILE
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-runs=3 dur=3 md= json=
+runs=3 dur=3 md='' json=''
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
