@@ -3,9 +3,10 @@
 # [xtx-shape --l2] fw1 -> rx0; l2 mode so that every frame goes through the shaper whatever
 # the routes and neighbours do while a link is down):
 #   1. egress link flap: fw1 down for 1.5 s in the middle of a 7 s run at 20 kpps; the
-#      shaper keeps running, counts what it could not send (class-limit drops), and sends
-#      at full rate once the link is back (the sink gets >= 90% of what was offered outside
-#      the 1.5 s); stopped with SIGTERM: exit 0, every frame accounted (received =
+#      shaper keeps running and receives every frame offered; it drops (class limit,
+#      counted) at most what arrived while the link was down (1.5 s x 20 kpps, plus 0.2 s
+#      for the timing of the two ip commands) and the sink counts exactly what it sent;
+#      stopped with SIGTERM: exit 0, every frame accounted (received =
 #      forwarded + dropped, forwarded = sent + dropped by the scheduler, all frames back
 #      in the pool), nothing left attached; the lock files of xtx-shape and xtx-sink are
 #      owner-only (0700 directories, 0600 files);
@@ -24,12 +25,18 @@ net_init --three --queues 1
 . "$(dirname "$0")/../lib/shape.sh"
 
 printf 'class 1: rate 100mbit limit 1000\n' > $TMPD/classes.conf
+# No IPv6 on the path: the kernel's router solicitations would be frames that xtx-send
+# did not offer, and the flap's counts below are exact.
+for ns in "$TX_NS" "$FW_NS"; do
+  tb_run "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 ||
+    { fail "cannot turn IPv6 off in $ns"; net_done; }
+done
 # A bump in the wire: tx addresses rx's MAC directly.
-S=(ip netns exec "$TX_NS" timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP"
+S=(in_tx timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP"
    --dst-mac "$RX_MAC" --flows 4 --producers 1 --rate 20kpps --interval 0 --json)
 accounted() { # [gone]
   local f=$TMPD/shape.json rxd txd
-  rxd=$(jq '[.rx.drops[]] | add' $f) txd=$(jq '[.tx.drops[]] | add' $f)
+  rxd=$(jget $f '[.rx.drops[]] | add // 0') txd=$(jget $f '[.tx.drops[]] | add // 0')
   [ "$(jget $f .rx.pkts)" = $(( $(jget $f .rx.fwd_pkts) + rxd )) ] ||
     fail "received $(jget $f .rx.pkts) != forwarded + dropped ($(jq -c .rx $f))"
   [ "$(jget $f .rx.fwd_pkts)" = $(( $(jget $f .tx.sent_pkts) + txd )) ] ||
@@ -69,9 +76,14 @@ f=$TMPD/shape.json
 offered=$(jget $TMPD/send.json .sent_pkts) got=$(jget $SINK_JSON .pkts)
 echo "flap: offered $offered, shaper rx $(jget $f .rx.pkts) sent $(jget $f .tx.sent_pkts) dropped $(jq -c .tx.drops $f), sink $got"
 accounted
-[ "$(jq '[.tx.drops[]] | add' $f)" -gt 0 ] || fail "flap: nothing counted as not sent while the link was down"
-need=$(( (offered - 30000) * 9 / 10 ))
-[ "$got" -ge "$need" ] || fail "flap: sink $got < $need: not back at full rate after the link returned"
+drops=$(jget $f '[.tx.drops[]] | add // 0')
+[ "$drops" -gt 0 ] || fail "flap: nothing counted as not sent while the link was down"
+[ "$(jget $f .rx.pkts)" = "$offered" ] ||
+  fail "flap: the shaper received $(jget $f .rx.pkts) of $offered offered"
+[ "$drops" -le 34000 ] ||
+  fail "flap: $drops dropped, more than arrived while the link was down (1.7 s x 20 kpps)"
+[ "$got" = "$(jget $f .tx.sent_pkts)" ] ||
+  fail "flap: sink $got, shaper sent $(jget $f .tx.sent_pkts)"
 sleep 0.3
 nothing_attached "after SIGTERM"
 
@@ -92,61 +104,61 @@ sleep 0.3
 nothing_attached "after the egress vanished"
 
 # --- 3. least privilege ---------------------------------------------------------------------
-tools/testbed down "$TB" >/dev/null 2>&1
-eval "$(tools/testbed up "$TB" --three --queues 1)" || { fail "testbed up failed"; exit 1; }
-S=(ip netns exec "$TX_NS" timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP"
+tb_down
+tb_up n --three --queues 1
+S=(in_tx timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP"
    --dst-mac "$RX_MAC" --flows 4 --producers 1 --rate 20kpps --interval 0 --json)
-if command -v capsh >/dev/null; then
-  all=$(capsh --print | sed -n 's/^Bounding set =//p' | tr ',' ' ')
-  only() { # caps to keep -> capsh --drop list of all others
-    local d=
-    for c in $all; do case " $* " in *" $c "*) ;; *) d+="$c," ;; esac; done
-    echo "${d%,}"
-  }
-  shape_caps() { # caps... -- xtx-shape args (in the forwarding namespace, no --netns);
-                 # exec: run in the background, its PID is xtx-shape's
-    local keep=()
-    while [ "$1" != -- ]; do keep+=("$1"); shift; done; shift
-    exec ip netns exec "$FW_NS" capsh --drop="$(only "${keep[@]}")" -- -c \
-      "exec $BIN/xtx-shape --in $FW_IN_DEV --out $FW_OUT_DEV --classes $TMPD/classes.conf --l2 --interval 0 --json $*"
-  }
-  need=(cap_net_admin cap_bpf cap_perfmon cap_net_raw cap_ipc_lock)
-  rm -f $TMPD/shape.ready
-  shape_caps "${need[@]}" -- --ready-file $TMPD/shape.ready > $TMPD/shape.json 2>$TMPD/shape.err &
-  SHAPE_PID=$!
-  for _ in $(seq 100); do [ -f $TMPD/shape.ready ] && break; sleep 0.05; done
-  [ -f $TMPD/shape.ready ] || { cat $TMPD/shape.err; fail "xtx-shape with ${need[*]} did not start"; }
-  eff=$(awk '/^CapEff/ {print $2}' /proc/$SHAPE_PID/status) prm=$(awk '/^CapPrm/ {print $2}' /proc/$SHAPE_PID/status)
-  sink_start --ports 9000-9003
-  "${S[@]}" --count 20000 > $TMPD/send.json 2>/dev/null || fail "xtx-send failed"
-  sleep 0.3
-  shape_stop
-  sink_stop
-  echo "least privilege: ${need[*]}: shaper sent $(jget $TMPD/shape.json .tx.sent_pkts), sink $(jget $SINK_JSON .pkts); running: CapEff $eff CapPrm $prm"
-  [ "$(jget $SINK_JSON .pkts)" = 20000 ] || fail "with ${need[*]}: sink $(jget $SINK_JSON .pkts) of 20000"
-  # CAP_NET_ADMIN (12) and CAP_BPF (39) only.
-  [ "$eff" = 0000008000001000 ] && [ "$prm" = 0000008000001000 ] ||
-    fail "running shaper holds CapEff $eff CapPrm $prm, expected CAP_NET_ADMIN + CAP_BPF"
-  sleep 0.3
-  nothing_attached "after a least-privilege run"
-  for miss in cap_net_admin cap_bpf cap_perfmon cap_net_raw; do
-    keep=(); for c in "${need[@]}"; do [ $c = $miss ] || keep+=($c); done
-    (shape_caps "${keep[@]}" -- --duration 1) > /dev/null 2> $TMPD/e.txt && fail "ran without $miss"
-    echo "without $miss: $(grep -v '^xtx:' $TMPD/e.txt | head -1)"
-    grep -qi "missing capability $miss" $TMPD/e.txt || fail "without $miss: $(head -2 $TMPD/e.txt)"
-  done
-  # A stale program (a root run killed) and no CAP_SYS_ADMIN.
-  ip netns exec "$FW_NS" $BIN/xtx-shape --in $FW_IN_DEV --out $FW_OUT_DEV --classes $TMPD/classes.conf \
-    --l2 --interval 0 >/dev/null 2>&1 &
-  p=$!; sleep 1; kill -KILL $p; wait $p 2>/dev/null
-  (shape_caps "${need[@]}" -- --duration 1) > /dev/null 2> $TMPD/e.txt && fail "ran over a program it could not inspect"
-  echo "stale program, no CAP_SYS_ADMIN: $(grep -v '^xtx:' $TMPD/e.txt | head -1 | cut -c1-120)..."
-  grep -q "needs CAP_SYS_ADMIN" $TMPD/e.txt || fail "stale program: $(head -2 $TMPD/e.txt)"
-  shape_start --classes $TMPD/classes.conf --l2	# as root: removes it
-  shape_stop
-  sleep 0.3
-  nothing_attached "after the stale program was removed"
-else
-  echo "note: capsh not installed (make deps): least-privilege part skipped"
-fi
+command -v capsh >/dev/null || { fail "capsh not installed (libcap2-bin; make deps)"; net_done; }
+all=$(capsh --print | sed -n 's/^Bounding set =//p' | tr ',' ' ')
+only() { # caps to keep -> capsh --drop list of all others
+  local d=
+  for c in $all; do case " $* " in *" $c "*) ;; *) d+="$c," ;; esac; done
+  echo "${d%,}"
+}
+shape_caps() { # caps... -- xtx-shape args (in the forwarding namespace, no --netns);
+               # exec: run in the background, its PID is xtx-shape's
+  local keep=()
+  while [ "$1" != -- ]; do keep+=("$1"); shift; done; shift
+  tb_private "$FW_NS"
+  exec ip netns exec "$FW_NS" capsh --drop="$(only "${keep[@]}")" -- -c \
+    "exec $BIN/xtx-shape --in $FW_IN_DEV --out $FW_OUT_DEV --classes $TMPD/classes.conf --l2 --interval 0 --json $*"
+}
+need=(cap_net_admin cap_bpf cap_perfmon cap_net_raw cap_ipc_lock)
+rm -f $TMPD/shape.ready
+shape_caps "${need[@]}" -- --ready-file $TMPD/shape.ready > $TMPD/shape.json 2>$TMPD/shape.err &
+SHAPE_PID=$!
+for _ in $(seq 100); do [ -f $TMPD/shape.ready ] && break; sleep 0.05; done
+[ -f $TMPD/shape.ready ] || { cat $TMPD/shape.err; fail "xtx-shape with ${need[*]} did not start"; }
+eff=$(awk '/^CapEff/ {print $2}' /proc/$SHAPE_PID/status) prm=$(awk '/^CapPrm/ {print $2}' /proc/$SHAPE_PID/status)
+sink_start --ports 9000-9003
+"${S[@]}" --count 20000 > $TMPD/send.json 2>/dev/null || fail "xtx-send failed"
+sleep 0.3
+shape_stop
+sink_stop
+echo "least privilege: ${need[*]}: shaper sent $(jget $TMPD/shape.json .tx.sent_pkts), sink $(jget $SINK_JSON .pkts); running: CapEff $eff CapPrm $prm"
+[ "$(jget $SINK_JSON .pkts)" = 20000 ] || fail "with ${need[*]}: sink $(jget $SINK_JSON .pkts) of 20000"
+# CAP_NET_ADMIN (12) and CAP_BPF (39) only.
+[ "$eff" = 0000008000001000 ] && [ "$prm" = 0000008000001000 ] ||
+  fail "running shaper holds CapEff $eff CapPrm $prm, expected CAP_NET_ADMIN + CAP_BPF"
+sleep 0.3
+nothing_attached "after a least-privilege run"
+for miss in cap_net_admin cap_bpf cap_perfmon cap_net_raw; do
+  keep=(); for c in "${need[@]}"; do [ $c = $miss ] || keep+=($c); done
+  (shape_caps "${keep[@]}" -- --duration 1) > /dev/null 2> $TMPD/e.txt && fail "ran without $miss"
+  echo "without $miss: $(grep -v '^xtx:' $TMPD/e.txt | head -1)"
+  grep -qi "missing capability $miss" $TMPD/e.txt || fail "without $miss: $(head -2 $TMPD/e.txt)"
+done
+# A stale program (a root run killed) and no CAP_SYS_ADMIN. ip netns exec execs in place,
+# so $! is xtx-shape's PID.
+tb_private "$FW_NS"
+ip netns exec "$FW_NS" $BIN/xtx-shape --in $FW_IN_DEV --out $FW_OUT_DEV --classes $TMPD/classes.conf \
+  --l2 --interval 0 >/dev/null 2>&1 &
+p=$!; sleep 1; kill -KILL $p; wait $p 2>/dev/null
+(shape_caps "${need[@]}" -- --duration 1) > /dev/null 2> $TMPD/e.txt && fail "ran over a program it could not inspect"
+echo "stale program, no CAP_SYS_ADMIN: $(grep -v '^xtx:' $TMPD/e.txt | head -1 | cut -c1-120)..."
+grep -q "needs CAP_SYS_ADMIN" $TMPD/e.txt || fail "stale program: $(head -2 $TMPD/e.txt)"
+shape_start --classes $TMPD/classes.conf --l2	# as root: removes it
+shape_stop
+sleep 0.3
+nothing_attached "after the stale program was removed"
 net_done
