@@ -84,7 +84,7 @@ static const char *check_quoted(const char *x, const char *l, size_t len, size_t
 	while (*x && shown < 40) {
 		unsigned c;
 
-		if (x[0] == '\'' && (x[1] == ',' || x[1] == ' '))
+		if (shown && x[0] == '\'' && (x[1] == ',' || x[1] == ' '))
 			break;			/* the closing quote (or one inside X: a prefix) */
 		if (x[0] == '\\' && x[1] == 'x' && sscanf(x + 2, "%2x", &c) == 1)
 			x += 4;
