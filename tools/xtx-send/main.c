@@ -26,7 +26,9 @@
 
 #define BURST 32
 
-static const uint16_t imix_pattern[12] = { 60, 590, 60, 60, 590, 60, 1514, 60, 590, 60, 60, 590 };
+/* imix: templates of 60, 590 and 1514 bytes, sent in this order (7:4:1) by every flow. */
+static const uint16_t imix_len[3] = { 60, 590, 1514 };
+static const uint8_t imix_pattern[12] = { 0, 1, 0, 0, 1, 0, 2, 0, 1, 0, 0, 1 };
 
 static struct send_opts o;
 static struct xtx_engine *eng;
@@ -41,10 +43,22 @@ struct tmpl {
 	uint32_t len;
 };
 
+/* --rate, per producer. Each flow is paced at R/F whatever the producer count: a
+ * producer that owns k of the F flows paces its own stream at k*R/F and sends its flows
+ * in turn, so each flow gets every k-th packet of it, R/F. The gap after a packet of
+ * template i is q[i] + r[i]/den ns (packet rate: 1e9*F / (R*k); frame-byte rate:
+ * len*1e9*F / (R*k)), carried exactly: no drift, no division per packet. */
+struct pace {
+	uint64_t next_ns;		/* departure of the next packet, CLOCK_MONOTONIC */
+	uint64_t rem;			/* fraction of a ns carried, in 1/den; < den */
+	uint64_t den;			/* R*k (pps or bytes/s); 0 = not paced */
+	uint64_t q[3], r[3];		/* per template: whole ns, remainder (< den) */
+};
+
 struct prod {
 	pthread_t th;
 	unsigned id;
-	uint64_t quota;			/* packets to offer with --count */
+	uint64_t quota;			/* packets to offer with --count: its flows' shares */
 	uint64_t offered;
 	_Atomic int done;
 	int err;
@@ -93,15 +107,50 @@ static int build_tmpl(struct tmpl *t, uint32_t len)
 	return 0;
 }
 
-/* Offer packets of this producer's flows (flow f with f % nprod == id), in order per flow. */
+/* pc for a producer of k flows with templates t[0..ntmpl), starting now. R*k >= 2^63
+ * (a gap under 1e-5 ns) is not paced: as fast as it goes. */
+static void pace_init(struct pace *pc, const struct tmpl *t, unsigned ntmpl, uint32_t k)
+{
+	unsigned __int128 den = (unsigned __int128)(o.rate_pps ? o.rate_pps : o.rate_bps) * k;
+
+	memset(pc, 0, sizeof(*pc));
+	pc->next_ns = now_ns();
+	if (!den || den >= (unsigned __int128)1 << 63)
+		return;
+	pc->den = (uint64_t)den;
+	for (unsigned i = 0; i < ntmpl; i++) {
+		/* <= 4032 * 1e9 * 65535 < 2^58 */
+		uint64_t num = (o.rate_pps ? 1 : t[i].len) * 1000000000ull * o.flows;
+
+		pc->q[i] = num / pc->den;
+		pc->r[i] = num % pc->den;
+	}
+}
+
+/* A packet of template i left: the next one is due a gap later. rem + r < 2 * den
+ * <= 2^64, so the sum does not wrap. */
+static inline void pace_sent(struct pace *pc, unsigned i)
+{
+	pc->next_ns += pc->q[i];
+	pc->rem += pc->r[i];
+	if (pc->rem >= pc->den) {
+		pc->rem -= pc->den;
+		pc->next_ns++;
+	}
+}
+
+/* Offer packets of this producer's flows (flow f with f % nprod == id), in order per flow,
+ * one flow after the other; with --rate each flow at R/F (struct pace). */
 static void *producer_main(void *arg)
 {
 	struct prod *me = arg;
 	struct xtx_producer *p = xtx_producer__open(eng);
 	struct tmpl t[3];
-	unsigned ntmpl = o.size ? 1 : 3, pat = 0;
+	struct pace pc;
+	unsigned ntmpl = o.size ? 1 : 3;
 	uint32_t nflows = 0, fi = 0, *flows = NULL;
-	uint64_t *seq = NULL, addrs[BURST], next_ns = now_ns();
+	uint8_t *pat = NULL;		/* per flow: next imix_pattern index */
+	uint64_t *seq = NULL, addrs[BURST];
 	struct xtx_desc d[BURST];
 	unsigned pending = 0;	/* d[0..pending) built but not taken yet */
 
@@ -110,16 +159,20 @@ static void *producer_main(void *arg)
 		goto out;
 	}
 	for (unsigned i = 0; i < ntmpl; i++)
-		if (build_tmpl(&t[i], o.size ? o.size : (i == 0 ? 60 : i == 1 ? 590 : 1514))) {
+		if (build_tmpl(&t[i], o.size ? o.size : imix_len[i])) {
 			me->err = EINVAL;
 			goto out;
 		}
 	flows = calloc(o.flows / nprod + 1, sizeof(*flows));
 	seq = calloc(o.flows / nprod + 1, sizeof(*seq));
+	pat = calloc(o.flows / nprod + 1, sizeof(*pat));
+	if (!flows || !seq || !pat) {
+		me->err = ENOMEM;
+		goto out;
+	}
 	for (uint32_t f = me->id; f < o.flows; f += nprod)
 		flows[nflows++] = f;
-	if (!flows || !seq)
-		goto out;
+	pace_init(&pc, t, ntmpl, nflows);
 
 	/* Relaxed: a stop flag polled each burst. */
 	while (!atomic_load_explicit(&stop_req, memory_order_relaxed) && nflows &&
@@ -129,14 +182,14 @@ static void *producer_main(void *arg)
 
 		if (o.count && me->quota - me->offered < want)
 			want = (unsigned)(me->quota - me->offered);
-		if (o.rate_pps || o.rate_bps || o.stamp)
+		if (pc.den || o.stamp)
 			now = now_ns();
-		if (o.rate_pps || o.rate_bps) {
+		if (pc.den) {
 			/* Credit up to one burst; never more than 1 ms of lag. */
-			if (next_ns + 1000000 < now)
-				next_ns = now - 1000000;
-			if (next_ns > now) {
-				uint64_t gap = next_ns - now;
+			if (pc.next_ns + 1000000 < now)
+				pc.next_ns = now - 1000000;
+			if (pc.next_ns > now) {
+				uint64_t gap = pc.next_ns - now;
 				/* At most 50 ms, so the stop flag is seen promptly. */
 				struct timespec ts = { 0, (long)(gap > 50000000 ? 50000000 : gap) };
 
@@ -150,23 +203,19 @@ static void *producer_main(void *arg)
 
 			for (unsigned i = 0; i < got; i++) {
 				uint32_t f = flows[fi];
-				const struct tmpl *tp = &t[0];
+				unsigned ti = ntmpl > 1 ? imix_pattern[pat[fi]] : 0;
+				const struct tmpl *tp = &t[ti];
 				uint8_t *fr = xtx_engine__frame(eng, addrs[i]);
 
-				if (ntmpl > 1) {
-					uint16_t len = imix_pattern[pat++ % 12];
-					tp = len == 60 ? &t[0] : len == 590 ? &t[1] : &t[2];
-				}
+				pat[fi] = pat[fi] + 1 == 12 ? 0 : pat[fi] + 1;
 				memcpy(fr, tp->frame, tp->len);
 				xtx_pkt__set_udp_dport(fr, &tp->l, (uint16_t)(o.dst_port + f));
 				xtx_pkt__set_payload(fr, &tp->l, f, seq[fi]++, o.stamp ? now : 0);
 				d[pending++] = (struct xtx_desc){ .addr = addrs[i], .len = (uint16_t)tp->len,
 								  .hash = flow_hash[f],
 								  .cls = flow_cls[f] };
-				if (o.rate_pps)
-					next_ns += 1000000000ull / o.rate_pps * nprod;
-				else if (o.rate_bps)
-					next_ns += (uint64_t)tp->len * 1000000000ull / o.rate_bps * nprod;
+				if (pc.den)
+					pace_sent(&pc, ti);
 				fi = fi + 1 == nflows ? 0 : fi + 1;
 			}
 		}
@@ -183,7 +232,9 @@ static void *producer_main(void *arg)
 out:
 	free(flows);
 	free(seq);
-	xtx_producer__close(p);
+	free(pat);
+	if (p)
+		xtx_producer__close(p);
 	/* Release, pairs with main's acquire load: offered is final. */
 	atomic_store_explicit(&me->done, 1, memory_order_release);
 	return NULL;
@@ -361,8 +412,14 @@ int main(int argc, char **argv)
 	struct totals prev = { 0 }, cur;
 	static uint64_t prev_cls_bytes[XTX_CLASS_MAX];
 	for (unsigned i = 0; i < nprod; i++) {
+		/* --count: flow f's share is count/F, one more for f < count % F; a
+		 * producer offers its flows' shares (they go round robin, lowest f first,
+		 * so each flow gets its own share exactly). */
+		uint64_t share = o.count / o.flows, extra = o.count % o.flows;
+		uint32_t mine = (o.flows - i + nprod - 1) / nprod;
+
 		prods[i].id = i;
-		prods[i].quota = o.count / nprod + (i < o.count % nprod);
+		prods[i].quota = share * mine + (i < extra ? (extra - i + nprod - 1) / nprod : 0);
 		pthread_create(&prods[i].th, NULL, producer_main, &prods[i]);
 	}
 	/* Live lines until the producers are done (count) or the duration ends. */
