@@ -13,8 +13,8 @@
 #     +0.64% of a 5000-packet flow owned alone, +0.32% for each of two;
 #   - the stop is seen within ~10 ms of the deadline (main loop): +0.2% at most;
 #   - a wake-up later than the 1 ms of lag the pacer credits loses the excess (--help).
-# Three runs on this shared 2-CPU VM: 3000pps flows -0.16% .. +0.48%, totals +0.05% ..
-# +0.27%; 30mbit imix flows -1.43% .. +0.03%, totals -1.25% .. -0.03% (late wake-ups).
+# Five runs on this shared 2-CPU VM: 3000pps flows -0.16% .. +0.48%, totals +0.05% ..
+# +0.27%; 30mbit imix flows -1.43% .. +0.22%, totals -1.25% .. +0.15% (late wake-ups).
 # The old split (each producer at R/2 over its own flows) measured -24.8% / +50.4% /
 # -24.8% (3000pps) and +0.4% / +50.1% / -50.4% (imix), far outside TOL.
 . "$(dirname "$0")/../lib/net.sh"
