@@ -14,6 +14,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 BIN=build/release/bin
 FAILED=0
 TMPD=$(mktemp -d)
+trap 'rm -rf "$TMPD"' EXIT	# net_init's trap replaces this one and removes it too
 
 . tools/common/testbed.sh
 
@@ -45,7 +46,7 @@ net_cleanup() {
 
 net_init() { # [testbed up options]
   [ "$(id -u)" = 0 ] || { echo "skip: needs root (namespaces, XDP, AF_XDP)"; exit 77; }
-  command -v jq >/dev/null || { echo "skip: jq not installed (make deps)"; exit 77; }
+  command -v jq >/dev/null || { echo "jq not installed: run make deps"; exit 1; }
   for b in xtx-send xtx-sink; do
     [ -x $BIN/$b ] || { echo "missing $BIN/$b: run make"; exit 1; }
   done

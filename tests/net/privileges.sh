@@ -6,10 +6,9 @@
 #     names CAP_NET_RAW;
 #   - once running it holds no capability at all (CapEff/CapPrm in /proc/PID/status).
 . "$(dirname "$0")/../lib/net.sh"
-# capsh is libcap2-bin, one of tools/deps.sh's packages: without it the test fails. (net.sh
-# made $TMPD; net_init's trap removes it, these early exits do it themselves.)
-[ "$(id -u)" = 0 ] || { echo "skip: needs root (namespaces, AF_XDP)"; rm -rf "$TMPD"; exit 77; }
-command -v capsh >/dev/null || { rm -rf "$TMPD"
+# capsh is libcap2-bin, one of tools/deps.sh's packages: without it the test fails.
+[ "$(id -u)" = 0 ] || { echo "skip: needs root (namespaces, AF_XDP)"; exit 77; }
+command -v capsh >/dev/null || {
   echo "FAIL: capsh not installed, though tools/deps.sh lists libcap2-bin: run make deps"; exit 1; }
 net_init --queues 1
 all=$(capsh --print | sed -n 's/^Bounding set =//p' | tr ',' ' ')

@@ -4,9 +4,8 @@
 # packet sent. Skips only when not root; valgrind is one of tools/deps.sh's packages, so
 # without it the test fails.
 . "$(dirname "$0")/../lib/net.sh"
-# (net.sh made $TMPD; net_init's trap removes it, these early exits do it themselves)
-[ "$(id -u)" = 0 ] || { echo "skip: needs root (namespaces, AF_XDP)"; rm -rf "$TMPD"; exit 77; }
-command -v valgrind >/dev/null || { rm -rf "$TMPD"
+[ "$(id -u)" = 0 ] || { echo "skip: needs root (namespaces, AF_XDP)"; exit 77; }
+command -v valgrind >/dev/null || {
   echo "FAIL: valgrind not installed, though tools/deps.sh lists it: run make deps"; exit 1; }
 net_init --queues 1
 in_tx timeout 300 valgrind --leak-check=full \
