@@ -29,8 +29,8 @@ while [ $# -gt 0 ]; do
     *) echo "soak: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
-[[ $secs =~ ^[0-9]+$ ]] && [ "$secs" -ge 20 ] && [ "$secs" -le 7200 ] ||
-  { echo "soak: SOAK_SECONDS must be 20..7200" >&2; exit 2; }
+[[ $secs =~ ^[0-9]+$ ]] && [ "$secs" -ge 30 ] && [ "$secs" -le 7200 ] ||
+  { echo "soak: SOAK_SECONDS must be 30..7200" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "soak: needs root" >&2; exit 1; }
 for b in xtx-send xtx-sink; do
   [ -x $BIN/$b ] || bench_die "missing $BIN/$b: run make VARIANT=release lib tools bpf"

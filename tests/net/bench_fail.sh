@@ -14,7 +14,7 @@
 #   5. e2e.sh: tc refuses the kernel path's htb class
 #   6. forward.sh: xtx-shape does not start (the "xtx" row would be kernel forwarding)
 #   7. forward.sh: the sink fails after xtx-shape started
-#   8. soak.sh (SOAK_SECONDS=20): the sink does not start
+#   8. soak.sh (SOAK_SECONDS=30): the sink does not start
 # Cases 1-3 need no network; 4-8 run on fresh testbeds (tb_up), about 40 s in all.
 # If report.sh did write, the files are put back from the copy taken first, and the test
 # fails. Run it under the load lock: flock /tmp/xtx-load.lock tests/net/bench_fail.sh
@@ -117,7 +117,7 @@ XTX_BENCH_FORCE_FAIL=shape FWD_CONFIGS=xtx-64 \
 XTX_BENCH_FORCE_FAIL=sink FWD_CONFIGS=xtx-64 \
   case_ 7 "forward.sh: the sink fails" "xtx-64: xtx-sink failed" forward \
   tools/bench/forward.sh --runs 1 --duration 1
-SOAK_SECONDS=20 XTX_BENCH_FORCE_FAIL=sink \
+SOAK_SECONDS=30 XTX_BENCH_FORCE_FAIL=sink \
   case_ 8 "soak.sh: the sink does not start" "xtx-sink did not start" soak tools/soak.sh
 
 echo "bench_fail: $CHECKS cases, 5 checks each: report.sh exit status, the failure's message," \
