@@ -16,8 +16,8 @@
 #   7. forward.sh: the sink fails after xtx-shape started
 #   8. soak.sh (SOAK_SECONDS=30): the sink does not start
 # Cases 1-3 need no network; 4-8 run on fresh testbeds (tb_up), about 40 s in all.
-# If report.sh did write, the files are put back from the copy taken first, and the test
-# fails. Run it under the load lock: flock /tmp/xtx-load.lock tests/net/bench_fail.sh
+# If report.sh did write, the files it changed are put back from the copy taken first
+# (and any it added removed), and the test fails. Run it under the load lock: flock /tmp/xtx-load.lock tests/net/bench_fail.sh
 # Exit 0 pass, 77 skip (not root, no jq), 1 fail.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -40,9 +40,15 @@ sums > "$TMPD/sums.before"
 mkdir -p "$TMPD/keep/bench"
 cp -p docs/BENCHMARKS.md "$TMPD/keep/" && cp -p docs/bench/* "$TMPD/keep/bench/" ||
   { echo "FAIL: cannot copy docs/ aside"; exit 1; }
-restore() {
-  rm -f docs/bench/*
-  cp -p "$TMPD/keep/bench/"* docs/bench/ && cp -p "$TMPD/keep/BENCHMARKS.md" docs/
+restore() { # put back only what changed, and remove what report.sh added for our NAMEs
+  local sum f
+  sums > "$TMPD/sums.now"
+  while read -r sum f; do
+    grep -qxF "$sum  $f" "$TMPD/sums.now" || cp -p "$TMPD/keep/${f#docs/}" "$f"
+  done < "$TMPD/sums.before"
+  for f in docs/bench/e2e.* docs/bench/forward.* docs/bench/soak.*; do
+    grep -q "  $f\$" "$TMPD/sums.before" || rm -f "$f"
+  done
 }
 cleanup() {
   if ! sums | cmp -s - "$TMPD/sums.before"; then
