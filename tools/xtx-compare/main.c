@@ -245,9 +245,10 @@ DSTGUARD_USAGE("                       ")
 "    Needs root (namespaces, tc, XDP, AF_XDP, raw sockets), iproute2 and, for --plot,\n"
 "    gnuplot. The tools it runs (udp-send, pkt-send, xtx-send, xsk-plain, xtx-sink,\n"
 "    xtx-shape) must be next to it. On a 2-core VM the senders, the sink and the kernel share\n"
-"    two CPUs: compare ratios, not absolute rates. After SIGKILL the testbed stays:\n"
-"    'tools/testbed list', then 'tools/testbed down cmpNNNNN'. docs/compare.md has the\n"
-"    details (how each figure is taken, the tc translation, real NICs).\n";
+"    two CPUs: compare ratios, not absolute rates. After SIGKILL the testbed (cmpXXXXX,\n"
+"    a fresh name, owned by the killed process) stays until the next 'tools/testbed up'\n"
+"    or 'tools/testbed gc' removes it. docs/compare.md has the details (how each figure\n"
+"    is taken, the tc translation, real NICs).\n";
 
 static struct opts o;
 static struct env e;
@@ -663,29 +664,23 @@ static void read_environment(int argc, char **argv)
 	snprintf(e.afxdp_mode, sizeof(e.afxdp_mode), "-");
 }
 
-/* tools/testbed up NAME: fills the tx/rx names and addresses. */
+/* tools/testbed up --new cmp: a testbed with a name no other run has, owned by this
+ * process (removed by the next 'testbed up' or 'gc' if we die without removing it);
+ * fills the name, the tx/rx names and addresses. */
 static int testbed_up(void)
 {
-	char out[4096], q[16];
-	char *argv[] = { e.testbed, (char *)"up", e.tb_name, (char *)"--queues", q,
+	char out[4096], q[16], owner[16];
+	char *argv[] = { e.testbed, (char *)"up", (char *)"--new", (char *)"cmp",
+			 (char *)"--owner", owner, (char *)"--queues", q,
 			 o.mode == MODE_FORWARD ? (char *)"--three" : NULL, NULL };
 	int rc;
 
-	/* A fresh name: 'testbed up' would first remove a testbed of the same name, which
-	 * could be another xtx-compare's. */
-	for (unsigned i = 0; i < 100; i++) {
-		char ns[64];
-
-		snprintf(e.tb_name, sizeof(e.tb_name), "cmp%05u",
-			 (unsigned)(getpid() * 7919u + (unsigned)time(NULL) + i * 104729u) % 100000);
-		snprintf(ns, sizeof(ns), "/run/netns/xtx-%s-tx", e.tb_name);
-		if (access(ns, F_OK))
-			break;
-	}
+	snprintf(owner, sizeof(owner), "%d", (int)getpid());
 	snprintf(q, sizeof(q), "%u", o.queues);
+	e.tb_name[0] = 0;
 	rc = proc_run(NULL, argv, 60, out, sizeof(out));
 	if (rc) {
-		fprintf(stderr, PROG ": tools/testbed up %s failed (%d): %s\n", e.tb_name, rc, out);
+		fprintf(stderr, PROG ": tools/testbed up --new cmp failed (%d): %s\n", rc, out);
 		return -1;
 	}
 	for (char *l = strtok(out, "\n"); l; l = strtok(NULL, "\n")) {
@@ -694,7 +689,9 @@ static int testbed_up(void)
 		if (!v)
 			continue;
 		*v++ = 0;
-		if (!strcmp(l, "TX_NS"))
+		if (!strcmp(l, "NAME"))
+			snprintf(e.tb_name, sizeof(e.tb_name), "%s", v);
+		else if (!strcmp(l, "TX_NS"))
 			snprintf(e.tx_netns, sizeof(e.tx_netns), "%s", v);
 		else if (!strcmp(l, "RX_NS"))
 			snprintf(e.rx_netns, sizeof(e.rx_netns), "%s", v);
