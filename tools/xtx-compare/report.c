@@ -386,7 +386,8 @@ static void main_table(struct report *r, struct table *t)
 				struct group *g = find_group(r, (enum path_id)p, size, n);
 				char a[32];
 
-				if (!g)
+				/* A path that runs once (not per N) has its row in the first block. */
+				if (!g || (!path_defs[p].per_producers && ni > 0))
 					continue;
 				t_set(t, row, 0, "%s", path_defs[p].name);
 				t_set(t, row, 1, "%u", size);
@@ -482,7 +483,7 @@ static void class_table(struct report *r, struct table *t)
 				unsigned n = o->producers[ni], size = o->sizes[si];
 				struct group *g = find_group(r, (enum path_id)p, size, n);
 
-				if (!g)
+				if (!g || (!path_defs[p].per_producers && ni > 0))
 					continue;
 				t_set(t, row, 0, "%s", path_defs[p].name);
 				t_set(t, row, 1, "%u", size);
