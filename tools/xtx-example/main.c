@@ -3,7 +3,7 @@
  * given through the C API, open a producer, get frames, build UDP packets with xtx/pkt.h,
  * send bursts with class and flow hash, read the counters, close.
  *
- *   xtx-example IF DST_IP DST_MAC [COUNT]
+ *   xtx-example IF DST_IP DST_MAC [COUNT]     (DST_IP in 198.18.0.0/15)
  *
  * Build outside the tree: cc example.c $(pkg-config --cflags --libs libxtx)
  */
@@ -32,6 +32,13 @@ int main(int argc, char **argv)
 	if (argc < 4 || inet_pton(AF_INET, argv[2], &po.dst4) != 1 ||
 	    xtx_pkt__parse_mac(argv[3], po.dst_mac)) {
 		fprintf(stderr, "usage: xtx-example IF DST_IP DST_MAC [COUNT]\n");
+		return 2;
+	}
+	/* Load goes only to the benchmarking range 198.18.0.0/15 (RFC 2544); edit this for
+	 * a lab network of your own (the tools take --allow-dst PREFIX). */
+	if ((ntohl(po.dst4.s_addr) & 0xfffe0000u) != 0xc6120000u) {
+		fprintf(stderr, "xtx-example: refusing to send to %s: outside the benchmarking "
+			"range 198.18.0.0/15\n", argv[2]);
 		return 2;
 	}
 	inet_pton(AF_INET, "198.18.0.1", &po.src4);
