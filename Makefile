@@ -1,6 +1,7 @@
 # xtx - lock-free AF_XDP transmit path. One top-level Makefile.
 #
-#   make              deps, then libxtx.a/.so, tools, BPF objects (build/release)
+#   make              libxtx.a/.so, tools, BPF objects (build/release); installs nothing,
+#                     says which packages are missing (make deps installs them)
 #   make test         every test: unit + stress (release, ASan+UBSan, TSan) and network tests
 #   make bench-mpsc   the MPSC stage benchmark against its peers (docs/BENCHMARKS.md)
 #   make bench-sched  the scheduler benchmark against rte_sched
@@ -106,13 +107,21 @@ BPF_OBJS := $(BPF_SRCS:xdp/%.bpf.c=build/bpf/%.bpf.o)
 BPF_SKELS := $(BPF_SRCS:xdp/%.bpf.c=build/bpf/%.skel.h)
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Ixdp -Iinclude -I/usr/include/$(shell gcc -dumpmachine)
 
-.PHONY: all deps lib tools bpf tests test test-build bench bench-mpsc bench-sched bench-e2e \
+.PHONY: all depcheck built deps lib tools bpf tests test test-build bench bench-mpsc bench-sched bench-e2e \
         bench-compare bench-forward bench-compare-forward fuzz soak \
         install clean demo
 .DEFAULT_GOAL := all
 .SECONDARY:
 
-all: deps
+# Plain make installs nothing: it says what is missing. The targets that run tests,
+# benchmarks or the demo install it first (deps), as make deps does.
+all: depcheck
+	$(Q)$(MAKE) --no-print-directory lib tools bpf
+
+depcheck:
+	$(Q)tools/deps.sh --check || { echo "make: run 'make deps' as root first (installs them)" >&2; exit 1; }
+
+built: deps
 	$(Q)$(MAKE) --no-print-directory lib tools bpf
 
 deps:
@@ -166,18 +175,21 @@ $(NOHYST_BIN): tests/unit/test_sched_random.c $(SCHED_SRCS) $(TEST_LIB) \
 	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) -DXTX_SCHED_HYSTERESIS=0 $(LDFLAGS) -o $@ $< \
 		$(SCHED_SRCS) $(TEST_LIB) -lnuma $(LDLIBS) -lm
 
-$(OUT)/tests/fuzz/%_replay: tests/fuzz/%.c tests/fuzz/replay.c $(LIB_A) $(BPF_SKELS) tools/xtx-shape/rules.c \
-		$(wildcard include/xtx/*.h xdp/*.h)
+$(OUT)/tests/fuzz/%_replay: tests/fuzz/%.c tests/fuzz/replay.c tests/lib/netns.c $(LIB_A) \
+		$(BPF_SKELS) tools/xtx-shape/rules.c $(wildcard include/xtx/*.h xdp/*.h tests/lib/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(LIB_A) $(LIB_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -Itests/lib $(LDFLAGS) -o $@ $< tests/fuzz/replay.c tests/lib/netns.c \
+		$(LIB_A) $(LIB_LIBS) $(LDLIBS)
 
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuserspace -Ibuild/bpf \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-build/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(BPF_SKELS) $(wildcard include/xtx/*.h userspace/*.h)
+build/fuzz/%: tests/fuzz/%.c tests/lib/netns.c $(LIB_SRCS) $(BPF_SKELS) \
+		$(wildcard include/xtx/*.h userspace/*.h tests/lib/*.h)
 	@mkdir -p $(@D)
 	@echo "  FUZZ    $@"
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) $(LIB_LIBS) -pthread -lm
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -Itests/lib -o $@ $< tests/lib/netns.c $(LIB_SRCS) $(LIB_LIBS) \
+		-pthread -lm
 
 # Each target for FUZZ_SECONDS; new inputs go to build/fuzz/corpus-NAME, crashes into
 # the committed corpus (so they become regression tests) and fail the run.
@@ -186,7 +198,7 @@ fuzz: deps bpf $(FUZZ_SRCS:tests/fuzz/%.c=build/fuzz/%)
 		mkdir -p build/fuzz/corpus-$$t; \
 		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
 		rc=0; build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-			-artifact_prefix=tests/fuzz/corpus/$$t/crash- \
+			-error_exitcode=1 -artifact_prefix=tests/fuzz/corpus/$$t/ \
 			build/fuzz/corpus-$$t tests/fuzz/corpus/$$t >build/fuzz/$$t.log 2>&1 || rc=$$?; \
 		grep -E "^(#[0-9]+.*DONE|stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY)" \
 			build/fuzz/$$t.log || true; \
@@ -234,39 +246,39 @@ test: test-build
 	$(Q)tests/run-tests.sh
 
 # --- benchmarks --------------------------------------------------------------
-bench-mpsc: all
+bench-mpsc: built
 	$(Q)tools/bench/report.sh mpsc "MPSC stage: items per second against its peers" \
 		$(OUT)/bin/bench_mpsc --runs 7
 
-bench-sched: all
+bench-sched: built
 	$(Q)tools/bench/report.sh sched "Scheduler: ns per packet (enqueue + dequeue)" \
 		$(OUT)/bin/bench_sched --runs 5 --cpu-time
 
-bench-e2e: all
+bench-e2e: built
 	$(Q)tools/bench/report.sh e2e "End to end on veth: packets per second at the receiver" \
 		tools/bench/e2e.sh --runs 3
 
-bench-compare: all
+bench-compare: built
 	$(Q)tools/bench/report.sh compare "xtx beside the kernel's qdisc paths (xtx-compare)" \
 		tools/bench/compare.sh --runs 3
 
-bench-forward: all
+bench-forward: built
 	$(Q)tools/bench/report.sh forward "Forwarding through a shaper: xtx-shape beside kernel forwarding + tc htb" \
 		tools/bench/forward.sh --runs 3
 
-bench-compare-forward: all
+bench-compare-forward: built
 	$(Q)tools/bench/report.sh compare-forward "Forwarding, measured by xtx-compare --mode forward" \
 		tools/bench/compare_forward.sh --runs 3
 
 # 10 minutes at full rate with link flaps every 30 s (SOAK_SECONDS to shorten).
-soak: all
+soak: built
 	$(Q)tools/bench/report.sh soak "Soak: full rate with link flaps" tools/soak.sh
 
 bench: bench-mpsc bench-sched bench-e2e bench-compare bench-forward bench-compare-forward
 
 # --- demo ---------------------------------------------------------------------
 # xtx beside the kernel's HTB on a throwaway veth testbed (tools/demo.sh).
-demo: all
+demo: built
 	$(Q)tools/demo.sh
 
 # --- install -----------------------------------------------------------------

@@ -35,7 +35,7 @@
 #include <xtx/rxmeta.h>
 #include "../../tools/xtx-shape/rules.c"
 #include "xtx_redirect.skel.h"
-#include "../lib/netns.c"	/* compiled in: the replay and libFuzzer builds link no test lib */
+#include "netns.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
