@@ -12,13 +12,15 @@ while IFS='|' read -r _ tool args want msg _; do
   args=${args//\$BAD/tests/data/bad}; args=${args//\$RXDEV/$RX_DEV}
   ns=$TX_NS; [ "$tool" = xtx-sink ] && ns=$RX_NS
   # shellcheck disable=SC2086
+  tb_private "$ns"
   timeout 60 ip netns exec "$ns" $BIN/$tool $args >/dev/null 2>$TMPD/err
   rc=$?
   n=$((n + 1))
   if [ "$rc" != "$want" ] || ! grep -qF -- "$msg" $TMPD/err; then
     fail "$tool $args: exit $rc (want $want); stderr: $(grep -v '^xtx: ' $TMPD/err | head -1)"
   fi
-done < <(sed -n '/<!-- rows:/,/<!-- end rows -->/p' docs/bad-input.md | grep '^| xtx')
+done < <(sed -n '/<!-- rows:/,/<!-- end rows -->/p' docs/bad-input.md |
+         grep -E '^\| (xtx-[a-z]+|udp-send|pkt-send|xsk-plain) \|')
 echo "$n rows checked"
-[ $n -ge 40 ] || fail "only $n rows read from docs/bad-input.md"
+[ $n -ge 58 ] || fail "only $n rows read from docs/bad-input.md"
 net_done
