@@ -3,6 +3,7 @@
 #   make              libxtx.a/.so, tools, BPF objects (build/release); installs nothing,
 #                     says which packages are missing (make deps installs them)
 #   make test         every test: unit + stress (release, ASan+UBSan, TSan) and network tests
+#   make test-quick   release unit + stress tests and fuzz corpus replays (no network)
 #   make bench-mpsc   the MPSC stage benchmark against its peers (docs/BENCHMARKS.md)
 #   make bench-sched  the scheduler benchmark against rte_sched
 #   make bench-e2e    end to end on the veth testbed against plain AF_XDP and kernel HTB
@@ -23,7 +24,9 @@ OUT     := build/$(VARIANT)
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
+ifeq ($(origin CC),default)
 CC      := gcc
+endif
 CLANG   ?= clang
 VERSION := 0.1.0
 
@@ -107,7 +110,7 @@ BPF_OBJS := $(BPF_SRCS:xdp/%.bpf.c=build/bpf/%.bpf.o)
 BPF_SKELS := $(BPF_SRCS:xdp/%.bpf.c=build/bpf/%.skel.h)
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Ixdp -Iinclude -I/usr/include/$(shell gcc -dumpmachine)
 
-.PHONY: all depcheck built deps lib tools bpf tests test test-build bench bench-mpsc bench-sched bench-e2e \
+.PHONY: all depcheck built deps lib tools bpf tests test test-quick test-build bench bench-mpsc bench-sched bench-e2e \
         bench-compare bench-forward bench-compare-forward fuzz soak \
         install clean demo
 .DEFAULT_GOAL := all
@@ -135,12 +138,15 @@ tests: $(TEST_BINS) $(NOHYST_BIN) $(if $(filter tsan,$(VARIANT)),,$(FUZZ_REPLAY)
 $(OUT)/obj/%.o: %.c $(wildcard include/xtx/*.h userspace/*.h tests/lib/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(OUT)/obj/tests/%.o: tests/%.c $(wildcard include/xtx/*.h tests/lib/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
-	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
+
+# Objects also depend on the headers they include, as the compiler found them.
+-include $(shell find $(OUT)/obj -name '*.d' 2>/dev/null)
 
 $(LIB_A): $(LIB_OBJS)
 	@mkdir -p $(@D)
@@ -244,6 +250,11 @@ test-build: deps
 
 test: test-build
 	$(Q)tests/run-tests.sh
+
+# Release unit and stress tests and the fuzz corpora, no network test: under a minute.
+test-quick: depcheck
+	$(Q)$(MAKE) --no-print-directory VARIANT=release lib tests
+	$(Q)XTX_TEST_VARIANTS=release XTX_TEST_NET=0 tests/run-tests.sh
 
 # --- benchmarks --------------------------------------------------------------
 bench-mpsc: built

@@ -9,6 +9,8 @@
 #                with its reason before the closing line)
 # Environment:   XTX_TEST_FILTER=REGEX runs only the tests whose name matches.
 #                XTX_TEST_TIMEOUT=S per-test limit (default 300).
+#                XTX_TEST_VARIANTS="release asan tsan" the builds whose binaries run.
+#                XTX_TEST_NET=0 skips the build and network tests (make test-quick).
 set -u
 cd "$(dirname "$0")/.."
 
@@ -16,6 +18,8 @@ pass=0 fail=0 skip=0
 failed=() skipped=()
 timeout_s=${XTX_TEST_TIMEOUT:-300}
 filter=${XTX_TEST_FILTER:-}
+variants=${XTX_TEST_VARIANTS:-release asan tsan}
+net=${XTX_TEST_NET:-1}
 logdir=build/test-logs
 rm -rf "$logdir"; mkdir -p "$logdir"
 
@@ -43,7 +47,7 @@ run_one() { # name, command...
   esac
 }
 
-for variant in release asan tsan; do
+for variant in $variants; do
   for t in build/$variant/tests/unit/* build/$variant/tests/stress/*; do
     [ -x "$t" ] || continue
     name="${t#build/$variant/tests/}"
@@ -57,7 +61,8 @@ for variant in release asan tsan; do
 done
 
 # Fuzz corpora (every crash a fuzzer found is kept there): replayed without libFuzzer.
-for variant in release asan; do
+for variant in $variants; do
+  [ "$variant" = tsan ] && continue	# no replays are built under TSan
   for t in build/$variant/tests/fuzz/*_replay; do
     [ -x "$t" ] || continue
     n=$(basename "$t" _replay)
@@ -66,12 +71,12 @@ for variant in release asan; do
 done
 
 for t in tests/build/*.sh; do
-  [ -f "$t" ] || continue
+  [ "$net" = 1 ] && [ -f "$t" ] || continue
   run_one "build/$(basename "$t" .sh)" bash "$t"
 done
 
 for t in tests/net/*.sh; do
-  [ -f "$t" ] || continue
+  [ "$net" = 1 ] && [ -f "$t" ] || continue
   run_one "net/$(basename "$t" .sh)" bash "$t"
 done
 
