@@ -107,6 +107,8 @@ struct xtx_rxq {
 	struct xtx_rx_stats kst;
 };
 
+struct xtx_opener;
+
 struct xtx_producer {
 	struct xtx_engine *e;
 	unsigned id;
@@ -116,6 +118,8 @@ struct xtx_producer {
 	_Atomic uint64_t got, sent, sent_bytes, put, short_sends, bad_desc, no_frames;
 	_Atomic uint32_t cached_pub;	/* ncache, for xtx_engine__frames() and the reaper */
 	pid_t tid;			/* the thread that opened it: dead when it is gone */
+	struct xtx_opener *opener;	/* that thread's record: told of its exit (producer.c);
+					 * NULL: no key, tid alone tells */
 };
 
 struct xtx_engine {

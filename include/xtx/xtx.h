@@ -168,7 +168,10 @@ void *xtx_engine__frame(const struct xtx_engine *e, uint64_t addr);
 /* Register the calling thread as a producer (a lane on every queue's stage and a frame
  * cache). NULL with errno EBUSY (max_producers reached), ENOMEM.
  * The producer belongs to the calling thread: if that thread exits without closing it, the
- * engine reaps it (xtx_engine__reap()). Open it in the thread that uses it. */
+ * engine reaps it (xtx_engine__reap()). Open it in the thread that uses it. The engine
+ * learns of the exit from a thread-specific-data destructor (pthread_key_create()), so
+ * once pthread_join() of the thread has returned the next reap finds it; do not use the
+ * producer from the thread's own such destructors. */
 struct xtx_producer *xtx_producer__open(struct xtx_engine *e);
 /* Give back cached and got-but-unsent frames... only the cached ones: frames the caller
  * still holds must be sent or returned with xtx_producer__put_frames() first. */
