@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "engine_int.h"
+#include "nic.h"
 
 uint64_t xtx_now_ns(void)
 {
@@ -128,14 +129,33 @@ static int parse_cpus(const char *s, int *cpus, int max)
 	return n ? n : -EINVAL;
 }
 
-/* CPUs for the dequeuers (receive workers): the user's list, else the CPUs of the NIC's
- * NUMA node. */
-static int pick_cpus(const char *list, const char *ifname, int *cpus, int max, char *err,
+/* The NUMA node of IF as the engine uses it (-1: none), with a message when it cannot
+ * be read or used. */
+static int nic_node(const struct xtx_engine *e, const char *ifname)
+{
+	int node, rc = xtx_nic_numa_node(NULL, ifname, &node);
+
+	if (rc) {
+		xtx_info(e, "cannot read the NUMA node of %s (/sys/class/net/%s/device/"
+			 "numa_node: %s): memory left local, threads not pinned by node",
+			 ifname, ifname, strerror(-rc));
+		return -1;
+	}
+	if (node >= 0 && (numa_available() < 0 || node > numa_max_node())) {
+		xtx_info(e, "%s is on NUMA node %d, which libnuma cannot use here (%s): "
+			 "memory left local, threads not pinned by node", ifname, node,
+			 numa_available() < 0 ? "no NUMA support" : "no such node");
+		return -1;
+	}
+	return node;
+}
+
+/* CPUs for the dequeuers (receive workers): the user's list, else the CPUs of NUMA node
+ * `node` (-1: none, not pinned). */
+static int pick_cpus(const char *list, int node, int *cpus, int max, char *err,
 		     size_t errlen)
 {
-	char path[128];
-	int node = -1, n = 0;
-	FILE *f;
+	int n = 0;
 
 	if (list) {
 		n = parse_cpus(list, cpus, max);
@@ -144,15 +164,8 @@ static int pick_cpus(const char *list, const char *ifname, int *cpus, int max, c
 				 list);
 		return n;
 	}
-	snprintf(path, sizeof(path), "/sys/class/net/%s/device/numa_node", ifname);
-	f = fopen(path, "r");
-	if (f) {
-		if (fscanf(f, "%d", &node) != 1)
-			node = -1;
-		fclose(f);
-	}
-	if (node < 0 || numa_available() < 0)
-		return 0;	/* unknown node: leave placement to the kernel */
+	if (node < 0)
+		return 0;	/* no node: leave placement to the kernel */
 	struct bitmask *bm = numa_allocate_cpumask();
 	if (numa_node_to_cpus(node, bm) == 0)
 		for (unsigned c = 0; c < bm->size && n < max; c++)
@@ -369,6 +382,7 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 		goto fail;
 	}
 	strcpy(e->ifname, opts->ifname);
+	e->numa_node = nic_node(e, e->ifname);
 	if (e->o.rx_ifname) {
 		rc = rx_options(e, err, errlen);
 		if (rc)
@@ -459,14 +473,15 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 
 	/* 8 batches, or an eighth of the frames on a small UMEM. */
 	e->wake_frames = e->nframes / 8 < 8 * XTX_BATCH ? e->nframes / 8 : 8 * XTX_BATCH;
-	ncpus = pick_cpus(e->o.cpus, e->ifname, cpus, 256, err, errlen);
+	ncpus = pick_cpus(e->o.cpus, e->numa_node, cpus, 256, err, errlen);
 	if (ncpus < 0)
 		goto fail;
 	for (unsigned i = 0; i < e->nq; i++) {
 		struct xtx_queue *q = &e->q[i];
 		struct xtx_mpsc_opts mo = { .sz = sizeof(mo),
 					    .lanes = e->o.max_producers + e->nrq,
-					    .lane_size = e->o.lane_size, .numa_node = -1,
+					    .lane_size = e->o.lane_size,
+					    .numa_node = e->numa_node,
 					    .busy_poll = e->o.busy_poll };
 
 		rc = xtx_queue_socket(e, q, err, errlen);
@@ -494,7 +509,8 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 		rc = xtx_rx_sockets(e, err, errlen);
 		if (rc)
 			goto fail;
-		ncpus = pick_cpus(e->o.rx_cpus, e->rx_ifname, cpus, 256, err, errlen);
+		ncpus = pick_cpus(e->o.rx_cpus, nic_node(e, e->rx_ifname), cpus, 256, err,
+				  errlen);
 		if (ncpus < 0) {
 			rc = -EINVAL;
 			goto fail;
@@ -503,9 +519,13 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 		if (rc)
 			goto fail;
 	}
-	xtx_info(e, "%s: %u queue(s) from %u, %s mode, %u frames of %u bytes%s", e->ifname,
-		 e->nq, e->o.first_queue, e->zerocopy ? "zero-copy" : "copy", e->nframes,
-		 e->frame_size, e->area_huge ? " on huge pages" : "");
+	char where[32] = "no NUMA node";
+
+	if (e->numa_node >= 0)
+		snprintf(where, sizeof(where), "NUMA node %d", e->numa_node);
+	xtx_info(e, "%s: %u queue(s) from %u, %s mode, %u frames of %u bytes%s, %s",
+		 e->ifname, e->nq, e->o.first_queue, e->zerocopy ? "zero-copy" : "copy",
+		 e->nframes, e->frame_size, e->area_huge ? " on huge pages" : "", where);
 	if (e->nrq)
 		xtx_info(e, "%s: %u receive queue(s) from %u, %s", e->rx_ifname, e->nrq,
 			 e->o.rx_first_queue, e->rx_copy ? "own UMEM, one copy per frame" :
@@ -602,6 +622,11 @@ const char *xtx_engine__mode(const struct xtx_engine *e)
 unsigned xtx_engine__queues(const struct xtx_engine *e)
 {
 	return e->nq;
+}
+
+int xtx_engine__numa_node(const struct xtx_engine *e)
+{
+	return e->numa_node;
 }
 
 uint32_t xtx_engine__frame_size(const struct xtx_engine *e)

@@ -127,6 +127,7 @@ struct xtx_engine {
 	struct xtx_engine_opts o;
 	char ifname[IF_NAMESIZE];
 	int ifindex;
+	int numa_node;			/* ifname's node: UMEM, stage lanes, dequeuer CPUs; -1 none */
 	unsigned nq;
 	void *area;			/* the UMEM */
 	size_t area_len;

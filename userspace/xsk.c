@@ -14,7 +14,6 @@
  * need_wakeup setting. If that bind is refused (the ingress driver cannot do the egress
  * socket's mode), the receive side gets a UMEM of its own (copy path; receiver.c copies).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <numa.h>
 #include <stddef.h>
@@ -26,48 +25,16 @@
 #include <unistd.h>
 
 #include "engine_int.h"
+#include "nic.h"
 
 #define HUGE_2M (2u << 20)
-
-static int nic_numa_node(const char *ifname)
-{
-	char path[128];
-	FILE *f;
-	int node = -1;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/device/numa_node", ifname);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;	/* a virtual device (veth) has no node */
-	if (fscanf(f, "%d", &node) != 1)
-		node = -1;
-	fclose(f);
-	return node;
-}
-
-static unsigned nic_tx_queues(const char *ifname)
-{
-	char path[128];
-	struct dirent *d;
-	unsigned n = 0;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", ifname);
-	dir = opendir(path);
-	if (!dir)
-		return 0;
-	while ((d = readdir(dir)))
-		n += strncmp(d->d_name, "tx-", 3) == 0;
-	closedir(dir);
-	return n;
-}
 
 int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen)
 {
 	size_t len = (size_t)e->nframes * e->frame_size;
-	int node = nic_numa_node(e->ifname);
+	int node = e->numa_node;
 	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
-	unsigned nqueues = nic_tx_queues(e->ifname);
+	unsigned nqueues = xtx_nic_tx_queues(NULL, e->ifname);
 	void *p = MAP_FAILED;
 
 	if (nqueues && e->o.first_queue + e->nq > nqueues) {
@@ -110,10 +77,10 @@ int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen)
 			return rc;
 		}
 	}
-	if (node >= 0 && numa_available() >= 0) {
+	if (node >= 0) {	/* a node libnuma can use (engine.c, nic_node()) */
 		numa_tonode_memory(p, len, node);
 		xtx_info(e, "UMEM placed on NUMA node %d (the node of %s)", node, e->ifname);
-	} else if (node < 0) {
+	} else {
 		xtx_info(e, "%s reports no NUMA node (virtual device?): UMEM left local",
 			 e->ifname);
 	}

@@ -132,7 +132,10 @@ struct xtx_producer;
  *   ifname: forwarding back out of the ingress interface is not supported);
  *   EPERM   missing capability (the message names it: CAP_NET_RAW, CAP_NET_ADMIN, ...);
  *   EBUSY   the queue already has an AF_XDP socket (another xtx or AF_XDP program);
- *   EOPNOTSUPP  zero-copy required but not offered;  ENOMEM  UMEM too large. */
+ *   EOPNOTSUPP  zero-copy required but not offered;  ENOMEM  UMEM too large.
+ * Placement: the UMEM and the stages' lanes are bound to the NUMA node of ifname's device
+ * (/sys/class/net/IF/device/numa_node; none for a virtual device such as veth), and the
+ * dequeuers run on that node's CPUs unless cpus says otherwise; xtx_engine__numa_node(). */
 struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *err,
 				    size_t errlen);
 
@@ -153,6 +156,9 @@ int xtx_engine__close(struct xtx_engine *e);
 
 const char *xtx_engine__mode(const struct xtx_engine *e);	/* "copy" / "zero-copy" */
 unsigned xtx_engine__queues(const struct xtx_engine *e);
+/* The NUMA node the UMEM and stages were bound to: ifname's device's, -1 when it has none
+ * (veth) or it cannot be used here (no NUMA support). */
+int xtx_engine__numa_node(const struct xtx_engine *e);
 uint32_t xtx_engine__frame_size(const struct xtx_engine *e);
 /* Bytes a packet may occupy in a frame (frame size minus headroom). */
 uint32_t xtx_engine__frame_room(const struct xtx_engine *e);

@@ -8,9 +8,10 @@
  * flow hashes spread over QUEUES queues, closes, and checks: every frame offered was
  * sent and completed, no drop, producer counters add up, the frame accounting adds up to
  * the UMEM while running and after the last producer closed, bad descriptors are refused
- * and counted, and an idle engine sleeps (its dequeuers' CPU time over 1 s idle is small
- * over 2 s idle is under 1% of a core). Prints one JSON line with the figures for the script, which
- * compares them with what the sink counted.
+ * and counted, and an idle engine sleeps (the process's CPU time over 2 s idle is under 1%
+ * of a core), and the engine's NUMA node is the one sysfs gives for IF (-1 for a veth).
+ * Prints one JSON line with the figures for the script, which compares them with what
+ * the receiver counted.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -154,6 +155,22 @@ int main(int argc, char **argv)
 	if (!eng) {
 		fprintf(stderr, "open: %s\n", err);
 		return 1;
+	}
+	/* Placement: the node sysfs gives for IF's device (a veth has none: -1). */
+	{
+		char path[300];
+		int node = -1;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/class/net/%s/device/numa_node", argv[1]);
+		f = fopen(path, "r");
+		if (f) {
+			if (fscanf(f, "%d", &node) != 1)
+				node = -2;
+			fclose(f);
+		}
+		CHECK_EQ_I64(node, xtx_engine__numa_node(eng));
+		printf("numa: %s on node %d\n", argv[1], xtx_engine__numa_node(eng));
 	}
 
 	/* Bad descriptors: a frame not got, a frame got but too long, a misaligned one. */
