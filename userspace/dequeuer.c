@@ -81,19 +81,6 @@ static int kick(struct xtx_queue *q)
 	return -errno;
 }
 
-void xtx_pin_self(int cpu)
-{
-	cpu_set_t set;
-
-	if (cpu < 0)
-		return;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	/* Best effort: a CPU outside this process's cpuset is refused and the thread keeps
-	 * the mask it inherited (check_rt_cpus() in engine.c counts on that). */
-	(void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
-
 /* Publish the scheduler's class counters (seqlock writer; one writer: this thread). */
 void xtx_queue_publish_classes(struct xtx_queue *q, uint64_t now)
 {
@@ -167,8 +154,7 @@ void *xtx_dequeuer_main(void *arg)
 	char name[16];
 
 	snprintf(name, sizeof(name), "xtx-deq/%u", q->qid);
-	pthread_setname_np(pthread_self(), name);
-	xtx_pin_self(q->cpu);
+	pthread_setname_np(pthread_self(), name);	/* pinned at creation (q->cpu) */
 	/* Sleep until the scheduler's next departure to the microsecond, not the default
 	 * 50 us timer slack. */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);

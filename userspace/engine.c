@@ -66,7 +66,8 @@ static int is_pow2(uint32_t v)
  * one: a dequeuer that always has work holds its CPU, and ksoftirqd (the kernel's network
  * work once softirqs run long) and the threads feeding the dequeuers run at normal
  * priority. On the 2-CPU testbed, two real-time dequeuers on two CPUs forwarded 64-byte
- * frames at 0.07x the kernel's rate (one: 0.76x, as without). -EINVAL with a message. */
+ * frames at 0.07x the kernel's rate (one: 0.76x, as without). Every pinned CPU is one
+ * this process may run on (pick_cpus()). -EINVAL with a message. */
 static int check_rt_cpus(const struct xtx_engine *e, int ncpus, char *err, size_t errlen)
 {
 	cpu_set_t allowed, used;
@@ -76,20 +77,10 @@ static int check_rt_cpus(const struct xtx_engine *e, int ncpus, char *err, size_
 		return 0;
 	nallowed = CPU_COUNT(&allowed);
 	if (ncpus > 0) {		/* pinned: the CPUs they hold */
-		bool roams = false;
-
 		CPU_ZERO(&used);
-		for (unsigned i = 0; i < e->nq; i++) {
-			int c = e->q[i].cpu;
-
-			/* A CPU outside the mask (offline, another cpuset): pinning fails
-			 * and the thread keeps the whole mask. */
-			if (c < 0 || c >= CPU_SETSIZE || !CPU_ISSET(c, &allowed))
-				roams = true;
-			else
-				CPU_SET(c, &used);
-		}
-		if (roams ? (int)e->nq < nallowed : CPU_COUNT(&used) < nallowed)
+		for (unsigned i = 0; i < e->nq; i++)
+			CPU_SET(e->q[i].cpu, &used);
+		if (CPU_COUNT(&used) < nallowed)
 			return 0;
 	} else if ((int)e->nq < nallowed) {	/* unpinned: any nq of them */
 		return 0;
@@ -129,6 +120,25 @@ static int parse_cpus(const char *s, int *cpus, int max)
 	return n ? n : -EINVAL;
 }
 
+/* A CPU set as "0-3,8" (truncated to len). */
+static void format_cpus(const cpu_set_t *set, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int c = 0; c < CPU_SETSIZE && off < len; c++) {
+		int d = c;
+
+		if (!CPU_ISSET(c, set))
+			continue;
+		while (d + 1 < CPU_SETSIZE && CPU_ISSET(d + 1, set))
+			d++;
+		off += (size_t)snprintf(buf + off, len - off, d > c ? "%s%d-%d" : "%s%d",
+					off ? "," : "", c, d);
+		c = d;
+	}
+}
+
 /* The NUMA node of IF as the engine uses it (-1: none), with a message when it cannot
  * be read or used. */
 static int nic_node(const struct xtx_engine *e, const char *ifname)
@@ -150,29 +160,85 @@ static int nic_node(const struct xtx_engine *e, const char *ifname)
 	return node;
 }
 
-/* CPUs for the dequeuers (receive workers): the user's list, else the CPUs of NUMA node
- * `node` (-1: none, not pinned). */
-static int pick_cpus(const char *list, int node, int *cpus, int max, char *err,
-		     size_t errlen)
+/* CPUs for the dequeuers (receive workers; what names them): the user's list, else the
+ * CPUs of NUMA node `node` (-1: none, not pinned). A CPU of the user's list that this
+ * process may not run on (taskset, a cpuset, offline) is refused: -EINVAL with a message;
+ * a node's CPUs are cut to the allowed ones (said if that leaves none). */
+static int pick_cpus(const struct xtx_engine *e, const char *what, const char *list,
+		     int node, int *cpus, int max, char *err, size_t errlen)
 {
+	cpu_set_t allowed;
+	char set[256];
 	int n = 0;
 
+	if (sched_getaffinity(0, sizeof(allowed), &allowed)) {
+		int rc = -errno;
+
+		xtx_errf(err, errlen, "cannot read this process's CPUs (sched_getaffinity): %s",
+			 strerror(-rc));
+		return rc;
+	}
+	format_cpus(&allowed, set, sizeof(set));
 	if (list) {
 		n = parse_cpus(list, cpus, max);
-		if (n < 0)
-			xtx_errf(err, errlen, "bad CPU list '%s': expected e.g. 2,3 or 2-5",
-				 list);
+		if (n < 0) {
+			xtx_errf(err, errlen, "bad %s CPU list '%s': expected e.g. 2,3 or 2-5",
+				 what, list);
+			return n;
+		}
+		for (int i = 0; i < n; i++)
+			if (cpus[i] >= CPU_SETSIZE || !CPU_ISSET(cpus[i], &allowed)) {
+				xtx_errf(err, errlen, "%s CPU %d (of '%s'): this process may "
+					 "run only on CPUs %s (taskset, cpuset, online CPUs); "
+					 "choose among those", what, cpus[i], list, set);
+				return -EINVAL;
+			}
 		return n;
 	}
 	if (node < 0)
 		return 0;	/* no node: leave placement to the kernel */
 	struct bitmask *bm = numa_allocate_cpumask();
+	unsigned dropped = 0;
+
 	if (numa_node_to_cpus(node, bm) == 0)
-		for (unsigned c = 0; c < bm->size && n < max; c++)
-			if (numa_bitmask_isbitset(bm, c))
+		for (unsigned c = 0; c < bm->size && n < max; c++) {
+			if (!numa_bitmask_isbitset(bm, c))
+				continue;
+			if (c < CPU_SETSIZE && CPU_ISSET(c, &allowed))
 				cpus[n++] = (int)c;
+			else
+				dropped++;
+		}
 	numa_free_cpumask(bm);
+	if (!n && dropped)
+		xtx_info(e, "none of NUMA node %d's CPUs is one this process may run on (%s): "
+			 "%ss not pinned", node, set, what);
+	else if (dropped)
+		xtx_info(e, "%ss on the %d CPU(s) of NUMA node %d that this process may run on "
+			 "(%s), not on its %u other(s)", what, n, node, set, dropped);
 	return n;
+}
+
+/* Start a thread on `cpu` (-1: anywhere). The pin is part of the creation: if the kernel
+ * refuses it, no thread runs and the error comes back (0 or -errno). */
+int xtx_thread_start(pthread_t *th, int cpu, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int rc;
+
+	if (cpu < 0)
+		return -pthread_create(th, NULL, fn, arg);
+	rc = pthread_attr_init(&attr);
+	if (rc)
+		return -rc;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	rc = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	if (!rc)
+		rc = pthread_create(th, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return -rc;
 }
 
 static struct xtx_sched_config *one_class_config(void)
@@ -473,9 +539,11 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 
 	/* 8 batches, or an eighth of the frames on a small UMEM. */
 	e->wake_frames = e->nframes / 8 < 8 * XTX_BATCH ? e->nframes / 8 : 8 * XTX_BATCH;
-	ncpus = pick_cpus(e->o.cpus, e->numa_node, cpus, 256, err, errlen);
-	if (ncpus < 0)
+	ncpus = pick_cpus(e, "dequeuer", e->o.cpus, e->numa_node, cpus, 256, err, errlen);
+	if (ncpus < 0) {
+		rc = ncpus;
 		goto fail;
+	}
 	for (unsigned i = 0; i < e->nq; i++) {
 		struct xtx_queue *q = &e->q[i];
 		struct xtx_mpsc_opts mo = { .sz = sizeof(mo),
@@ -509,10 +577,10 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 		rc = xtx_rx_sockets(e, err, errlen);
 		if (rc)
 			goto fail;
-		ncpus = pick_cpus(e->o.rx_cpus, nic_node(e, e->rx_ifname), cpus, 256, err,
-				  errlen);
+		ncpus = pick_cpus(e, "receive worker", e->o.rx_cpus, nic_node(e, e->rx_ifname),
+				  cpus, 256, err, errlen);
 		if (ncpus < 0) {
-			rc = -EINVAL;
+			rc = ncpus;
 			goto fail;
 		}
 		rc = xtx_rx_open(e, cpus, ncpus, err, errlen);
@@ -533,8 +601,13 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 	for (unsigned i = 0; i < e->nq; i++) {
 		struct xtx_queue *q = &e->q[i];
 
-		rc = -pthread_create(&q->thread, NULL, xtx_dequeuer_main, q);
-		if (rc) {
+		rc = xtx_thread_start(&q->thread, q->cpu, xtx_dequeuer_main, q);
+		if (rc && q->cpu >= 0) {
+			xtx_errf(err, errlen, "cannot start the dequeuer of queue %u on CPU %d: %s%s",
+				 q->qid, q->cpu, strerror(-rc), rc == -EINVAL ? " (not a CPU "
+				 "this process may run on: taskset, cpuset, online CPUs)" : "");
+			goto fail_threads;
+		} else if (rc) {
 			xtx_errf(err, errlen, "cannot start the dequeuer thread: %s", strerror(-rc));
 			goto fail_threads;
 		}

@@ -210,10 +210,11 @@ void xtx_room_wake(struct xtx_engine *e, int force);
 /* dequeuer.c */
 void *xtx_dequeuer_main(void *arg);
 void xtx_queue_publish_classes(struct xtx_queue *q, uint64_t now);
-void xtx_pin_self(int cpu);
 
 /* engine.c */
 uint64_t xtx_now_ns(void);
+/* A thread started on `cpu` (-1: anywhere); 0 or -errno (a refused pin included). */
+int xtx_thread_start(pthread_t *th, int cpu, void *(*fn)(void *), void *arg);
 void xtx_errf(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void xtx_info(const struct xtx_engine *e, const char *fmt, ...)

@@ -340,8 +340,7 @@ void *xtx_receiver_main(void *arg)
 	char name[16];
 
 	snprintf(name, sizeof(name), "xtx-rx/%u", r->qid);
-	pthread_setname_np(pthread_self(), name);
-	xtx_pin_self(r->cpu);
+	pthread_setname_np(pthread_self(), name);	/* pinned at creation (r->cpu) */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	for (;;) {
 		/* Acquire, pairs with the release store in xtx_rx_stop(). */
@@ -427,9 +426,14 @@ int xtx_rx_start(struct xtx_engine *e, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < e->nrq; i++) {
 		struct xtx_rxq *r = &e->rq[i];
-		int rc = -pthread_create(&r->thread, NULL, xtx_receiver_main, r);
+		int rc = xtx_thread_start(&r->thread, r->cpu, xtx_receiver_main, r);
 
-		if (rc) {
+		if (rc && r->cpu >= 0) {
+			xtx_errf(err, errlen, "cannot start the receive worker of queue %u on CPU "
+				 "%d: %s%s", r->qid, r->cpu, strerror(-rc), rc == -EINVAL ? " (not a "
+				 "CPU this process may run on: taskset, cpuset, online CPUs)" : "");
+			return rc;
+		} else if (rc) {
 			xtx_errf(err, errlen, "cannot start the receive worker: %s", strerror(-rc));
 			return rc;
 		}

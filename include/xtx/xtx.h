@@ -76,7 +76,12 @@ struct xtx_engine_opts {
 	enum xtx_xdp_mode mode;
 	enum xtx_huge huge;
 	int busy_poll;			/* dequeuers spin instead of sleeping */
-	const char *cpus;		/* dequeuer CPUs, "2,3" or "2-5"; NULL: the NIC's node */
+	const char *cpus;		/* dequeuer CPUs, "2,3" or "2-5", round robin over the
+					 * queues; each must be one this process may run on
+					 * (open fails naming it otherwise). NULL: the CPUs of
+					 * the NIC's NUMA node that it may run on; no node
+					 * (veth): not pinned */
+
 	uint32_t max_producers;		/* producers open at once; default 64 */
 	uint32_t lane_size;		/* stage lane size per producer; default 1024 */
 	const struct xtx_sched_config *classes;	/* NULL: one class, no limit */
@@ -91,7 +96,9 @@ struct xtx_engine_opts {
 	uint32_t rx_first_queue;	/* default 0 */
 	uint32_t rx_ring_size;		/* per RX socket, power of two; default 2048 */
 	uint32_t fill_ring_size;	/* per RX socket, power of two; default 2 * rx_ring */
-	const char *rx_cpus;		/* receive worker CPUs; NULL: the ingress NIC's node */
+	const char *rx_cpus;		/* receive worker CPUs, as cpus; NULL: the ingress
+					 * NIC's node */
+
 	int rx_busy_poll;		/* receive workers spin instead of sleeping in poll() */
 	int rx_copy;			/* force the one-copy path (own UMEM for receiving) */
 
@@ -130,6 +137,8 @@ struct xtx_producer;
  * is loaded. Returns NULL with errno set and a message in err:
  *   ENODEV  no such interface;  EINVAL  bad option or class config (also: rx_ifname is
  *   ifname: forwarding back out of the ingress interface is not supported);
+ *   EINVAL  also: a CPU in cpus/rx_cpus this process may not run on (taskset, cpuset,
+ *           offline), or the kernel refused a pin when the thread started;
  *   EPERM   missing capability (the message names it: CAP_NET_RAW, CAP_NET_ADMIN, ...);
  *   EBUSY   the queue already has an AF_XDP socket (another xtx or AF_XDP program);
  *   EOPNOTSUPP  zero-copy required but not offered;  ENOMEM  UMEM too large.

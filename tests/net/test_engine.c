@@ -12,8 +12,13 @@
  * of a core), and the engine's NUMA node is the one sysfs gives for IF (-1 for a veth).
  * Prints one JSON line with the figures for the script, which compares them with what
  * the receiver counted.
+ * Before that, engines that must be refused or must show their settings:
+ *   - deq_rtprio out of range, with busy_poll, and on every CPU the process may use;
+ *   - cpus naming a CPU this process may not run on (under taskset -c 0: CPU 1): refused,
+ *     the message names the CPU; a CPU it may run on: the dequeuer thread is pinned there.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -93,6 +98,86 @@ static void *producer(void *arg)
 	return NULL;
 }
 
+/* The thread named NAME in this process, or -1. */
+static pid_t thread_named(const char *name)
+{
+	char path[300], comm[32];
+	struct dirent *d;
+	pid_t tid = -1;
+	DIR *dir = opendir("/proc/self/task");
+
+	while (dir && tid < 0 && (d = readdir(dir))) {
+		FILE *f;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (f && fgets(comm, sizeof(comm), f)) {
+			comm[strcspn(comm, "\n")] = '\0';
+			if (!strcmp(comm, name))
+				tid = atoi(d->d_name);
+		}
+		if (f)
+			fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return tid;
+}
+
+/* cpus naming a CPU this process may not run on is refused, naming it; one it may run on
+ * pins the dequeuer there. */
+static void check_pinning(const struct xtx_engine_opts *o)
+{
+	struct xtx_engine_opts po = *o;
+	cpu_set_t mask, got;
+	char err[512], list[16];
+	int off = -1, on = -1;
+
+	if (!CHECK(!sched_getaffinity(0, sizeof(mask), &mask)))
+		return;
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (CPU_ISSET(c, &mask) && on < 0)
+			on = c;
+		else if (!CPU_ISSET(c, &mask) && off < 0)
+			off = c;
+	}
+	po.queues = 1;
+	po.cpus = list;
+	snprintf(list, sizeof(list), "%d", off);
+	errno = 0;
+	struct xtx_engine *x = xtx_engine__open(&po, err, sizeof(err));
+	char want[32];
+
+	snprintf(want, sizeof(want), "dequeuer CPU %d ", off);
+	CHECK(x == NULL && errno == EINVAL);
+	CHECK_STR_CONTAINS(err, want);
+	CHECK_STR_CONTAINS(err, "may run only on CPUs");
+	printf("pin: cpus %s refused: %s\n", list, err);
+	if (x)
+		xtx_engine__close(x);
+
+	snprintf(list, sizeof(list), "%d", on);
+	x = xtx_engine__open(&po, err, sizeof(err));
+	if (!CHECK(x != NULL)) {
+		fprintf(stderr, "open with cpus %s: %s\n", list, err);
+		return;
+	}
+	pid_t tid = -1;
+	for (int i = 0; i < 1000 && tid < 0; i++) {	/* named once it runs: up to 1 s */
+		tid = thread_named("xtx-deq/0");
+		if (tid < 0)
+			usleep(1000);
+	}
+	CHECK(tid > 0 && !sched_getaffinity(tid, sizeof(got), &got));
+	CHECK_EQ_I64(1, CPU_COUNT(&got));
+	CHECK(CPU_ISSET(on, &got));
+	printf("pin: cpus %s: dequeuer thread %d on %d CPU(s), CPU %d among them: %s\n", list,
+	       (int)tid, CPU_COUNT(&got), on, CPU_ISSET(on, &got) ? "yes" : "no");
+	CHECK_EQ_I64(0, xtx_engine__close(x));
+}
+
 static double cpu_s(void)
 {
 	struct timespec ts;
@@ -130,26 +215,32 @@ int main(int argc, char **argv)
 	errno = 0;
 	CHECK(xtx_engine__open(&rt, err, sizeof(err)) == NULL && errno == EINVAL &&
 	      strstr(err, "busy_poll"));
-	/* Every dequeuer pinned to a CPU this process cannot use: the pins fail, each keeps
-	 * the whole mask, and as many of them as there are CPUs could hold them all. */
+	/* Real-time dequeuers on every CPU this process may use. */
 	{
 		cpu_set_t mask;
-		char far[64];
+		char all[64] = "";
 
 		if (!sched_getaffinity(0, sizeof(mask), &mask) && CPU_COUNT(&mask) <= (int)nq) {
-			snprintf(far, sizeof(far), "4000-%u", 4000 + nq - 1);
+			for (int c = 0, n = 0; c < CPU_SETSIZE; c++)
+				if (CPU_ISSET(c, &mask))
+					snprintf(all + strlen(all), sizeof(all) - strlen(all),
+						 n++ ? ",%d" : "%d", c);
 			rt = o;
 			rt.deq_rtprio = 1;
-			rt.cpus = far;
+			rt.cpus = all;
 			errno = 0;
 			struct xtx_engine *x = xtx_engine__open(&rt, err, sizeof(err));
 
 			CHECK(x == NULL && errno == EINVAL && strstr(err, "could hold all"));
 			if (x)
 				xtx_engine__close(x);
-			printf("deq_rtprio, %u queues pinned to CPUs %s: %s\n", nq, far, err);
+			printf("deq_rtprio, %u queues pinned to CPUs %s: %s\n", nq, all, err);
+		} else {
+			printf("deq_rtprio on every CPU: not checked, %u queue(s) cannot cover "
+			       "this process's %d CPUs\n", nq, CPU_COUNT(&mask));
 		}
 	}
+	check_pinning(&o);
 
 	eng = xtx_engine__open(&o, err, sizeof(err));
 	if (!eng) {
