@@ -21,6 +21,9 @@
 #define XTX_PROD_CACHE		(2 * XTX_BATCH)
 #define XTX_IDLE_POLL_NS	50000	/* dequeuer polls this long before sleeping */
 #define XTX_RX_BATCH		64	/* bound of every receive worker step */
+#define XTX_BUSY_POLL_US	20	/* SO_BUSY_POLL of the sockets with busy_poll: how long a
+					 * sendto()/poll() polls NAPI (the kernel's xdpsock
+					 * sample's value) */
 #define XTX_RX_CACHE		(4 * XTX_BATCH)	/* free frames a receive worker keeps */
 /* owner[] of a frame on the fill or RX ring of ingress queue i: XTX_OWNER_RXQ + i. Far
  * above producer ids + 1 (at most XTX_MPSC_MAX_LANES). */

@@ -22,12 +22,41 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "engine_int.h"
 #include "nic.h"
 
 #define HUGE_2M (2u << 20)
+
+/* SO_BUSY_POLL (us), SO_PREFER_BUSY_POLL and SO_BUSY_POLL_BUDGET on an AF_XDP socket:
+ * its sendto()/poll() then poll the device's NAPI context itself (zero-copy: the queue's
+ * NAPI; a copy-mode socket has none to poll), and with the device's
+ * napi_defer_hard_irqs / gro_flush_timeout set, in place of its interrupts. 0 or -errno
+ * with a message naming the option. */
+static int set_busy_poll(const char *ifname, uint32_t qid, int fd, int budget, char *err,
+			 size_t errlen)
+{
+	static const struct { int opt; const char *name; } opts[] = {
+		{ SO_PREFER_BUSY_POLL, "SO_PREFER_BUSY_POLL" },
+		{ SO_BUSY_POLL, "SO_BUSY_POLL" },
+		{ SO_BUSY_POLL_BUDGET, "SO_BUSY_POLL_BUDGET" },
+	};
+	const int val[] = { 1, XTX_BUSY_POLL_US, budget };
+
+	for (unsigned i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (setsockopt(fd, SOL_SOCKET, opts[i].opt, &val[i], sizeof(val[i]))) {
+			int rc = -errno;
+
+			xtx_errf(err, errlen, "%s queue %u: busy poll: setsockopt(%s, %d): %s%s",
+				 ifname, qid, opts[i].name, val[i], strerror(-rc), rc == -EPERM ?
+				 " (needs CAP_NET_ADMIN)" : rc == -ENOPROTOOPT ? " (a kernel "
+				 "without CONFIG_NET_RX_BUSY_POLL, or before 5.11)" : "");
+			return rc;
+		}
+	return 0;
+}
 
 int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen)
 {
@@ -150,6 +179,15 @@ static int try_socket(struct xtx_engine *e, struct xtx_queue *q, uint16_t mode_f
 	}
 }
 
+/* opts.busy_poll: the TX socket polls its NAPI context in sendto(). 0 or -errno. */
+static int busy_poll_tx(struct xtx_engine *e, struct xtx_queue *q, char *err, size_t errlen)
+{
+	if (!e->o.busy_poll)
+		return 0;
+	return set_busy_poll(e->ifname, q->qid, xsk_socket__fd(q->xsk), XTX_DEQ_BATCH, err,
+			     errlen);
+}
+
 int xtx_queue_socket(struct xtx_engine *e, struct xtx_queue *q, char *err, size_t errlen)
 {
 	int rc;
@@ -170,11 +208,11 @@ int xtx_queue_socket(struct xtx_engine *e, struct xtx_queue *q, char *err, size_
 				 strerror(-rc));
 		}
 		if (e->zerocopy)
-			return 0;
+			return busy_poll_tx(e, q, err, errlen);
 	}
 	rc = try_socket(e, q, e->zerocopy ? XDP_ZEROCOPY : XDP_COPY);
 	if (!rc)
-		return 0;
+		return busy_poll_tx(e, q, err, errlen);
 fail:
 	if (rc == -EPERM || rc == -EACCES)
 		xtx_errf(err, errlen, "%s queue %u: AF_XDP socket not permitted: needs "
@@ -225,6 +263,14 @@ static int rx_create(struct xtx_engine *e, struct xtx_rxq *r, struct xsk_umem *u
 	if (!rc)
 		r->fd = xsk_socket__fd(r->xsk);
 	return rc;
+}
+
+/* opts.rx_busy_poll: the RX socket polls its NAPI context in poll()/recvfrom(). */
+static int busy_poll_rx(struct xtx_engine *e, struct xtx_rxq *r, char *err, size_t errlen)
+{
+	if (!e->o.rx_busy_poll)
+		return 0;
+	return set_busy_poll(e->rx_ifname, r->qid, r->fd, XTX_RX_BATCH, err, errlen);
 }
 
 static void rx_errf(struct xtx_engine *e, struct xtx_rxq *r, int rc, char *err, size_t errlen)
@@ -290,6 +336,9 @@ static int rx_sockets_copy(struct xtx_engine *e, char *err, size_t errlen)
 			rx_errf(e, r, rc, err, errlen);
 			return rc;
 		}
+		rc = busy_poll_rx(e, r, err, errlen);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -306,8 +355,11 @@ int xtx_rx_sockets(struct xtx_engine *e, char *err, size_t errlen)
 				return rc;
 			}
 		}
-		if (!rc)
-			return 0;
+		if (!rc) {
+			for (unsigned i = 0; i < e->nrq && !rc; i++)
+				rc = busy_poll_rx(e, &e->rq[i], err, errlen);
+			return rc;
+		}
 		/* The kernel refused to bind an RX socket of the ingress device to the
 		 * egress UMEM (-EOPNOTSUPP: the ingress driver cannot do the egress
 		 * socket's zero-copy; -EINVAL and others: the pair cannot share). */

@@ -75,7 +75,10 @@ struct xtx_engine_opts {
 	uint32_t comp_ring_size;	/* per socket, power of two; default 2048 */
 	enum xtx_xdp_mode mode;
 	enum xtx_huge huge;
-	int busy_poll;			/* dequeuers spin instead of sleeping */
+	int busy_poll;			/* dequeuers spin instead of sleeping, and the TX
+					 * sockets get SO_PREFER_BUSY_POLL, SO_BUSY_POLL (20 us)
+					 * and SO_BUSY_POLL_BUDGET (64): open fails if one is
+					 * refused (CAP_NET_ADMIN) */
 	const char *cpus;		/* dequeuer CPUs, "2,3" or "2-5", round robin over the
 					 * queues; each must be one this process may run on
 					 * (open fails naming it otherwise). NULL: the CPUs of
@@ -99,7 +102,8 @@ struct xtx_engine_opts {
 	const char *rx_cpus;		/* receive worker CPUs, as cpus; NULL: the ingress
 					 * NIC's node */
 
-	int rx_busy_poll;		/* receive workers spin instead of sleeping in poll() */
+	int rx_busy_poll;		/* receive workers spin instead of sleeping in poll(),
+					 * and the RX sockets get the busy_poll options */
 	int rx_copy;			/* force the one-copy path (own UMEM for receiving) */
 
 	/* Read only if sz covers it. */
@@ -139,7 +143,8 @@ struct xtx_producer;
  *   ifname: forwarding back out of the ingress interface is not supported);
  *   EINVAL  also: a CPU in cpus/rx_cpus this process may not run on (taskset, cpuset,
  *           offline), or the kernel refused a pin when the thread started;
- *   EPERM   missing capability (the message names it: CAP_NET_RAW, CAP_NET_ADMIN, ...);
+ *   EPERM   missing capability (the message names it: CAP_NET_RAW, CAP_NET_ADMIN, ...;
+ *           also a busy-poll socket option without CAP_NET_ADMIN);
  *   EBUSY   the queue already has an AF_XDP socket (another xtx or AF_XDP program);
  *   EOPNOTSUPP  zero-copy required but not offered;  ENOMEM  UMEM too large.
  * Placement: the UMEM and the stages' lanes are bound to the NUMA node of ifname's device

@@ -15,7 +15,9 @@
  * Before that, engines that must be refused or must show their settings:
  *   - deq_rtprio out of range, with busy_poll, and on every CPU the process may use;
  *   - cpus naming a CPU this process may not run on (under taskset -c 0: CPU 1): refused,
- *     the message names the CPU; a CPU it may run on: the dequeuer thread is pinned there.
+ *     the message names the CPU; a CPU it may run on: the dequeuer thread is pinned there;
+ *   - busy_poll: every AF_XDP socket of the process reads back SO_PREFER_BUSY_POLL 1 and
+ *     SO_BUSY_POLL 20 (SO_BUSY_POLL_BUDGET 64 too, on a kernel that can read it back).
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -25,11 +27,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <xtx/xtx.h>
 #include "check.h"
+
+#ifndef AF_XDP
+#define AF_XDP 44
+#endif
 
 static struct xtx_engine *eng;
 static uint64_t per_prod;
@@ -178,6 +185,57 @@ static void check_pinning(const struct xtx_engine_opts *o)
 	CHECK_EQ_I64(0, xtx_engine__close(x));
 }
 
+/* busy_poll: the options on every AF_XDP socket of the process (the engine's only). */
+static void check_busy_poll(const struct xtx_engine_opts *o)
+{
+	struct xtx_engine_opts bo = *o;
+	char err[512], path[300];
+	unsigned found = 0;
+	struct dirent *d;
+
+	bo.busy_poll = 1;
+	struct xtx_engine *x = xtx_engine__open(&bo, err, sizeof(err));
+
+	if (!CHECK(x != NULL)) {
+		fprintf(stderr, "open with busy_poll: %s\n", err);
+		return;
+	}
+	DIR *dir = opendir("/proc/self/fd");
+	while (dir && (d = readdir(dir))) {
+		int fd = atoi(d->d_name), dom = 0, v[3] = { -1, -1, -1 };
+		socklen_t len = sizeof(dom);
+		static const int opt[3] = { SO_PREFER_BUSY_POLL, SO_BUSY_POLL,
+					    SO_BUSY_POLL_BUDGET };
+
+		if (d->d_name[0] == '.' || fd == dirfd(dir) ||
+		    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) || dom != AF_XDP)
+			continue;
+		found++;
+		for (int k = 0; k < 3; k++) {
+			len = sizeof(v[k]);
+			errno = 0;
+			if (getsockopt(fd, SOL_SOCKET, opt[k], &v[k], &len))
+				v[k] = -errno;
+		}
+		CHECK_EQ_I64(1, v[0]);
+		CHECK_EQ_I64(20, v[1]);
+		/* Linux has no getsockopt() for the budget (ENOPROTOOPT, up to 6.18 at
+		 * least): read back where the kernel can. Its setsockopt() is checked by
+		 * open (a refused one fails it). */
+		if (v[2] != -ENOPROTOOPT)
+			CHECK_EQ_I64(64, v[2]);
+		snprintf(path, sizeof(path), "busy_poll: AF_XDP fd %d: SO_PREFER_BUSY_POLL %d "
+			 "SO_BUSY_POLL %d SO_BUSY_POLL_BUDGET %s", fd, v[0], v[1],
+			 v[2] == -ENOPROTOOPT ? "(no getsockopt in this kernel)" :
+			 v[2] == 64 ? "64" : "wrong");
+		puts(path);
+	}
+	if (dir)
+		closedir(dir);
+	CHECK_EQ_U64(bo.queues, found);
+	CHECK_EQ_I64(0, xtx_engine__close(x));
+}
+
 static double cpu_s(void)
 {
 	struct timespec ts;
@@ -241,6 +299,7 @@ int main(int argc, char **argv)
 		}
 	}
 	check_pinning(&o);
+	check_busy_poll(&o);
 
 	eng = xtx_engine__open(&o, err, sizeof(err));
 	if (!eng) {
