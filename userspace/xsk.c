@@ -15,6 +15,7 @@
  * socket's mode), the receive side gets a UMEM of its own (copy path; receiver.c copies).
  */
 #include <errno.h>
+#include <linux/capability.h>
 #include <numa.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -23,12 +24,46 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "engine_int.h"
 #include "nic.h"
 
 #define HUGE_2M (2u << 20)
+
+/* CAP_IPC_LOCK in the calling thread's effective set (the UMEM is registered by it). */
+static int has_cap_ipc_lock(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	return !syscall(SYS_capget, &h, d) &&
+	       (d[CAP_IPC_LOCK / 32].effective & (1u << (CAP_IPC_LOCK % 32)));
+}
+
+/* The UMEM's pages are pinned and charged to RLIMIT_MEMLOCK unless the process has
+ * CAP_IPC_LOCK (xdp_umem_account_pages()): raise it to unlimited (needs CAP_SYS_RESOURCE
+ * to go above the hard limit). Returns 0, or the errno of a refused raise, after saying
+ * so when the limit left is below the UMEM; *cur gets the limit in force. */
+static int raise_memlock(struct xtx_engine *e, size_t len, struct rlimit *cur)
+{
+	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+	int err;
+
+	if (!setrlimit(RLIMIT_MEMLOCK, &unlimited)) {
+		*cur = unlimited;
+		return 0;
+	}
+	err = errno;
+	if (getrlimit(RLIMIT_MEMLOCK, cur))
+		cur->rlim_cur = cur->rlim_max = 0;
+	if (cur->rlim_cur != RLIM_INFINITY && cur->rlim_cur < len && !has_cap_ipc_lock())
+		xtx_info(e, "cannot raise RLIMIT_MEMLOCK from %llu KiB to unlimited (%s): the "
+			 "UMEM of %zu MiB is charged to it unless this process has CAP_IPC_LOCK",
+			 (unsigned long long)cur->rlim_cur >> 10, strerror(err), len >> 20);
+	return err;
+}
 
 /* SO_BUSY_POLL (us), SO_PREFER_BUSY_POLL and SO_BUSY_POLL_BUDGET on an AF_XDP socket:
  * its sendto()/poll() then poll the device's NAPI context itself (zero-copy: the queue's
@@ -61,9 +96,9 @@ static int set_busy_poll(const char *ifname, uint32_t qid, int fd, int budget, c
 int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen)
 {
 	size_t len = (size_t)e->nframes * e->frame_size;
-	int node = e->numa_node;
-	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+	int node = e->numa_node, lim_err;
 	unsigned nqueues = xtx_nic_tx_queues(NULL, e->ifname);
+	struct rlimit lim;
 	void *p = MAP_FAILED;
 
 	if (nqueues && e->o.first_queue + e->nq > nqueues) {
@@ -73,8 +108,7 @@ int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen)
 			 e->ifname);
 		return -EINVAL;
 	}
-	/* UMEM pages are pinned; older kernels charge them to RLIMIT_MEMLOCK. */
-	setrlimit(RLIMIT_MEMLOCK, &unlimited);
+	lim_err = raise_memlock(e, len, &lim);
 
 	if (e->o.huge != XTX_HUGE_NEVER) {
 		size_t hlen = (len + HUGE_2M - 1) / HUGE_2M * HUGE_2M;
@@ -127,12 +161,24 @@ int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen)
 	};
 	int rc = xsk_umem__create(&e->umem, e->area, (uint64_t)e->nframes * e->frame_size,
 				  &e->q[0].fill, &e->q[0].comp, &ucfg);
-	if (rc) {
+	if (rc == -ENOBUFS) {		/* xdp_umem_account_pages(): over RLIMIT_MEMLOCK */
+		char was[96] = "", cur[32] = "unlimited";
+
+		if (lim_err)
+			snprintf(was, sizeof(was), "; raising it to unlimited failed: %s",
+				 strerror(lim_err));
+		if (lim.rlim_cur != RLIM_INFINITY)
+			snprintf(cur, sizeof(cur), "%llu KiB",
+				 (unsigned long long)lim.rlim_cur >> 10);
+		xtx_errf(err, errlen, "cannot register the UMEM with the kernel: %s: the UMEM "
+			 "of %zu MiB exceeds RLIMIT_MEMLOCK (%s, less what this user has locked "
+			 "already%s); grant CAP_IPC_LOCK (or CAP_SYS_RESOURCE), raise ulimit -l, "
+			 "or use fewer frames", strerror(-rc), len >> 20, cur, was);
+		return rc;
+	} else if (rc) {
 		xtx_errf(err, errlen, "cannot register the UMEM with the kernel: %s%s",
-			 strerror(-rc), rc == -EPERM ?
-			 " (needs CAP_NET_RAW, and CAP_IPC_LOCK or a large RLIMIT_MEMLOCK)" :
-			 rc == -ENOBUFS ? " (the UMEM exceeds RLIMIT_MEMLOCK: grant CAP_IPC_LOCK, "
-			 "raise ulimit -l, or use fewer frames)" : "");
+			 strerror(-rc), rc == -EPERM ? " (needs CAP_NET_RAW, and CAP_IPC_LOCK "
+			 "or an RLIMIT_MEMLOCK above the UMEM's size)" : "");
 		return rc;
 	}
 	return 0;

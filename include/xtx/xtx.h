@@ -84,7 +84,6 @@ struct xtx_engine_opts {
 					 * (open fails naming it otherwise). NULL: the CPUs of
 					 * the NIC's NUMA node that it may run on; no node
 					 * (veth): not pinned */
-
 	uint32_t max_producers;		/* producers open at once; default 64 */
 	uint32_t lane_size;		/* stage lane size per producer; default 1024 */
 	const struct xtx_sched_config *classes;	/* NULL: one class, no limit */
@@ -101,7 +100,6 @@ struct xtx_engine_opts {
 	uint32_t fill_ring_size;	/* per RX socket, power of two; default 2 * rx_ring */
 	const char *rx_cpus;		/* receive worker CPUs, as cpus; NULL: the ingress
 					 * NIC's node */
-
 	int rx_busy_poll;		/* receive workers spin instead of sleeping in poll(),
 					 * and the RX sockets get the busy_poll options */
 	int rx_copy;			/* force the one-copy path (own UMEM for receiving) */
@@ -146,7 +144,9 @@ struct xtx_producer;
  *   EPERM   missing capability (the message names it: CAP_NET_RAW, CAP_NET_ADMIN, ...;
  *           also a busy-poll socket option without CAP_NET_ADMIN);
  *   EBUSY   the queue already has an AF_XDP socket (another xtx or AF_XDP program);
- *   EOPNOTSUPP  zero-copy required but not offered;  ENOMEM  UMEM too large.
+ *   EOPNOTSUPP  zero-copy required but not offered;  ENOMEM  UMEM too large;
+ *   ENOBUFS the UMEM exceeds RLIMIT_MEMLOCK (no CAP_IPC_LOCK; the message gives the
+ *           limit and why it could not be raised).
  * Placement: the UMEM and the stages' lanes are bound to the NUMA node of ifname's device
  * (/sys/class/net/IF/device/numa_node; none for a virtual device such as veth), and the
  * dequeuers run on that node's CPUs unless cpus says otherwise; xtx_engine__numa_node(). */

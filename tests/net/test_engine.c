@@ -17,17 +17,24 @@
  *   - cpus naming a CPU this process may not run on (under taskset -c 0: CPU 1): refused,
  *     the message names the CPU; a CPU it may run on: the dequeuer thread is pinned there;
  *   - busy_poll: every AF_XDP socket of the process reads back SO_PREFER_BUSY_POLL 1 and
- *     SO_BUSY_POLL 20 (SO_BUSY_POLL_BUDGET 64 too, on a kernel that can read it back).
+ *     SO_BUSY_POLL 20 (SO_BUSY_POLL_BUDGET 64 too, on a kernel that can read it back);
+ *   - RLIMIT_MEMLOCK below the UMEM without CAP_IPC_LOCK and CAP_SYS_RESOURCE (a child
+ *     process): open fails with ENOBUFS and a message naming RLIMIT_MEMLOCK and why it
+ *     could not be raised.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <linux/capability.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -236,6 +243,43 @@ static void check_busy_poll(const struct xtx_engine_opts *o)
 	CHECK_EQ_I64(0, xtx_engine__close(x));
 }
 
+/* In a child without CAP_IPC_LOCK and CAP_SYS_RESOURCE and a 1 MiB RLIMIT_MEMLOCK: the
+ * UMEM cannot be registered, and the message says why. Before any thread exists. */
+static void check_memlock(const struct xtx_engine_opts *o)
+{
+	int st = 0;
+
+	fflush(stdout);		/* or the child prints the parent's buffered lines again */
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+		struct __user_cap_data_struct cd[2];
+		struct rlimit small = { 1 << 20, 1 << 20 };
+		uint32_t drop = 1u << CAP_IPC_LOCK | 1u << CAP_SYS_RESOURCE;
+		char err[512];
+
+		if (setrlimit(RLIMIT_MEMLOCK, &small) || syscall(SYS_capget, &h, cd))
+			_exit(2);
+		cd[0].effective &= ~drop;
+		cd[0].permitted &= ~drop;
+		cd[0].inheritable &= ~drop;
+		if (syscall(SYS_capset, &h, cd))
+			_exit(2);
+		errno = 0;
+		struct xtx_engine *x = xtx_engine__open(o, err, sizeof(err));
+		int ok = !x && errno == ENOBUFS && strstr(err, "RLIMIT_MEMLOCK (1024 KiB") &&
+			 strstr(err, "raising it to unlimited failed: Operation not permitted");
+
+		printf("memlock: %s\n", x ? "opened" : err);
+		fflush(stdout);
+		_exit(ok ? 0 : 1);
+	}
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+	CHECK(WIFEXITED(st));
+	CHECK_EQ_I64(0, WEXITSTATUS(st));
+}
+
 static double cpu_s(void)
 {
 	struct timespec ts;
@@ -298,6 +342,7 @@ int main(int argc, char **argv)
 			       "this process's %d CPUs\n", nq, CPU_COUNT(&mask));
 		}
 	}
+	check_memlock(&o);
 	check_pinning(&o);
 	check_busy_poll(&o);
 
