@@ -1,28 +1,30 @@
 #!/usr/bin/env bash
 # producers.sh - producers that park or die without closing (test_producers.c does the
-# in-process checks), on a fresh veth pair in fresh namespaces, under release, ASan+UBSan
-# and TSan; the receiving interface must count exactly the frames the producers sent.
+# in-process checks), on a fresh testbed (tools/testbed: a veth pair in two namespaces of
+# its own), under release, ASan+UBSan and TSan; the receiving interface must count
+# exactly the frames the producers sent.
 set -u
 cd "$(dirname "$0")/../.."
 [ "$(id -u)" = 0 ] || { echo "skip: needs root (network namespaces, AF_XDP)"; exit 77; }
+command -v jq >/dev/null || { echo "skip: jq not installed (make deps)"; exit 77; }
 for v in release asan tsan; do
   [ -x build/$v/tests/net/test_producers ] || { echo "missing build/$v/tests/net/test_producers: run make test-build"; exit 1; }
 done
+. tools/common/testbed.sh
 
-ns=xtxp$$$RANDOM
-cleanup() { ip netns del ${ns}a 2>/dev/null; ip netns del ${ns}b 2>/dev/null; }
-trap cleanup EXIT
-ip netns add ${ns}a && ip netns add ${ns}b || exit 1
-ip link add t0 netns ${ns}a type veth peer r0 netns ${ns}b || exit 1
-ip -n ${ns}a addr add 198.18.252.1/24 dev t0
-ip -n ${ns}b addr add 198.18.252.2/24 dev r0
-ip netns exec ${ns}a sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-ip netns exec ${ns}b sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-ip -n ${ns}a link set t0 up
-ip -n ${ns}b link set r0 up
+trap tb_down EXIT
+tb_up p
+# No IPv6 on the pair: the receiver's counter then sees only our frames.
+tb_run "$TX_NS" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 || tb_die "cannot disable IPv6 in $TX_NS"
+tb_run "$RX_NS" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 || tb_die "cannot disable IPv6 in $RX_NS"
 sleep 0.2
 
-rx() { ip -n ${ns}b -s -j link show r0 | jq '.[0].stats64.rx.packets'; }
+rx() { # frames rx0 received; exits on a failed read
+  local n
+  n=$(ip -n "$RX_NS" -s -j link show "$RX_DEV" | jq -e '.[0].stats64.rx.packets') ||
+    tb_die "cannot read the receive counter of $RX_DEV in $RX_NS"
+  echo "$n"
+}
 fail=0
 # The rate of two producers beside a parked one, against the same two alone in the same
 # run: at least half (2 shared cores are noisy); checked in the release build only.
@@ -31,12 +33,13 @@ for cfg in "release 200000 0.5" "asan 20000 0" "tsan 20000 0"; do
   v=$1; shift
   run=(build/$v/tests/net/test_producers)
   [ $v = tsan ] && run=(setarch "$(uname -m)" -R "${run[@]}")
-  before=$(rx)
-  out=$(ip netns exec ${ns}a timeout 180 "${run[@]}" t0 "$1" "$2" 2>&1) || { echo "[$v] $out"; fail=1; continue; }
-  echo "[$v] $out"
+  before=$(rx) || exit 1
+  out=$(tb_run "$TX_NS" timeout 180 "${run[@]}" "$TX_DEV" "$1" "$2" 2>&1) || { echo "$out" | sed "s/^/[$v] /"; echo "[$v] FAIL: test_producers exited non-zero"; fail=1; continue; }
+  echo "$out" | sed "s/^/[$v] /"
   sleep 0.2
-  got=$(( $(rx) - before ))
-  want=$(echo "$out" | grep "^{" | jq .sent)
-  [ "$got" = "$want" ] || { echo "[$v] receiver counted $got frames, producers sent $want"; fail=1; }
+  after=$(rx) || exit 1
+  got=$(( after - before ))
+  want=$(echo "$out" | grep "^{" | jq -e .sent) || { echo "[$v] FAIL: no sent count in the output"; fail=1; continue; }
+  [ "$got" = "$want" ] || { echo "[$v] FAIL: receiver counted $got frames, producers sent $want"; fail=1; }
 done
 exit $fail

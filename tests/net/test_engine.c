@@ -40,6 +40,7 @@
 
 #include <xtx/xtx.h>
 #include "check.h"
+#include "netns.h"
 
 #ifndef AF_XDP
 #define AF_XDP 44
@@ -297,6 +298,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: test_engine IF COUNT PRODUCERS QUEUES\n");
 		return 2;
 	}
+	if (netns_require_private("test_engine"))
+		return 1;
 	uint64_t count = strtoull(argv[2], NULL, 10);
 	unsigned np = (unsigned)atoi(argv[3]), nq = (unsigned)atoi(argv[4]);
 	struct xtx_engine_opts o = { .sz = sizeof(o), .ifname = argv[1], .queues = nq,

@@ -37,6 +37,7 @@
 #include <xtx/pkt.h>
 #include <xtx/xtx.h>
 #include "check.h"
+#include "netns.h"
 
 #define EXIT_ROUNDS 1000
 
@@ -256,6 +257,9 @@ int main(int argc, char **argv)
 	}
 	uint64_t count = strtoull(argv[2], NULL, 10);
 	double min_ratio = atof(argv[3]);
+
+	if (netns_require_private("test_producers"))
+		return 1;
 
 	/* --- engine 1: parked and dead producers, the engine's own reaper --------------- */
 	eng = open_engine(argv[1], 0, 0);
