@@ -26,9 +26,13 @@ rx() { # frames rx0 received; exits on a failed read
   echo "$n"
 }
 fail=0
-# The rate of two producers beside a parked one, against the same two alone in the same
-# run: at least half (2 shared cores are noisy); checked in the release build only.
-for cfg in "release 200000 0.5" "asan 20000 0" "tsan 20000 0"; do
+# MIN_RATIO: the best rate of two producers beside a parked one against the best of the
+# same two alone, over 5 alternating rounds in one run (test_producers.c): "the others
+# keep their rate" within the check's noise. Measured on the 2 shared cores, 5 runs per
+# build: release 0.90-1.06, ASan 0.96-1.12, TSan 0.97-1.23 (single rounds: 0.71-1.30).
+# The bounds allow twice the largest shortfall seen (0.10), and TSan its wider spread
+# (0.23).
+for cfg in "release 200000 0.8" "asan 100000 0.8" "tsan 50000 0.75"; do
   set -- $cfg
   v=$1; shift
   run=(build/$v/tests/net/test_producers)

@@ -7,9 +7,11 @@
  * Engine 1 (reaps by itself):
  *   1. baseline: two producers send COUNT frames each, timed;
  *   2. a third producer takes frames, queues some, keeps some and parks (alive, waiting
- *      on a condition variable) while the two send COUNT each again: they finish, at
- *      no less than MIN_RATIO of the baseline rate (0: only printed); an explicit reap
- *      leaves the parked one alone; it then wakes, returns its frames and closes;
+ *      on a condition variable) while the two send COUNT each again: they finish; an
+ *      explicit reap leaves the parked one alone; it then wakes, returns its frames and
+ *      closes. 1 and 2 alternate RATE_ROUNDS times; the best rate beside a parked
+ *      producer is at least MIN_RATIO of the best rate alone (0: only printed). Best
+ *      of each, because other work on the machine only ever slows a run down;
  *   3. a producer's thread exits without closing: what it queued is sent, the engine's
  *      own reaper (about once a second) takes back its cache and the frames it held,
  *      and the frame accounting adds up with nothing left in "app" or "cached".
@@ -40,6 +42,7 @@
 #include "netns.h"
 
 #define EXIT_ROUNDS 1000
+#define RATE_ROUNDS 5
 
 static struct xtx_engine *eng;
 static uint64_t total_sent;	/* frames handed to send_burst, all phases */
@@ -263,26 +266,35 @@ int main(int argc, char **argv)
 
 	/* --- engine 1: parked and dead producers, the engine's own reaper --------------- */
 	eng = open_engine(argv[1], 0, 0);
-	double base = two_senders(count);
+	double best_alone = 0, best_parked = 0;
 
-	pthread_t pk;
-	pthread_create(&pk, NULL, parker, NULL);
-	pthread_mutex_lock(&lock);
-	while (!parked)
-		pthread_cond_wait(&cond, &lock);
-	pthread_mutex_unlock(&lock);
-	double with_parked = two_senders(count);
-	CHECK_EQ_I64(0, xtx_engine__reap(eng));		/* parked is alive */
-	settle(&fc, 64);
-	CHECK_EQ_U64(64, fc.app);			/* its frames are still its own */
-	pthread_mutex_lock(&lock);
-	unpark = 1;
-	pthread_cond_broadcast(&cond);
-	pthread_mutex_unlock(&lock);
-	pthread_join(pk, NULL);
-	double ratio = with_parked / base;
-	printf("# two producers: %.0f frames/s alone, %.0f beside a parked one (%.2fx)\n",
-	       base, with_parked, ratio);
+	for (int r = 0; r < RATE_ROUNDS; r++) {
+		double alone = two_senders(count);
+		pthread_t pk;
+
+		parked = unpark = 0;
+		pthread_create(&pk, NULL, parker, NULL);
+		pthread_mutex_lock(&lock);
+		while (!parked)
+			pthread_cond_wait(&cond, &lock);
+		pthread_mutex_unlock(&lock);
+		double with_parked = two_senders(count);
+		CHECK_EQ_I64(0, xtx_engine__reap(eng));		/* parked is alive */
+		settle(&fc, 64);
+		CHECK_EQ_U64(64, fc.app);			/* its frames are still its own */
+		pthread_mutex_lock(&lock);
+		unpark = 1;
+		pthread_cond_broadcast(&cond);
+		pthread_mutex_unlock(&lock);
+		pthread_join(pk, NULL);
+		printf("# round %d: two producers: %.0f frames/s alone, %.0f beside a parked "
+		       "one (%.3fx)\n", r, alone, with_parked, with_parked / alone);
+		best_alone = alone > best_alone ? alone : best_alone;
+		best_parked = with_parked > best_parked ? with_parked : best_parked;
+	}
+	double ratio = best_parked / best_alone;
+	printf("# best of %d: %.0f frames/s alone, %.0f beside a parked one (%.3fx)\n",
+	       RATE_ROUNDS, best_alone, best_parked, ratio);
 	if (min_ratio > 0)
 		CHECK(ratio >= min_ratio);
 
@@ -303,7 +315,7 @@ int main(int argc, char **argv)
 	CHECK_EQ_U64(fc.total, fc.pool + fc.dequeuer);
 	CHECK_EQ_U64(0, fc.app + fc.cached + fc.stage + fc.sched + fc.tx);
 	xtx_engine__producer_totals(eng, &ps);
-	CHECK_EQ_U64(4 * count + 32 + 30, ps.sent);
+	CHECK_EQ_U64(RATE_ROUNDS * (4 * count + 32) + 30, ps.sent);
 	CHECK_EQ_I64(0, xtx_engine__close(eng));
 
 	/* --- engine 2: no reaping by itself; full slots and stop() reap ------------------ */
