@@ -160,19 +160,23 @@ $(LIB_SO): $(LIB_OBJS) $(LIB_MAP)
 		$(LDFLAGS) -o $@ $(LIB_OBJS) $(LIB_LIBS) $(LDLIBS)
 
 $(OUT)/tests/%: tests/%.c $(LIB_A) $(TEST_LOBJ) $(wildcard include/xtx/*.h tests/lib/*.h tests/unit/*.h) \
-		$(wildcard tools/xtx-compare/*.c tools/xtx-compare/*.h tools/xtx-shape/rules.[ch]) \
-		$(BPF_SKELS)
+		$(wildcard tools/xtx-compare/*.c tools/xtx-compare/*.h) $(BPF_SKELS)
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) $(LDFLAGS) -o $@ $< $(filter $(OUT)/obj/tools/%.o,$^) \
 		$(TEST_LOBJ) $(LIB_A) $(LIB_LIBS) $(LDLIBS) -lm
 
-# A unit test of tools/common code links that file's object (compiled once, by the
-# $(OUT)/obj/%.o rule) and sees its header; `private` keeps the include path off the
-# prerequisites.
+# A test of a tool's code links that file's object (compiled once, by the $(OUT)/obj/%.o
+# rule) and sees its header; `private` keeps the include path off the prerequisites.
 $(OUT)/obj/tools/common/dstguard.o: tools/common/dstguard.h
 $(OUT)/tests/unit/test_dstguard: $(OUT)/obj/tools/common/dstguard.o
 $(OUT)/tests/unit/test_dstguard: private TEST_CFLAGS += -Itools/common
+# xtx-shape's rules: the classifier's tests (the fuzz targets: below).
+RULES_OBJ   := $(OUT)/obj/tools/xtx-shape/rules.o
+RULES_TESTS := $(OUT)/tests/unit/test_redirect_bpf $(OUT)/tests/net/test_receive
+$(RULES_OBJ): tools/xtx-shape/rules.h xdp/xtx_redirect.h
+$(RULES_TESTS): $(RULES_OBJ)
+$(RULES_TESTS): private TEST_CFLAGS += -Itools/xtx-shape
 
 $(NOHYST_BIN): tests/unit/test_sched_random.c $(SCHED_SRCS) $(TEST_LIB) \
 		$(wildcard include/xtx/*.h userspace/*.h tests/lib/*.h tests/unit/*.h)
@@ -182,11 +186,11 @@ $(NOHYST_BIN): tests/unit/test_sched_random.c $(SCHED_SRCS) $(TEST_LIB) \
 		$(SCHED_SRCS) $(TEST_LIB) -lnuma $(LDLIBS) -lm
 
 $(OUT)/tests/fuzz/%_replay: tests/fuzz/%.c tests/fuzz/replay.c tests/lib/netns.c $(LIB_A) \
-		$(BPF_SKELS) tools/xtx-shape/rules.c $(wildcard include/xtx/*.h xdp/*.h tests/lib/*.h)
+		$(BPF_SKELS) $(wildcard include/xtx/*.h xdp/*.h tests/lib/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
-	$(Q)$(CC) $(CFLAGS) -Itests/lib $(LDFLAGS) -o $@ $< tests/fuzz/replay.c tests/lib/netns.c \
-		$(LIB_A) $(LIB_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -Itests/lib $(FUZZ_INC) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c \
+		tests/lib/netns.c $(filter $(OUT)/obj/tools/%.o,$^) $(LIB_A) $(LIB_LIBS) $(LDLIBS)
 
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuserspace -Ibuild/bpf \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
@@ -194,8 +198,17 @@ build/fuzz/%: tests/fuzz/%.c tests/lib/netns.c $(LIB_SRCS) $(BPF_SKELS) \
 		$(wildcard include/xtx/*.h userspace/*.h tests/lib/*.h)
 	@mkdir -p $(@D)
 	@echo "  FUZZ    $@"
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -Itests/lib -o $@ $< tests/lib/netns.c $(LIB_SRCS) $(LIB_LIBS) \
-		-pthread -lm
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -Itests/lib $(FUZZ_INC) -o $@ $< tests/lib/netns.c \
+		$(filter tools/%.c,$^) $(LIB_SRCS) $(LIB_LIBS) -pthread -lm
+
+# The fuzz targets of xtx-shape's rules link rules.c: a replay its object, libFuzzer its
+# source (compiled in the clang command above, instrumented).
+FUZZ_RULES        := fuzz_rules fuzz_redirect
+FUZZ_RULES_REPLAY := $(FUZZ_RULES:%=$(OUT)/tests/fuzz/%_replay)
+FUZZ_RULES_FUZZ   := $(FUZZ_RULES:%=build/fuzz/%)
+$(FUZZ_RULES_REPLAY): $(RULES_OBJ)
+$(FUZZ_RULES_FUZZ): tools/xtx-shape/rules.c tools/xtx-shape/rules.h
+$(FUZZ_RULES_REPLAY) $(FUZZ_RULES_FUZZ): private FUZZ_INC := -Itools/xtx-shape
 
 # Each target for FUZZ_SECONDS; new inputs go to build/fuzz/corpus-NAME, crashes into
 # the committed corpus (so they become regression tests) and fail the run.

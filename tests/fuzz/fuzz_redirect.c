@@ -33,7 +33,7 @@
 #include <xdp/xsk.h>
 
 #include <xtx/rxmeta.h>
-#include "../../tools/xtx-shape/rules.c"
+#include "rules.h"
 #include "xtx_redirect.skel.h"
 #include "netns.h"
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../tools/xtx-shape/rules.c"
+#include "rules.h"
 
 #define NAME "fuzz"
 

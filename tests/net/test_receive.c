@@ -39,7 +39,7 @@
 #include <bpf/libbpf.h>
 
 #include <xtx/xtx.h>
-#include "../../tools/xtx-shape/rules.c"
+#include "rules.h"
 #include "xtx_redirect.skel.h"
 #include "check.h"
 #include "netns.h"

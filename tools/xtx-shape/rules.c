@@ -3,8 +3,8 @@
  * indexes) and compiler (struct rd_rules -> the xtx_redirect maps). See rules.h for the
  * format and xdp/xtx_redirect.h for what the maps mean.
  *
- * Also compiled into tests/unit/test_redirect_bpf.c (#include), which checks the
- * program's classification against rules written in this format.
+ * Also linked into the tests and fuzz targets of the classifier: test_redirect_bpf.c
+ * checks the program's classification against rules written in this format.
  */
 #include <arpa/inet.h>
 #include <errno.h>
