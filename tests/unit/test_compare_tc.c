@@ -16,8 +16,8 @@
 #include <xtx/sched.h>
 #include "check.h"
 
-#include "../../tools/xtx-compare/tc.c"
-#include "../../tools/xtx-compare/json.c"
+#include "json.h"
+#include "tc.h"
 
 static int check_str(int ok, const char *file, int line, const char *expr, const char *row,
 		     const char *exp, const char *act)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* tc.c - an xtx class tree as tc commands (HTB, leaf qdiscs, u32 filters), and the model
  * of each leaf's expected rate. See tc.h for the exact command forms and the model. Pure:
- * no I/O, no global state; tests/unit/test_compare_tc.c includes this file directly.
+ * no I/O, no global state; tests/unit/test_compare_tc.c links this file.
  */
 #include <errno.h>
 #include <inttypes.h>
