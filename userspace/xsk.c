@@ -262,7 +262,7 @@ int xtx_queue_socket(struct xtx_engine *e, struct xtx_queue *q, char *err, size_
 fail:
 	if (rc == -EPERM || rc == -EACCES)
 		xtx_errf(err, errlen, "%s queue %u: AF_XDP socket not permitted: needs "
-			 "CAP_NET_RAW and CAP_NET_ADMIN (run as root or grant them)", e->ifname,
+			 "CAP_NET_RAW (run as root or grant it)", e->ifname,
 			 q->qid);
 	else if (rc == -EBUSY)
 		xtx_errf(err, errlen, "%s queue %u already has an AF_XDP socket (another xtx "
@@ -323,7 +323,7 @@ static void rx_errf(struct xtx_engine *e, struct xtx_rxq *r, int rc, char *err, 
 {
 	if (rc == -EPERM || rc == -EACCES)
 		xtx_errf(err, errlen, "%s queue %u: AF_XDP socket not permitted: needs "
-			 "CAP_NET_RAW and CAP_NET_ADMIN (run as root or grant them)",
+			 "CAP_NET_RAW (run as root or grant it)",
 			 e->rx_ifname, r->qid);
 	else if (rc == -EBUSY)
 		xtx_errf(err, errlen, "%s queue %u already has an AF_XDP socket (another "
