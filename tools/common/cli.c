@@ -40,14 +40,81 @@ void cli_die_usage(const char *fmt, ...)
 	exit(2);
 }
 
-uint64_t cli_parse_uint(const char *opt, const char *s, uint64_t min, uint64_t max)
+int cli_str_to_u64(const char *s, int base, uint64_t min, uint64_t max, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
 
+	if (s[0] == '-')	/* strtoull() would take it and negate */
+		return -EINVAL;
 	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+	v = strtoull(s, &end, base);
+	if (errno || end == s || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int cli_str_to_i64(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int cli_str_to_double(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int cli_str_to_cpus(const char *s, int max_cpu, int *cpus, int n)
+{
+	const char *p = s;
+	int count = 0;
+
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p || a < 0 || a >= max_cpu)
+			return -EINVAL;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || b < a || b >= max_cpu)
+				return -EINVAL;
+			p = end;
+		}
+		for (long i = a; i <= b; i++, count++)
+			if (count < n)
+				cpus[count] = (int)i;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -EINVAL;
+	}
+	return count ? count : -EINVAL;
+}
+
+uint64_t cli_parse_uint(const char *opt, const char *s, uint64_t min, uint64_t max)
+{
+	uint64_t v;
+
+	if (cli_str_to_u64(s, 0, min, max, &v))
 		cli_die_usage("%s: '%s' is not a whole number in %llu..%llu", opt, s,
 			      (unsigned long long)min, (unsigned long long)max);
 	return v;
@@ -55,55 +122,27 @@ uint64_t cli_parse_uint(const char *opt, const char *s, uint64_t min, uint64_t m
 
 double cli_parse_seconds(const char *opt, const char *s)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || v > 86400)
+	if (cli_str_to_double(s, 0, 86400, &v) || v == 0)
 		cli_die_usage("%s: '%s' is not a number of seconds in (0, 86400]", opt, s);
 	return v;
 }
 
 double cli_parse_period(const char *opt, const char *s)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < 0 || v > 1e7)
+	if (cli_str_to_double(s, 0, 1e7, &v))
 		cli_die_usage("%s '%s': give seconds as a number from 0 to 10000000", opt, s);
 	return v;
 }
 
 int cli_parse_cpus(const char *s, int *cpus, int max)
 {
-	const char *p = s;
-	int n = 0;
+	int n = cli_str_to_cpus(s, max, cpus, max);
 
-	while (*p) {
-		char *end;
-		long a = strtol(p, &end, 10), b = a;
-
-		if (end == p || a < 0 || a >= max)
-			goto bad;
-		p = end;
-		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || b < a || b >= max)
-				goto bad;
-			p = end;
-		}
-		for (long i = a; i <= b && n < max; i++)
-			cpus[n++] = (int)i;
-		if (*p == ',')
-			p++;
-		else if (*p)
-			goto bad;
-	}
-	if (n)
-		return n;
-bad:
-	cli_die_usage("--cpus: '%s' is not a CPU list like 0,2-3", s);
+	if (n < 0)
+		cli_die_usage("--cpus: '%s' is not a CPU list like 0,2-3", s);
+	return n < max ? n : max;
 }

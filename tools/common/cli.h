@@ -1,7 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* tools/common/cli.h - command-line helpers shared by the baseline senders (pkt-send,
- * udp-send, xsk-plain, xtx-shape, xtx-sink). Every tool links tools/common/ (see the Makefile). Errors go to
- * stderr as "PROG: message" plus a pointer to --help, and exit with status 2. */
+/* tools/common/cli.h - command-line helpers of every tool (the Makefile links tools/common/
+ * into each). Two layers:
+ *
+ *   cli_str_to_*()   read a value, return 0 or -EINVAL and print nothing: the one
+ *                    definition of what a whole number or a CPU list is, for tools whose
+ *                    messages have their own form (xtx-send's "bad value 'X' for --opt",
+ *                    xtx-compare's, which cleans up before it exits);
+ *   cli_parse_*()    the same, and on a bad value print "PROG: message" plus a pointer to
+ *                    --help and exit with status 2 (the baseline senders, xtx-shape,
+ *                    xtx-sink). */
 #ifndef XTX_TOOLS_CLI_H
 #define XTX_TOOLS_CLI_H
 
@@ -16,6 +23,22 @@ const char *cli_get_prog(void);
 uint64_t cli_now_ns(clockid_t c);
 /* Print "PROG: <message>" and a pointer to --help; exit 2. */
 void cli_die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* s as a whole number in min..max, written in base (10; or 0: C's 0x hex and 0 octal too),
+ * into *out: strtoull()'s syntax without a minus sign, nothing after the digits. 0, or
+ * -EINVAL (and *out untouched). */
+int cli_str_to_u64(const char *s, int base, uint64_t min, uint64_t max, uint64_t *out);
+/* The same for a signed decimal number in min..max. */
+int cli_str_to_i64(const char *s, int64_t min, int64_t max, int64_t *out);
+/* s as a finite number in [min, max] (strtod()'s syntax, nothing after it), into *out.
+ * 0, or -EINVAL (also on overflow and underflow). */
+int cli_str_to_double(const char *s, double min, double max, double *out);
+/* A CPU list like "0,2-3" (items N or A-B, decimal, A <= B, CPUs 0..max_cpu-1, separated
+ * by commas; one comma at the end is taken): the CPUs in order, repeats kept, into
+ * cpus[0..n) (the rest are counted, not stored; cpus may be NULL with n 0, to check only).
+ * Returns how many the list names (at least 1), or -EINVAL. The engine's
+ * xtx_engine_opts.cpus has this syntax with max_cpu 4096. */
+int cli_str_to_cpus(const char *s, int max_cpu, int *cpus, int n);
+
 /* A whole number in min..max (decimal, 0x hex or 0 octal) or die naming opt. */
 uint64_t cli_parse_uint(const char *opt, const char *s, uint64_t min, uint64_t max);
 /* Seconds in (0, 86400] or die. */
@@ -23,6 +46,9 @@ double cli_parse_seconds(const char *opt, const char *s);
 /* Seconds in [0, 10000000] (0: off, for --duration and --interval of the long-running
  * tools) or die. */
 double cli_parse_period(const char *opt, const char *s);
+/* s as a finite number in [min, max] (strtod()'s syntax, nothing after it), into *out.
+ * 0, or -EINVAL (also on overflow and underflow). */
+int cli_str_to_double(const char *s, double min, double max, double *out);
 /* A CPU list like "0,2-3" into cpus[0..max) (--cpus); returns how many, or dies. */
 int cli_parse_cpus(const char *s, int *cpus, int max);
 

@@ -22,7 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "compare.h"
+#include "units.h"
 
 volatile sig_atomic_t g_stop;
 
@@ -294,12 +296,9 @@ static void on_signal(int sig)
 
 static unsigned parse_uint(const char *opt, const char *s, unsigned min, unsigned max)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+	if (cli_str_to_u64(s, 10, min, max, &v))
 		die_usage("%s: '%s' is not a whole number from %u to %u", opt, s, min, max);
 	return (unsigned)v;
 }
@@ -353,21 +352,13 @@ static void parse_paths(const char *s)
 	}
 }
 
-/* A rate as xtx-send --rate reads it: a positive number and a unit of packets or bits
- * (or bytes) per second. Checked here so that a typo fails before the testbed is made. */
+/* A rate as xtx-send --rate reads it (units.h). Checked here so that a typo fails before
+ * the testbed is made. */
 static bool rate_ok(const char *s)
 {
-	static const char *const units[] = { "pps", "kpps", "mpps", "bit", "kbit", "mbit",
-					     "gbit", "tbit", "bps", "kbps", "mbps", "gbps" };
-	char *end;
-	double v = strtod(s, &end);
+	uint64_t pps, Bps;
 
-	if (end == s || !isfinite(v) || v <= 0)
-		return false;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcasecmp(end, units[i]))
-			return true;
-	return false;
+	return units_parse_rate(s, &pps, &Bps) == 0;
 }
 
 static void parse_args(int argc, char **argv)
@@ -439,15 +430,11 @@ static void parse_args(int argc, char **argv)
 		case O_FLOWS: o.flows = parse_uint("--flows", optarg, 1, 65536); break;
 		case O_BASE_PORT: o.base_port = parse_uint("--base-port", optarg, 1, 65535); break;
 		case O_PATHS: paths = optarg; break;
-		case O_DURATION: {
-			char *end;
-
-			o.duration = strtod(optarg, &end);
-			if (end == optarg || *end || !(o.duration >= 0.2 && o.duration <= 3600))
+		case O_DURATION:
+			if (cli_str_to_double(optarg, 0.2, 3600, &o.duration))
 				die_usage("--duration: '%s' is not a number of seconds from 0.2 to "
 					  "3600", optarg);
 			break;
-		}
 		case O_RUNS: o.runs = parse_uint("--runs", optarg, 1, 100); break;
 		case O_QUEUES:
 			o.queues = parse_uint("--queues", optarg, 1, 64);

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* opts.c - xtx-send's command line: parsing, units, --help. */
+/* opts.c - xtx-send's command line: parsing, --help. Numbers, CPU lists and rates are
+ * read by tools/common (cli.h, units.h); the messages are xtx-send's own. */
 #include <arpa/inet.h>
-#include <ctype.h>
-#include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +11,9 @@
 
 #include <xtx/pkt.h>
 #include <xtx/xtx.h>
+#include "cli.h"
 #include "opts.h"
+#include "units.h"
 
 static const char usage_text[] =
 "NAME\n"
@@ -96,61 +96,6 @@ static int bad(const char *opt, const char *val, const char *want)
 	return 2;
 }
 
-static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!*s || *s == '-')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int parse_secs(const char *s, double min, double max, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || *end || !isfinite(v) || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* "500kpps" -> pps; "100mbit" -> bytes/s (tc units, bits); bare number = bit/s as tc. */
-static int parse_rate(const char *s, uint64_t *pps, uint64_t *Bps)
-{
-	static const struct { const char *u; double mult; int is_pps; } units[] = {
-		{ "pps", 1, 1 }, { "kpps", 1e3, 1 }, { "mpps", 1e6, 1 },
-		{ "bit", 1, 0 }, { "kbit", 1e3, 0 }, { "mbit", 1e6, 0 }, { "gbit", 1e9, 0 },
-		{ "tbit", 1e12, 0 }, { "bps", 8, 0 }, { "kbps", 8e3, 0 }, { "mbps", 8e6, 0 },
-		{ "gbps", 8e9, 0 }, { "", 1, 0 },
-	};
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || !isfinite(v) || v <= 0)
-		return -1;
-	for (unsigned i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcasecmp(end, units[i].u))
-			continue;
-		v *= units[i].mult;
-		if (v < 1 || v > 1e15)
-			return -1;
-		if (units[i].is_pps)
-			*pps = (uint64_t)v;
-		else
-			*Bps = (uint64_t)(v / 8);
-		return *pps || *Bps ? 0 : -1;
-	}
-	return -1;
-}
-
 int send_opts_parse(int argc, char **argv, struct send_opts *o)
 {
 	enum { O_DEV = 256, O_DST_IP, O_DST_MAC, O_SRC_IP, O_SRC_MAC, O_DST_PORT, O_SRC_PORT,
@@ -223,36 +168,36 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 			break;
 		case O_DST_PORT:
 		case O_SRC_PORT:
-			if (parse_u64(optarg, 1, 65535, &v))
+			if (cli_str_to_u64(optarg, 10, 1, 65535, &v))
 				return bad(c == O_DST_PORT ? "--dst-port" : "--src-port", optarg,
 					   "a port 1..65535");
 			*(c == O_DST_PORT ? &o->dst_port : &o->src_port) = (uint16_t)v;
 			break;
 		case O_FLOWS:
-			if (parse_u64(optarg, 1, 65535, &v))
+			if (cli_str_to_u64(optarg, 10, 1, 65535, &v))
 				return bad("--flows", optarg, "1..65535");
 			o->flows = (uint32_t)v;
 			break;
 		case O_SIZE:
 			if (!strcasecmp(optarg, "imix"))
 				o->size = 0;
-			else if (parse_u64(optarg, 60, 4032, &v))
+			else if (cli_str_to_u64(optarg, 10, 60, 4032, &v))
 				return bad("--size", optarg, "a frame length 60..4032 or imix");
 			else
 				o->size = (uint32_t)v;
 			break;
 		case O_QUEUES:
-			if (parse_u64(optarg, 1, 64, &v))
+			if (cli_str_to_u64(optarg, 10, 1, 64, &v))
 				return bad("--queues", optarg, "1..64");
 			o->queues = (uint32_t)v;
 			break;
 		case O_FIRST_Q:
-			if (parse_u64(optarg, 0, 4095, &v))
+			if (cli_str_to_u64(optarg, 10, 0, 4095, &v))
 				return bad("--first-queue", optarg, "0..4095");
 			o->first_queue = (uint32_t)v;
 			break;
 		case O_PRODUCERS:
-			if (parse_u64(optarg, 1, MAX_PRODUCERS, &v))
+			if (cli_str_to_u64(optarg, 10, 1, MAX_PRODUCERS, &v))
 				return bad("--producers", optarg, "1..256");
 			o->producers = (uint32_t)v;
 			break;
@@ -260,20 +205,20 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 			o->classes = optarg;
 			break;
 		case O_RATE:
-			if (parse_rate(optarg, &o->rate_pps, &o->rate_bps))
+			if (units_parse_rate(optarg, &o->rate_pps, &o->rate_bps))
 				return bad("--rate", optarg, "a rate like 500kpps, 2mpps, 100mbit or 1gbit");
 			break;
 		case O_DURATION:
-			if (parse_secs(optarg, 0.001, 1e6, &o->duration))
+			if (cli_str_to_double(optarg, 0.001, 1e6, &o->duration))
 				return bad("--duration", optarg, "seconds, 0.001..1000000");
 			have_dur = 1;
 			break;
 		case O_COUNT:
-			if (parse_u64(optarg, 1, UINT64_MAX / 2, &o->count))
+			if (cli_str_to_u64(optarg, 10, 1, UINT64_MAX / 2, &o->count))
 				return bad("--count", optarg, "a packet count >= 1");
 			break;
 		case O_INTERVAL:
-			if (parse_secs(optarg, 0, 3600, &o->interval))
+			if (cli_str_to_double(optarg, 0, 3600, &o->interval))
 				return bad("--interval", optarg, "seconds, 0..3600");
 			break;
 		case O_JSON:
@@ -288,36 +233,19 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 		case O_BUSY:
 			o->busy_poll = 1;
 			break;
-		case O_CPUS: {
-			/* The engine's syntax: N or A-B, comma separated, CPUs 0..4095. */
-			const char *c2 = optarg;
-			int ok = *c2 != 0;
-
-			while (ok && *c2) {
-				char *end;
-				long a = strtol(c2, &end, 10), b = a;
-
-				ok = end != c2 && a >= 0 && a <= 4095;
-				if (ok && *end == '-') {
-					c2 = end + 1;
-					b = strtol(c2, &end, 10);
-					ok = end != c2 && b >= a && b <= 4095;
-				}
-				ok = ok && (*end == ',' || !*end) && !(*end == ',' && !end[1]);
-				c2 = *end ? end + 1 : end;
-			}
-			if (!ok)
+		case O_CPUS:
+			/* The engine's syntax (xtx_engine_opts.cpus), CPUs 0..4095. */
+			if (cli_str_to_cpus(optarg, 4096, NULL, 0) < 0)
 				return bad("--cpus", optarg, "CPUs like 2,3 or 2-5 (0..4095)");
 			o->cpus = optarg;
 			break;
-		}
 		case O_FRAMES:
-			if (parse_u64(optarg, 1024, 1u << 26, &v))
+			if (cli_str_to_u64(optarg, 10, 1024, 1u << 26, &v))
 				return bad("--frames", optarg, "1024..67108864");
 			o->frames = (uint32_t)v;
 			break;
 		case O_DRAIN:
-			if (parse_secs(optarg, 0, 3600, &o->drain))
+			if (cli_str_to_double(optarg, 0, 3600, &o->drain))
 				return bad("--drain", optarg, "seconds, 0..3600");
 			break;
 		case O_DROP:
