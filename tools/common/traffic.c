@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "dstguard.h"
+#include "netdev.h"
 #include "traffic.h"
 #include <xtx/pkt.h>
 
@@ -277,8 +277,7 @@ void traffic_finish(struct traffic_opts *t, const struct traffic_spec *spec)
 
 void traffic_probe_dev(struct traffic_opts *t)
 {
-	struct ifreq ifr;
-	int fd;
+	int mtu;
 
 	t->ifindex = (int)if_nametoindex(t->dev);
 	if (!t->ifindex) {
@@ -287,18 +286,12 @@ void traffic_probe_dev(struct traffic_opts *t)
 			cli_get_prog(), t->dev);
 		exit(1);
 	}
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", t->dev);
-	if (fd >= 0 && ioctl(fd, SIOCGIFMTU, &ifr) == 0 &&
-	    t->size > (uint32_t)ifr.ifr_mtu + XTX_PKT_ETH_HLEN) {
+	if (!netdev_mtu(t->dev, &mtu) && t->size > (uint32_t)mtu + XTX_PKT_ETH_HLEN) {
 		fprintf(stderr, "%s: --size %u: larger than %s's MTU %d + 14; use --size <= %d "
-			"or raise the MTU\n", cli_get_prog(), t->size, t->dev, ifr.ifr_mtu,
-			ifr.ifr_mtu + XTX_PKT_ETH_HLEN);
+			"or raise the MTU\n", cli_get_prog(), t->size, t->dev, mtu,
+			mtu + XTX_PKT_ETH_HLEN);
 		exit(1);
 	}
-	if (fd >= 0)
-		close(fd);
 }
 
 void traffic_dev_addrs(struct traffic_opts *t)

@@ -2,7 +2,6 @@
 /* tools/common/xdpattach.c - see xdpattach.h. */
 #include <errno.h>
 #include <linux/capability.h>
-#include <sys/syscall.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -12,6 +11,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "caps.h"
 #include "xdpattach.h"
 
 int xdpa_enter_netns(const char *prog, const char *netns)
@@ -117,8 +117,6 @@ static int detach_one_stale(const char *prog, int ifindex, const char *ifname,
 int xdpa_detach_stale(const char *prog, int ifindex, const char *ifname, const char *name)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
 	int ret;
 
 	/* Nothing attached (netlink, no capability needed): nothing to look at. */
@@ -127,8 +125,7 @@ int xdpa_detach_stale(const char *prog, int ifindex, const char *ifname, const c
 		return 0;
 	/* Something is: opening it by id to read its name is BPF_PROG_GET_FD_BY_ID, which
 	 * the kernel allows only with CAP_SYS_ADMIN. */
-	if (!syscall(SYS_capget, &h, d) && !(d[CAP_SYS_ADMIN / 32].effective &
-					      (1u << (CAP_SYS_ADMIN % 32)))) {
+	if (caps_have(CAP_SYS_ADMIN) == 0) {
 		fprintf(stderr, "%s: %s already has an XDP program (id %u); telling whether "
 			"it is a stale %s left by a killed run needs CAP_SYS_ADMIN (the kernel's "
 			"BPF_PROG_GET_FD_BY_ID): run once with it, or remove the program "

@@ -10,10 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/capability.h>
-#include <sys/ioctl.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -21,7 +17,11 @@
 
 #include <xtx/pkt.h>
 #include <xtx/xtx.h>
+#include "caps.h"
+#include "cli.h"
+#include "drops.h"
 #include "neigh.h"
+#include "netdev.h"
 #include "opts.h"
 
 #define BURST 32
@@ -67,14 +67,6 @@ struct prod {
 static struct prod prods[MAX_PRODUCERS];
 static unsigned nprod;
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -114,7 +106,7 @@ static void pace_init(struct pace *pc, const struct tmpl *t, unsigned ntmpl, uin
 	unsigned __int128 den = (unsigned __int128)(o.rate_pps ? o.rate_pps : o.rate_bps) * k;
 
 	memset(pc, 0, sizeof(*pc));
-	pc->next_ns = now_ns();
+	pc->next_ns = cli_now_ns(CLOCK_MONOTONIC);
 	if (!den || den >= (unsigned __int128)1 << 63)
 		return;
 	pc->den = (uint64_t)den;
@@ -183,7 +175,7 @@ static void *producer_main(void *arg)
 		if (o.count && me->quota - me->offered < want)
 			want = (unsigned)(me->quota - me->offered);
 		if (pc.den || o.stamp)
-			now = now_ns();
+			now = cli_now_ns(CLOCK_MONOTONIC);
 		if (pc.den) {
 			/* Credit up to one burst; never more than 1 ms of lag. */
 			if (pc.next_ns + 1000000 < now)
@@ -268,25 +260,6 @@ static void totals(struct totals *t)
 	}
 }
 
-static const char *const drop_names[XTX_DROP__MAX] = {
-	[XTX_DROP_LEAF_LIMIT] = "leaf_limit", [XTX_DROP_FLOW_LIMIT] = "flow_limit",
-	[XTX_DROP_NO_CLASS] = "no_class", [XTX_DROP_NO_BUFS] = "no_bufs",
-	[XTX_DROP_HORIZON] = "horizon", [XTX_DROP_PURGED] = "purged",
-};
-
-/* Least privilege: once the engine is open (socket bound, UMEM registered) nothing needs
- * a capability any more (sending is sendto() on our own socket; teardown is close/munmap).
- * Drop all of them: effective, permitted, inheritable and ambient. Returns 0 or -errno. */
-static int drop_capabilities(void)
-{
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
-	struct __user_cap_data_struct d[2];
-
-	memset(d, 0, sizeof(d));
-	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-	return syscall(SYS_capset, &h, d) ? -errno : 0;
-}
-
 static int resolve_addresses(int ifindex)
 {
 	struct nexthop nh;
@@ -294,19 +267,12 @@ static int resolve_addresses(int ifindex)
 	int need_mac = !o.have_dst_mac, rc;
 
 	if (!o.have_src_mac) {
-		struct ifreq ifr = { 0 };
-		int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", o.dev);
-		if (fd < 0 || ioctl(fd, SIOCGIFHWADDR, &ifr) < 0) {
+		rc = netdev_mac(o.dev, o.src_mac);
+		if (rc) {
 			fprintf(stderr, "xtx-send: cannot read the MAC address of %s: %s; pass "
-				"--src-mac\n", o.dev, strerror(errno));
-			if (fd >= 0)
-				close(fd);
+				"--src-mac\n", o.dev, strerror(-rc));
 			return 1;
 		}
-		close(fd);
-		memcpy(o.src_mac, ifr.ifr_hwaddr.sa_data, 6);
 	}
 	if (!need_mac && o.have_src_ip)
 		return 0;
@@ -386,9 +352,13 @@ int main(int argc, char **argv)
 		return errno == EINVAL ? 2 : 1;
 	}
 
-	if (drop_capabilities() && !o.json)
+	/* Least privilege: once the engine is open (socket bound, UMEM registered) nothing
+	 * needs a capability any more (sending is sendto() on our own socket; teardown is
+	 * close/munmap). */
+	rc = caps_keep(0);
+	if (rc && !o.json)
 		fprintf(stderr, "xtx-send: warning: could not drop capabilities: %s\n",
-			strerror(errno));
+			strerror(-rc));
 
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGINT, &sa, NULL);
@@ -407,7 +377,7 @@ int main(int argc, char **argv)
 				o.flows, o.flows);
 		nprod = o.flows;
 	}
-	uint64_t t0 = now_ns(), last = t0, deadline = o.count ? UINT64_MAX :
+	uint64_t t0 = cli_now_ns(CLOCK_MONOTONIC), last = t0, deadline = o.count ? UINT64_MAX :
 						  t0 + (uint64_t)(o.duration * 1e9);
 	struct totals prev = { 0 }, cur;
 	static uint64_t prev_cls_bytes[XTX_CLASS_MAX];
@@ -433,7 +403,7 @@ int main(int argc, char **argv)
 			done += atomic_load_explicit(&prods[i].done, memory_order_acquire);
 		if (done == nprod)
 			break;
-		uint64_t now = now_ns();
+		uint64_t now = cli_now_ns(CLOCK_MONOTONIC);
 		if (now >= deadline)
 			/* Relaxed: a stop flag. */
 			atomic_store_explicit(&stop_req, 1, memory_order_relaxed);
@@ -487,7 +457,7 @@ int main(int argc, char **argv)
 			perr = prods[i].err;
 	}
 	int stop_rc = xtx_engine__stop(eng);	/* on a vanished device: drain times out, counted */
-	uint64_t t1 = now_ns();
+	uint64_t t1 = cli_now_ns(CLOCK_MONOTONIC);
 	double secs = (double)(t1 - t0) * 1e-9;
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
@@ -511,7 +481,7 @@ int main(int argc, char **argv)
 		       o.size ? "" : "\"imix\", \"size_n\": ", o.size, "", (unsigned long)offered,
 		       (unsigned long)cur.sent, (unsigned long)cur.bytes, (unsigned long)cur.dropped);
 		for (int r = 0; r < XTX_DROP__MAX; r++)
-			printf(", \"%s\": %lu", drop_names[r], (unsigned long)cur.drops[r]);
+			printf(", \"%s\": %lu", drops_name(r), (unsigned long)cur.drops[r]);
 		printf("}, \"unaccounted_pkts\": %lu, \"duration_s\": %.6f, \"pps\": %.1f, "
 		       "\"gbps\": %.6f, \"cpu_ns_per_pkt\": %.1f, \"interrupted\": %s, "
 		       "\"device_gone\": %s, \"classes\": [",
@@ -549,7 +519,7 @@ int main(int argc, char **argv)
 		       (unsigned long)cur.sent, (unsigned long)cur.dropped);
 		for (int r = 0; r < XTX_DROP__MAX; r++)
 			if (cur.drops[r])
-				printf(" (%s %lu)", drop_names[r], (unsigned long)cur.drops[r]);
+				printf(" (%s %lu)", drops_name(r), (unsigned long)cur.drops[r]);
 		printf("\n  %.3f s  %.3f Mpps  %.3f Gbit/s  %.0f ns CPU per packet\n", secs,
 		       (double)cur.sent / secs * 1e-6, (double)cur.bytes * 8 / secs * 1e-9,
 		       cur.sent ? cpu * 1e9 / (double)cur.sent : 0.0);

@@ -23,14 +23,13 @@
 #include <linux/capability.h>
 #include <linux/if_link.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "caps.h"
 #include "iflock.h"
 #include "xdpattach.h"
 #include "shape.h"
@@ -211,28 +210,11 @@ int shape_detach(struct shape *s)
  * locking, namespaces, ... Returns 0 or -errno. */
 int shape_drop_caps(const struct shape *s)
 {
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
-	uint64_t keep = 1ull << CAP_NET_ADMIN | 1ull << CAP_BPF;
+	uint64_t keep = CAPS_BIT(CAP_NET_ADMIN) | CAPS_BIT(CAP_BPF);
 
 	if (s->dispatcher)
-		keep |= 1ull << CAP_SYS_ADMIN;
-	if (syscall(SYS_capget, &h, d))
-		return -errno;
-	for (int i = 0; i < 2; i++) {
-		uint32_t k = (uint32_t)(keep >> (32 * i));
-
-		d[i].effective &= k;
-		d[i].permitted &= k;
-		d[i].inheritable = 0;
-	}
-	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-	return syscall(SYS_capset, &h, d) ? -errno : 0;
-}
-
-static int have_cap(const struct __user_cap_data_struct *d, int cap)
-{
-	return !!(d[cap / 32].effective & (1u << (cap % 32)));
+		keep |= CAPS_BIT(CAP_SYS_ADMIN);
+	return caps_keep(keep);
 }
 
 /* Names the capability that is missing before anything is tried, rather than leaving it
@@ -248,13 +230,11 @@ int shape_check_caps(const struct shape *s)
 		  "it for the program's pointer arithmetic)" },
 		{ CAP_NET_RAW, "CAP_NET_RAW", "opening AF_XDP sockets" },
 	};
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
-	int bad = 0;
+	int bad = 0, sys_admin = caps_have(CAP_SYS_ADMIN);
 
-	if (syscall(SYS_capget, &h, d))
+	if (sys_admin < 0)
 		return 0;	/* cannot tell: let the kernel say */
-	if (s->opt.netns && !have_cap(d, CAP_SYS_ADMIN)) {
+	if (s->opt.netns && !sys_admin) {
 		fprintf(stderr, "xtx-shape: missing capability CAP_SYS_ADMIN, needed for --netns "
 			"(setns); or run it inside the namespace (ip netns exec NS xtx-shape ...)\n");
 		bad = 1;
@@ -262,8 +242,7 @@ int shape_check_caps(const struct shape *s)
 	for (unsigned i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
 		int c = need[i].cap;
 
-		if (have_cap(d, c) ||
-		    ((c == CAP_BPF || c == CAP_PERFMON) && have_cap(d, CAP_SYS_ADMIN)))
+		if (caps_have(c) > 0 || ((c == CAP_BPF || c == CAP_PERFMON) && sys_admin))
 			continue;
 		fprintf(stderr, "xtx-shape: missing capability %s, needed for %s\n", need[i].name,
 			need[i].why);

@@ -19,10 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/ethtool.h>
-#include <linux/sockios.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +26,8 @@
 #include <bpf/libbpf.h>
 
 #include "cli.h"
+#include "drops.h"
+#include "netdev.h"
 #include "shape.h"
 #include "xdpattach.h"
 
@@ -157,14 +155,11 @@ static const char usage_text[] =
 static unsigned long parse_count(const char *opt, const char *arg, unsigned long lo,
 				 unsigned long hi)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (errno || end == arg || *end || *arg == '-' || v < lo || v > hi)
+	if (cli_str_to_u64(arg, 10, lo, hi, &v))
 		cli_die_usage("%s '%s': give a whole number from %lu to %lu", opt, arg, lo, hi);
-	return v;
+	return (unsigned long)v;
 }
 
 static bool drop_at_end;
@@ -223,12 +218,9 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 			break;
 		case O_DROP: drop_at_end = true; break;
 		case O_NICE: {
-			char *end;
-			long v;
+			int64_t v;
 
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < -20 || v > 19)
+			if (cli_str_to_i64(optarg, -20, 19, &v))
 				cli_die_usage("--deq-nice '%s': give a whole number from -20 to 19",
 					  optarg);
 			deq_nice = (int)v;
@@ -265,39 +257,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int read_mac(const char *ifname, uint8_t *mac)
-{
-	struct ifreq ifr = { 0 };
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = 0;
-
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	if (fd < 0 || ioctl(fd, SIOCGIFHWADDR, &ifr) < 0)
-		rc = -errno;
-	else
-		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
-	if (fd >= 0)
-		close(fd);
-	return rc;
-}
-
-/* Receive queues of an interface (ETHTOOL_GCHANNELS: rx + combined), 0 if unknown.
- * ethtool works in the current namespace, /sys may show another one (--netns). */
-static unsigned rx_queue_count(const char *ifname)
-{
-	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
-	struct ifreq ifr = { 0 };
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	unsigned n = 0;
-
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	ifr.ifr_data = (void *)&ch;
-	if (fd >= 0 && ioctl(fd, SIOCETHTOOL, &ifr) == 0)
-		n = ch.rx_count + ch.combined_count;
-	if (fd >= 0)
-		close(fd);
-	return n;
 }
 
 static void handle_str(uint32_t h, char *buf, size_t len)
@@ -342,12 +301,6 @@ static const char *const xdp_names[XTX_RD_STAT_MAX] = {
 };
 _Static_assert(sizeof(xdp_names) / sizeof(xdp_names[0]) == XTX_RD_STAT_MAX,
 	       "a name for every counter of xtx_redirect.h");
-
-static const char *const sched_drop_names[XTX_DROP__MAX] = {
-	[XTX_DROP_LEAF_LIMIT] = "leaf_limit", [XTX_DROP_FLOW_LIMIT] = "flow_limit",
-	[XTX_DROP_NO_CLASS] = "no_class", [XTX_DROP_NO_BUFS] = "no_bufs",
-	[XTX_DROP_HORIZON] = "horizon", [XTX_DROP_PURGED] = "purged",
-};
 
 static int read_xdp_stats(const struct shape *s, struct xtx_rd_counter *out)
 {
@@ -563,7 +516,7 @@ static void report(const struct shape *s, struct xtx_engine *e, const struct xtx
 		       (double)t.sent_bytes * 8 / dur * 1e-6, (unsigned long)t.dropped);
 		for (int r = 0; r < XTX_DROP__MAX; r++)
 			if (t.drops[r])
-				printf(" (%s %lu)", sched_drop_names[r], (unsigned long)t.drops[r]);
+				printf(" (%s %lu)", drops_name(r), (unsigned long)t.drops[r]);
 		printf("\n");
 		for (unsigned c = 0; c < ncls; c++) {
 			const struct xtx_class_opts *co = xtx_sched_config__class(cfg, c);
@@ -608,7 +561,7 @@ static void report(const struct shape *s, struct xtx_engine *e, const struct xtx
 	printf("\"tx\": {\"sent_pkts\": %lu, \"sent_bytes\": %lu, \"completed\": %lu, \"drops\": {",
 	       (unsigned long)t.sent, (unsigned long)t.sent_bytes, (unsigned long)t.completed);
 	for (int r = 0; r < XTX_DROP__MAX; r++)
-		printf("%s\"%s\": %lu", r ? ", " : "", sched_drop_names[r], (unsigned long)t.drops[r]);
+		printf("%s\"%s\": %lu", r ? ", " : "", drops_name(r), (unsigned long)t.drops[r]);
 	printf("}}, \"classes\": [");
 	for (unsigned c = 0; c < ncls; c++) {
 		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, c);
@@ -697,13 +650,16 @@ int main(int argc, char **argv)
 			s.opt.netns ? "" : ", or give --netns");
 		goto out_cfg;
 	}
-	if ((rc = read_mac(s.opt.in, s.in_mac))) {
+	if ((rc = netdev_mac(s.opt.in, s.in_mac))) {
 		fprintf(stderr, "xtx-shape: cannot read the MAC address of %s: %s\n", s.opt.in,
 			strerror(-rc));
 		goto out_cfg;
 	}
 	{
-		unsigned have = rx_queue_count(s.opt.in);
+		unsigned have = 0;
+
+		/* ethtool: the current namespace's interface (/sys may show another one). */
+		netdev_rx_queues(s.opt.in, &have);
 
 		if (!s.opt.queues) {
 			s.opt.queues = have ? have : 1;
