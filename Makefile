@@ -37,7 +37,14 @@ Q := @
 endif
 
 WARN   := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-CFLAGS := -std=gnu11 -g -fPIC -pthread -D_GNU_SOURCE -Iinclude -Iuserspace -Ibuild/bpf $(WARN)
+# libxtx is a folder per component under userspace/: util/ (memory, NIC facts), stage/
+# (the MPSC stage), sched/ (the scheduler), engine/ (sockets, threads, the pool). Tests,
+# tools and benchmarks see every internal header; the stage and the scheduler are built
+# with CORE_INC only (below), so that an #include of the engine's API or internals
+# fails their build.
+INC_ALL := -Iinclude -Iuserspace/util -Iuserspace/stage -Iuserspace/sched -Iuserspace/engine \
+	   -Ibuild/bpf
+CFLAGS := -std=gnu11 -g -fPIC -pthread -D_GNU_SOURCE $(INC_ALL) $(WARN)
 LDLIBS := -pthread
 
 ifeq ($(VARIANT),release)
@@ -54,6 +61,20 @@ LDFLAGS += -fsanitize=thread
 else
 $(error VARIANT must be release, asan or tsan, not '$(VARIANT)')
 endif
+
+# The public headers the stage and the scheduler may use: not xtx.h (the engine's API),
+# pkt.h or rxmeta.h. Their objects see these, util/ and their own folder only.
+CORE_HDRS := desc.h mpsc.h mpsc_pvt.h sched.h
+CORE_DIR  := build/core-include
+CORE_INC  := -I$(CORE_DIR) -Iuserspace/util
+CFLAGS_NOINC := $(filter-out -I%,$(CFLAGS))
+$(OUT)/obj/userspace/stage/%.o: CFLAGS := $(CFLAGS_NOINC) $(CORE_INC) -Iuserspace/stage
+$(OUT)/obj/userspace/sched/%.o: CFLAGS := $(CFLAGS_NOINC) $(CORE_INC) -Iuserspace/sched
+$(OUT)/obj/userspace/util/%.o: CFLAGS := $(CFLAGS_NOINC) -Iuserspace/util
+CORE_LINKS := $(addprefix $(CORE_DIR)/xtx/,$(CORE_HDRS))
+$(CORE_DIR)/xtx/%.h: include/xtx/%.h
+	@mkdir -p $(@D)
+	$(Q)ln -sf $(abspath $<) $@
 
 # Feature probes -> HAVE_* defines (peers for the benchmarks only).
 HAVE_DPDK := $(shell pkg-config --exists libdpdk 2>/dev/null && echo 1)
@@ -73,7 +94,7 @@ ifeq ($(HAVE_XDP),1)
 XDP_LIBS := $(shell pkg-config --libs libxdp libbpf)
 endif
 
-LIB_SRCS  := $(sort $(wildcard userspace/*.c))
+LIB_SRCS  := $(sort $(wildcard userspace/*/*.c))
 LIB_OBJS  := $(LIB_SRCS:%.c=$(OUT)/obj/%.o)
 LIB_A     := $(OUT)/lib/libxtx.a
 LIB_SO    := $(OUT)/lib/libxtx.so
@@ -88,7 +109,7 @@ TEST_LOBJ := $(TEST_LIB:%.c=$(OUT)/obj/%.o)
 TEST_CFLAGS := -DXTX_FAULT_INJECT -Itests/lib
 # The random scheduler test once more on a scheduler built without sch_htb's hysteresis
 # (XTX_SCHED_HYSTERESIS=0, the kernel's default): its sources compiled in, not libxtx.
-SCHED_SRCS := $(sort $(wildcard userspace/sched_*.c)) userspace/mem.c
+SCHED_SRCS := $(sort $(wildcard userspace/sched/*.c)) userspace/util/mem.c
 NOHYST_BIN := $(OUT)/tests/unit/test_sched_random_nohyst
 
 # Fuzz targets: LLVMFuzzerTestOneInput in tests/fuzz/fuzz_NAME.c, corpus in
@@ -135,7 +156,7 @@ tools: $(TOOL_BINS) $(BENCH_BINS)
 bpf: $(BPF_OBJS) $(BPF_SKELS)
 tests: $(TEST_BINS) $(NOHYST_BIN) $(if $(filter tsan,$(VARIANT)),,$(FUZZ_REPLAY))
 
-$(OUT)/obj/%.o: %.c $(wildcard include/xtx/*.h userspace/*.h tests/lib/*.h)
+$(OUT)/obj/%.o: %.c $(wildcard include/xtx/*.h userspace/*/*.h tests/lib/*.h) | $(CORE_LINKS)
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
@@ -159,8 +180,7 @@ $(LIB_SO): $(LIB_OBJS) $(LIB_MAP)
 	$(Q)$(CC) -shared -Wl,--version-script=$(LIB_MAP) -Wl,-soname,libxtx.so.0 \
 		$(LDFLAGS) -o $@ $(LIB_OBJS) $(LIB_LIBS) $(LDLIBS)
 
-$(OUT)/tests/%: tests/%.c $(LIB_A) $(TEST_LOBJ) $(wildcard include/xtx/*.h tests/lib/*.h tests/unit/*.h) \
-		$(BPF_SKELS)
+$(OUT)/tests/%: tests/%.c $(LIB_A) $(TEST_LOBJ) $(wildcard include/xtx/*.h tests/lib/*.h) $(BPF_SKELS)
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) $(LDFLAGS) -o $@ $< $(filter $(OUT)/obj/tools/%.o,$^) \
@@ -185,7 +205,7 @@ $(OUT)/tests/unit/test_compare_tc: $(COMPARE_OBJS)
 $(OUT)/tests/unit/test_compare_tc: private TEST_CFLAGS += -Itools/xtx-compare
 
 $(NOHYST_BIN): tests/unit/test_sched_random.c $(SCHED_SRCS) $(TEST_LIB) \
-		$(wildcard include/xtx/*.h userspace/*.h tests/lib/*.h tests/unit/*.h)
+		$(wildcard include/xtx/*.h userspace/*/*.h tests/lib/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) -DXTX_SCHED_HYSTERESIS=0 $(LDFLAGS) -o $@ $< \
@@ -198,10 +218,10 @@ $(OUT)/tests/fuzz/%_replay: tests/fuzz/%.c tests/fuzz/replay.c tests/lib/netns.c
 	$(Q)$(CC) $(CFLAGS) -Itests/lib $(FUZZ_INC) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c \
 		tests/lib/netns.c $(filter $(OUT)/obj/tools/%.o,$^) $(LIB_A) $(LIB_LIBS) $(LDLIBS)
 
-FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuserspace -Ibuild/bpf \
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE $(INC_ALL) \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 build/fuzz/%: tests/fuzz/%.c tests/lib/netns.c $(LIB_SRCS) $(BPF_SKELS) \
-		$(wildcard include/xtx/*.h userspace/*.h tests/lib/*.h)
+		$(wildcard include/xtx/*.h userspace/*/*.h tests/lib/*.h)
 	@mkdir -p $(@D)
 	@echo "  FUZZ    $@"
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -Itests/lib $(FUZZ_INC) -o $@ $< tests/lib/netns.c \

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_numa.c - the sysfs reader behind the engine's NUMA placement (userspace/nic.c),
+/* test_numa.c - the sysfs reader behind the engine's NUMA placement (userspace/util/nic.c),
  * against a sysfs tree made in a temporary directory: one row per file content (or
  * absence), with the return value and node expected. */
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_pool.c - the free-frame pool (userspace/pool.h): every frame put is got back
+/* test_pool.c - the free-frame pool (userspace/engine/pool.h): every frame put is got back
  * exactly once, the frame counter follows, and the container count the engine gives
  * (nframes / XTX_BATCH + 2 + 2 * threads) is never exhausted, however small the batches:
  *
