@@ -5,7 +5,7 @@
  * Virtual clock; wire bytes = frame + 24. Every case ends with the ledger and
  * conservation checks of sim_finish().
  */
-#include "test_sched.h"
+#include "sched_harness.h"
 
 /* A single root leaf with fq. */
 static struct xtx_sched_config *fq_leaf(uint64_t rate, uint32_t flows, uint32_t flow_limit,

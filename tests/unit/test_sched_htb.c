@@ -5,7 +5,7 @@
  * bytes (frame + 24) per class over windows of virtual time; tc's default bursts. Every
  * case ends with the ledger and conservation checks of sim_finish().
  */
-#include "test_sched.h"
+#include "sched_harness.h"
 
 #define LEN	1000			/* frame bytes; 1024 on the wire */
 #define WIRE	(LEN + XTX_ETH_OVERHEAD)

@@ -4,7 +4,7 @@
  * queued, in any state (eligible, paced, EDT-held, HTB-throttled), in pieces, and leaves
  * a scheduler that works.
  */
-#include "test_sched.h"
+#include "sched_harness.h"
 
 /* Root inner class 1:0 with a fq leaf 1:1 and a FIFO leaf 1:2. */
 static struct xtx_sched_config *two_leaves(uint32_t limit, uint32_t flow_limit,

@@ -15,9 +15,9 @@
  *     send while its ctokens allow);
  *   - per flow hash and class, packets left in arrival order;
  *   - a twin scheduler given the same calls, with deferred charging off and the other
- *     enqueue path (prefetching or not), answered every call the same (test_sched.h).
+ *     enqueue path (prefetching or not), answered every call the same (sched_harness.h).
  */
-#include "test_sched.h"
+#include "sched_harness.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define SEEDS	12

@@ -13,7 +13,7 @@
  * With one class of traffic every wakeup at next_ns must yield a packet (next_ns exact),
  * and a dequeue one ns before next_ns must yield none.
  */
-#include "test_sched.h"
+#include "sched_harness.h"
 
 struct rate_case {
 	uint64_t rate;		/* bytes/s */

@@ -1,75 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_sched.h - shared body of the scheduler unit tests (test_sched_*.c).
- *
- * A `struct sim` wraps one scheduler on a virtual clock and keeps a ledger: every
- * descriptor handed to enqueue gets a unique addr (a sequence number), and must come back
- * exactly once - from dequeue, from the enqueue's drops[], or from purge. sim_finish()
- * purges what is left and checks the ledger and, per class, the conservation of packets:
- *   offered  == enq_pkts + drops at enqueue (every reason but PURGED)
- *   enq_pkts == sent_pkts + drops[PURGED] + qlen
- * plus the scheduler's own invariant walk (_xtx_sched__check) after every Nth dequeue
- * call when sim.check_every = N is set.
- */
-#ifndef XTX_TEST_SCHED_H
-#define XTX_TEST_SCHED_H
+/* sched_harness.c - the scheduler unit tests' harness; see sched_harness.h. */
+#include "sched_harness.h"
 
-#include <errno.h>
-#include <inttypes.h>
-#include <math.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+/* check.h's counters are static to each file that includes it, and a test's
+ * check_summary() reads its own file's: the CHECKs below count there, through the
+ * check_report() of the test file, which sim_init() hands over (so this file calls
+ * sim_init_report(), never sim_init()). */
+static sim_report_fn sim_report;
+#define check_report sim_report
 
-#include <xtx/sched.h>
-#include "check.h"
-#include "sched_int.h"
-
-#define MBIT(x)		((uint64_t)(x) * 125000ull)	/* Mbit/s -> bytes/s */
-#define GBIT(x)		((uint64_t)(x) * 125000000ull)
-#define MS(x)		((uint64_t)(x) * 1000000ull)
-#define SEC(x)		((uint64_t)(x) * 1000000000ull)
-#define T0		SEC(1000)	/* virtual clock start: far from 0 */
-
-/* Packet budget of one long simulation: sanitizers make each packet ~10x slower. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SIM_PKT_BUDGET	1000000ull
-#else
-#define SIM_PKT_BUDGET	4000000ull
-#endif
-
-struct sim {
-	struct xtx_sched *s;
-	struct xtx_sched_config *cfg;
-	uint64_t now;
-	uint64_t seq;			/* next addr */
-	uint8_t *led;			/* per addr: 0 unused, 1 in scheduler, 2 back */
-	uint64_t led_cap;
-	uint64_t *txt;			/* per addr: txtime given (0 = none) */
-	uint16_t *cls_of;		/* per addr: class charged (after default mapping) */
-	uint32_t *hash_of;		/* per addr: flow hash */
-	uint64_t *offered;		/* per class */
-	unsigned ncls;
-	int dflt;			/* class index invalid indexes go to, -1 = none */
-	uint64_t early;			/* packets dequeued before their txtime */
-	uint64_t dup;			/* descriptors that came back twice / unknown */
-	unsigned check_every;		/* run _xtx_sched__check every N dequeue calls */
-	unsigned ncalls;
-	bool check_failed;
-	/* sent bytes/packets per class, wire bytes (len + overhead) */
-	uint64_t *sent_wire, *sent_pkts;
-	uint64_t *inq;			/* per class: accepted, not yet back */
-	uint32_t overhead;
-	/* sim_init_twin(): a second scheduler from the same config with deferred charging
-	 * off, given every call the first gets; each difference is counted (and the first
-	 * few printed), and sim_finish() checks there were none. */
-	struct xtx_sched *twin;
-	uint64_t twin_diffs;
-};
-
-static inline struct xtx_class_opts copts(uint32_t handle, uint32_t parent, uint64_t rate,
-					  uint64_t ceil)
+struct xtx_class_opts copts(uint32_t handle, uint32_t parent, uint64_t rate, uint64_t ceil)
 {
 	struct xtx_class_opts o;
 
@@ -82,7 +22,7 @@ static inline struct xtx_class_opts copts(uint32_t handle, uint32_t parent, uint
 	return o;
 }
 
-static inline void cfg_add(struct xtx_sched_config *cfg, const struct xtx_class_opts *o)
+void cfg_add(struct xtx_sched_config *cfg, const struct xtx_class_opts *o)
 {
 	int rc = xtx_sched_config__add_class(cfg, o);
 
@@ -93,7 +33,7 @@ static inline void cfg_add(struct xtx_sched_config *cfg, const struct xtx_class_
 	}
 }
 
-static inline int cls_idx(const struct sim *m, uint32_t handle)
+int cls_idx(const struct sim *m, uint32_t handle)
 {
 	int i = xtx_sched__class_index(m->s, handle);
 
@@ -104,13 +44,13 @@ static inline int cls_idx(const struct sim *m, uint32_t handle)
 	return i;
 }
 
-/* Build the scheduler. Takes ownership of cfg. pool 0 = default. */
-static inline void sim_init(struct sim *m, struct xtx_sched_config *cfg, uint32_t pool,
-			    uint64_t horizon)
+void sim_init_report(struct sim *m, struct xtx_sched_config *cfg, uint32_t pool,
+		     uint64_t horizon, sim_report_fn report)
 {
 	struct xtx_sched_opts o = { .sz = sizeof(o), .pkt_pool = pool, .horizon_ns = horizon };
 	char err[256];
 
+	sim_report = report;
 	memset(m, 0, sizeof(*m));
 	m->cfg = cfg;
 	m->now = T0;
@@ -149,21 +89,20 @@ static inline void sim_init(struct sim *m, struct xtx_sched_config *cfg, uint32_
 	}
 }
 
-static inline void twin_diff(struct sim *m, const char *what, uint64_t a, uint64_t b)
+static void twin_diff(struct sim *m, const char *what, uint64_t a, uint64_t b)
 {
 	if (m->twin_diffs++ < 5)
 		fprintf(stderr, "twin differs at %" PRIu64 " ns: %s %" PRIu64 " vs %" PRIu64
 			" without deferred charging\n", m->now, what, a, b);
 }
 
-/* sim_init plus the twin (see struct sim). */
-static inline void sim_init_twin(struct sim *m, struct xtx_sched_config *cfg, uint32_t pool,
-				 uint64_t horizon)
+void sim_init_twin_report(struct sim *m, struct xtx_sched_config *cfg, uint32_t pool,
+			  uint64_t horizon, sim_report_fn report)
 {
 	struct xtx_sched_opts o = { .sz = sizeof(o), .pkt_pool = pool, .horizon_ns = horizon };
 	char err[256];
 
-	sim_init(m, cfg, pool, horizon);
+	sim_init_report(m, cfg, pool, horizon, report);
 	m->twin = xtx_sched__create(cfg, &o, m->now, err, sizeof(err));
 	if (!m->twin) {
 		fprintf(stderr, "xtx_sched__create (twin): %s (%s)\n", err, strerror(errno));
@@ -173,7 +112,7 @@ static inline void sim_init_twin(struct sim *m, struct xtx_sched_config *cfg, ui
 }
 
 /* Every class's counters and buckets, and the scheduler's state words, agree. */
-static inline void twin_cmp_state(struct sim *m)
+static void twin_cmp_state(struct sim *m)
 {
 	unsigned c, r;
 
@@ -209,9 +148,8 @@ static inline void twin_cmp_state(struct sim *m)
 	}
 }
 
-/* Give the twin the call the first one just answered; compare the answers. */
-static inline void twin_cmp_descs(struct sim *m, const char *what, const struct xtx_desc *a,
-				  unsigned na, const struct xtx_desc *b, unsigned nb)
+void twin_cmp_descs(struct sim *m, const char *what, const struct xtx_desc *a, unsigned na,
+		    const struct xtx_desc *b, unsigned nb)
 {
 	unsigned i;
 
@@ -220,12 +158,12 @@ static inline void twin_cmp_descs(struct sim *m, const char *what, const struct 
 		TWIN_EQ(what, a[i].addr, b[i].addr);
 }
 
-static inline bool sim_is_leaf(const struct sim *m, unsigned c)
+bool sim_is_leaf(const struct sim *m, unsigned c)
 {
 	return c < m->ncls && m->s->cls_leaf[c] != _XTX_NIL;
 }
 
-static inline void led_grow(struct sim *m, uint64_t need)
+void led_grow(struct sim *m, uint64_t need)
 {
 	uint64_t cap = m->led_cap ? m->led_cap : 4096;
 
@@ -245,8 +183,7 @@ static inline void led_grow(struct sim *m, uint64_t need)
 	m->led_cap = cap;
 }
 
-/* A descriptor came back: it must be in the scheduler, once. */
-static inline void led_back(struct sim *m, const struct xtx_desc *d)
+void led_back(struct sim *m, const struct xtx_desc *d)
 {
 	if (d->addr >= m->seq || m->led[d->addr] != 1) {
 		if (m->dup++ < 5)
@@ -258,10 +195,8 @@ static inline void led_back(struct sim *m, const struct xtx_desc *d)
 	m->led[d->addr] = 2;
 }
 
-/* Offer n packets of one class/flow at m->now. txtime 0 = none. Returns the number
- * accepted; refused descriptors come back through the ledger at once. */
-static inline unsigned sim_enq(struct sim *m, uint16_t cls, uint32_t hash, uint16_t len,
-			       uint64_t txtime, unsigned n)
+unsigned sim_enq(struct sim *m, uint16_t cls, uint32_t hash, uint16_t len, uint64_t txtime,
+		 unsigned n)
 {
 	struct xtx_desc d[64], drops[64];
 	uint64_t tt[64];
@@ -304,8 +239,7 @@ static inline unsigned sim_enq(struct sim *m, uint16_t cls, uint32_t hash, uint1
 	return accepted;
 }
 
-/* Dequeue up to n at m->now. Accounts sent bytes, checks txtime and the ledger. */
-static inline unsigned sim_deq(struct sim *m, struct xtx_desc *out, unsigned n, uint64_t *next)
+unsigned sim_deq(struct sim *m, struct xtx_desc *out, unsigned n, uint64_t *next)
 {
 	unsigned got = xtx_sched__dequeue_burst(m->s, out, n, m->now, next), i;
 
@@ -346,9 +280,7 @@ static inline unsigned sim_deq(struct sim *m, struct xtx_desc *out, unsigned n, 
 	return got;
 }
 
-/* After a dequeue that returned nothing: jump the clock to next. False (and a failed
- * check) if the scheduler holds packets but names no future time: a test loop would spin. */
-static inline bool sim_jump(struct sim *m, uint64_t next)
+bool sim_jump(struct sim *m, uint64_t next)
 {
 	if (next == UINT64_MAX || next <= m->now) {
 		check_report(0, __FILE__, __LINE__, "sim_jump", "dequeue gave nothing and no "
@@ -359,8 +291,7 @@ static inline bool sim_jump(struct sim *m, uint64_t next)
 	return true;
 }
 
-/* Per class conservation, without purging. */
-static inline void sim_check_counts(struct sim *m)
+void sim_check_counts(struct sim *m)
 {
 	unsigned c;
 
@@ -382,8 +313,7 @@ static inline void sim_check_counts(struct sim *m)
 	}
 }
 
-/* Purge everything, then check the ledger and the counters, and free. */
-static inline void sim_finish(struct sim *m)
+void sim_finish(struct sim *m)
 {
 	struct xtx_desc out[256];
 	uint64_t a, lost = 0;
@@ -435,7 +365,7 @@ static inline void sim_finish(struct sim *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static inline uint64_t class_drops(struct sim *m, unsigned c, unsigned reason)
+uint64_t class_drops(struct sim *m, unsigned c, unsigned reason)
 {
 	struct xtx_class_stats st;
 
@@ -443,7 +373,7 @@ static inline uint64_t class_drops(struct sim *m, unsigned c, unsigned reason)
 	return st.drops[reason];
 }
 
-static inline uint32_t class_qlen(struct sim *m, unsigned c)
+uint32_t class_qlen(struct sim *m, unsigned c)
 {
 	struct xtx_class_stats st;
 
@@ -451,19 +381,7 @@ static inline uint32_t class_qlen(struct sim *m, unsigned c)
 	return st.qlen;
 }
 
-/* One source of backlogged traffic for sim_run(). */
-struct src {
-	uint16_t cls;
-	uint32_t hash;
-	uint16_t len;
-	bool on;		/* keep it backlogged */
-	unsigned depth;		/* top up to 2 * depth packets when below depth */
-	uint64_t inq;		/* its packets in the scheduler */
-	uint64_t sent_wire;	/* wire bytes dequeued since the last src_reset() */
-	uint64_t sent_pkts;
-};
-
-static inline void src_reset(struct src *v, unsigned n)
+void src_reset(struct src *v, unsigned n)
 {
 	unsigned i;
 
@@ -471,18 +389,8 @@ static inline void src_reset(struct src *v, unsigned n)
 		v[i].sent_wire = v[i].sent_pkts = 0;
 }
 
-struct run_stats {
-	uint64_t calls, pkts, wakeups, empty_wakeups;
-	unsigned probe_every;	/* every Nth wakeup, first dequeue at next_ns - 1 */
-	uint64_t probes, probe_bad;	/* ... which must yield nothing */
-	uint64_t bytes;			/* wire bytes dequeued */
-	/* clock and bytes dequeued before the first / latest wakeup: the rate between two
-	 * wakeups is free of the initial bucket and of packet granularity */
-	uint64_t first_wake_t, first_wake_bytes, last_wake_t, last_wake_bytes;
-};
-
-static inline void src_account(struct sim *m, struct src *v, unsigned nv,
-			       const struct xtx_desc *out, unsigned got)
+void src_account(struct sim *m, struct src *v, unsigned nv, const struct xtx_desc *out,
+		 unsigned got)
 {
 	unsigned i, j;
 
@@ -496,11 +404,8 @@ static inline void src_account(struct sim *m, struct src *v, unsigned nv,
 			}
 }
 
-/* Run the clock from m->now to `until`: keep every `on` source backlogged, dequeue bursts
- * of `burst` and jump the clock to *next_ns whenever nothing is eligible. A wakeup that
- * yields nothing is counted (with one class of traffic it means next_ns was wrong). */
-static inline void sim_run(struct sim *m, struct src *v, unsigned nv, uint64_t until,
-			   unsigned burst, struct run_stats *rs)
+void sim_run(struct sim *m, struct src *v, unsigned nv, uint64_t until, unsigned burst,
+	     struct run_stats *rs)
 {
 	struct xtx_desc out[256];
 	bool woke = false;
@@ -564,8 +469,7 @@ static inline void sim_run(struct sim *m, struct src *v, unsigned nv, uint64_t u
 	}
 }
 
-/* Jain's fairness index of x[0..n-1]. */
-static inline double jain(const double *x, unsigned n)
+double jain(const double *x, unsigned n)
 {
 	double s = 0, s2 = 0;
 	unsigned i;
@@ -577,8 +481,7 @@ static inline double jain(const double *x, unsigned n)
 	return s2 > 0 ? s * s / (n * s2) : 0;
 }
 
-/* xorshift64*: deterministic test randomness */
-static inline uint64_t rnd(uint64_t *st)
+uint64_t rnd(uint64_t *st)
 {
 	uint64_t x = *st;
 
@@ -588,5 +491,3 @@ static inline uint64_t rnd(uint64_t *st)
 	*st = x;
 	return x * 0x2545f4914f6cdd1dull;
 }
-
-#endif /* XTX_TEST_SCHED_H */
