@@ -82,6 +82,11 @@ struct xtx_mpsc_opts {
 	int numa_node;		/* node for the memory, -1 = local to the caller (default) */
 	int busy_poll;		/* 1: xtx_mpsc__wait() spins instead of sleeping */
 };
+/* Sized as every xtx_*_opts (see xtx_engine_opts in xtx/xtx.h): fields up to __last_field
+ * read, a larger sz only with zero bytes beyond it, sz at least the first release's sizeof
+ * (it ended at __min_field). */
+#define xtx_mpsc_opts__last_field	busy_poll
+#define xtx_mpsc_opts__min_field	busy_poll
 
 struct xtx_mpsc_stats {
 	uint64_t enq_items;	/* accepted by enqueue, over all lanes */

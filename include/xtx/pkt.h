@@ -379,8 +379,29 @@ struct xtx_pkt_udp_opts {
 	uint32_t payload_len;	/* bytes at payload; <= UDP payload length */
 };
 
-#define XTX_PKT_UDP_OPTS_SZ_MIN \
+/* Sized as every xtx_*_opts (see xtx_engine_opts in xtx/xtx.h): the fields up to
+ * __last_field are read, a larger sz only with zero bytes beyond it, and sz must reach the
+ * sizeof of the first release (XTX_PKT_UDP_OPTS_SZ_MIN). Header-only, so the check is inline here
+ * (_xtx_pkt_opts_valid) rather than the library's; it has no message to give. */
+#define xtx_pkt_udp_opts__last_field	payload_len
+#define xtx_pkt_udp_opts__min_field	payload_len
+#define XTX_PKT_UDP_OPTS_SZ_MIN							\
+	((offsetof(struct xtx_pkt_udp_opts, payload_len) + sizeof(uint32_t) +		\
+	  _Alignof(struct xtx_pkt_udp_opts) - 1) & ~(_Alignof(struct xtx_pkt_udp_opts) - 1))
+#define _XTX_PKT_UDP_OPTS_KNOWN \
 	(offsetof(struct xtx_pkt_udp_opts, payload_len) + sizeof(uint32_t))
+
+static inline bool _xtx_pkt_opts_valid(const struct xtx_pkt_udp_opts *o)
+{
+	const uint8_t *p = (const uint8_t *)o;
+
+	if (o->sz < XTX_PKT_UDP_OPTS_SZ_MIN)
+		return false;
+	for (size_t i = _XTX_PKT_UDP_OPTS_KNOWN; i < o->sz; i++)
+		if (p[i])
+			return false;
+	return true;
+}
 
 static inline int _xtx_pkt_build_udp(void *buf, size_t buflen,
 				     const struct xtx_pkt_udp_opts *o, bool v6)
@@ -391,7 +412,7 @@ static inline int _xtx_pkt_build_udp(void *buf, size_t buflen,
 	uint16_t c;
 	uint8_t ttl;
 
-	if (!buf || !o || o->sz < XTX_PKT_UDP_OPTS_SZ_MIN)
+	if (!buf || !o || !_xtx_pkt_opts_valid(o))
 		return -EINVAL;
 	if (o->vlan_tpid && o->vlan_tpid != XTX_PKT_ETH_P_8021Q &&
 	    o->vlan_tpid != XTX_PKT_ETH_P_8021AD)
@@ -442,7 +463,8 @@ static inline int _xtx_pkt_build_udp(void *buf, size_t buflen,
  * Bytes of buf past the returned length are not touched.
  *
  * Returns the frame length written (max(o->frame_len, 60)), or
- *   -EINVAL    buf or o NULL; o->sz < XTX_PKT_UDP_OPTS_SZ_MIN; unknown flag; vlan_tpid
+ *   -EINVAL    buf or o NULL; o->sz < XTX_PKT_UDP_OPTS_SZ_MIN, or larger with a non-zero
+ *              byte beyond; unknown flag; vlan_tpid
  *              not 0, 0x8100 or 0x88a8; frame_len smaller than the headers (42, 46 tagged)
  *              or above 65535; payload_len larger than the UDP payload or payload NULL
  *              with payload_len > 0

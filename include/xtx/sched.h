@@ -62,6 +62,11 @@ struct xtx_class_opts {
 	uint64_t maxrate;	/* leaf only, fq: per-flow pacing rate, bytes/s; 0 = off */
 	uint32_t line;		/* config file line that defined it (0 from the C API) */
 };
+/* Sized as every xtx_*_opts (see xtx_engine_opts): fields up to __last_field read, a
+ * larger sz only with zero bytes beyond it, sz at least the first release's sizeof (it
+ * ended at __min_field). */
+#define xtx_class_opts__last_field	line
+#define xtx_class_opts__min_field	line
 
 struct xtx_sched_config;
 
@@ -134,6 +139,8 @@ struct xtx_sched_opts {
 				 * capped at 1 << 20 */
 	uint64_t horizon_ns;	/* txtime further ahead is dropped; 0 = 10 s (sch_fq) */
 };
+#define xtx_sched_opts__last_field	horizon_ns
+#define xtx_sched_opts__min_field	pkt_pool
 
 struct xtx_sched;
 

@@ -130,6 +130,11 @@ struct xtx_engine_opts {
 					 * it), and with busy_poll. 0: off (default; deq_nice
 					 * applies). Needs CAP_SYS_NICE (said if refused) */
 };
+/* sz: sizeof(struct xtx_engine_opts). The library reads the fields up to __last_field;
+ * a larger sz is accepted only if the bytes beyond it are zero (-EINVAL otherwise), and sz
+ * must be at least the sizeof of the struct's first release, which ended at __min_field. */
+#define xtx_engine_opts__last_field	deq_rtprio
+#define xtx_engine_opts__min_field	quiet
 
 struct xtx_engine;
 struct xtx_producer;

@@ -24,6 +24,7 @@
 
 #include "engine_int.h"
 #include "nic.h"
+#include "opts.h"
 
 uint64_t xtx_now_ns(void)
 {
@@ -383,10 +384,14 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 	int cpus[256], ncpus, rc = -EINVAL;
 
 	xtx_errf(err, errlen, "unknown error");
-	if (!opts || opts->sz < offsetof(struct xtx_engine_opts, quiet) + sizeof(int) ||
-	    !opts->ifname) {
-		xtx_errf(err, errlen, "bad options: sz too small or no interface name");
+	if (!opts) {
+		xtx_errf(err, errlen, "no options: opts is NULL");
 		errno = EINVAL;
+		return NULL;
+	}
+	rc = XTX_OPTS_VALID(opts, xtx_engine_opts, err, errlen);
+	if (rc) {
+		errno = -rc;
 		return NULL;
 	}
 	e = calloc(1, sizeof(*e));
@@ -404,8 +409,12 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 		e->rq[i].cpu = -1;
 	}
 	/* Only the fields the caller's struct has (sz); the rest stay 0 (defaults). */
-	memcpy(&e->o, opts, opts->sz < sizeof(e->o) ? opts->sz : sizeof(e->o));
-	e->o.sz = sizeof(e->o);
+	XTX_OPTS_LOAD(&e->o, opts, xtx_engine_opts, NULL, 0);
+	if (!e->o.ifname) {
+		xtx_errf(err, errlen, "no interface name: set opts.ifname");
+		rc = -EINVAL;
+		goto fail;
+	}
 	if (!e->o.queues)
 		e->o.queues = 1;
 	if (!e->o.frame_size)
@@ -441,13 +450,13 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 	if (!e->o.drain_timeout_ns)
 		e->o.drain_timeout_ns = 1000ull * 1000 * 1000;
 
-	if (strlen(opts->ifname) >= IF_NAMESIZE || !(e->ifindex = (int)if_nametoindex(opts->ifname))) {
+	if (strlen(e->o.ifname) >= IF_NAMESIZE || !(e->ifindex = (int)if_nametoindex(e->o.ifname))) {
 		xtx_errf(err, errlen, "no interface '%s' in this network namespace (see ip link "
-			 "show)", opts->ifname);
+			 "show)", e->o.ifname);
 		rc = -ENODEV;
 		goto fail;
 	}
-	strcpy(e->ifname, opts->ifname);
+	strcpy(e->ifname, e->o.ifname);
 	e->numa_node = nic_node(e, e->ifname);
 	if (e->o.rx_ifname) {
 		rc = rx_options(e, err, errlen);
@@ -492,7 +501,7 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 		goto fail;
 	}
 
-	e->cfg = opts->classes;
+	e->cfg = e->o.classes;
 	if (!e->cfg) {
 		e->cfg = e->own_cfg = one_class_config();
 		if (!e->cfg) {

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include <xtx/sched.h>
+#include "opts.h"
 #include "sched_config_pvt.h"
 
 /* Defaults, from the comment on struct xtx_class_opts in xtx/sched.h. */
@@ -270,21 +271,14 @@ int _xtx_sched_config__add_class_set(struct xtx_sched_config *cfg,
 	struct cfg_class c;
 	int rc;
 
-	if (!cfg || !o || o->sz < sizeof(*o))
+	if (!cfg || !o)
 		return -EINVAL;
-	if (o->sz > sizeof(*o)) {
-		/* A newer caller: accept only if every field we do not know is zero. */
-		const unsigned char *p = (const unsigned char *)o;
-		size_t i;
-
-		for (i = sizeof(*o); i < o->sz; i++)
-			if (p[i])
-				return -EINVAL;
-	}
 	memset(&c, 0, sizeof(c));
-	memcpy(&c.o, o, sizeof(c.o));
+	rc = XTX_OPTS_LOAD(&c.o, o, xtx_class_opts, NULL, 0);
+	if (rc)
+		return rc;
 	c.o.sz = sizeof(c.o);
-	c.set = set | opts_set_mask(o);
+	c.set = set | opts_set_mask(&c.o);
 
 	if (!XTX_HANDLE_MAJ(c.o.handle) || c.o.handle == XTX_HANDLE_ROOT)
 		return -EINVAL;

@@ -32,6 +32,7 @@
 
 #include <xtx/sched.h>
 #include "mem.h"
+#include "opts.h"
 #include "sched_int.h"
 
 #define ALIGN64(x)	(((x) + 63) & ~(size_t)63)
@@ -138,7 +139,7 @@ struct xtx_sched *xtx_sched__create(const struct xtx_sched_config *cfg,
 				    const struct xtx_sched_opts *opts, uint64_t now_ns,
 				    char *err, size_t errlen)
 {
-	struct xtx_sched_opts o = { .sz = sizeof(o) };
+	struct xtx_sched_opts o;
 	uint32_t n, i, nleaves = 0, ninner = 0, npool, fh_cap, dflt;
 	uint32_t *parent = NULL, *nchild = NULL, *depth = NULL;
 	uint32_t nlevel[_XTX_MAXDEPTH] = { 0 };
@@ -152,16 +153,10 @@ struct xtx_sched *xtx_sched__create(const struct xtx_sched_config *cfg,
 
 	if (err && errlen)
 		err[0] = '\0';
-	if (opts) {	/* sized opts: read the fields the caller's struct has */
-		if (opts->sz < offsetof(struct xtx_sched_opts, pkt_pool) + sizeof(uint32_t)) {
-			set_err(err, errlen, "xtx_sched_opts.sz %zu is too small; set it to "
-				"sizeof(struct xtx_sched_opts)", opts->sz);
-			errno = EINVAL;
-			return NULL;
-		}
-		o.pkt_pool = opts->pkt_pool;
-		if (opts->sz >= offsetof(struct xtx_sched_opts, horizon_ns) + sizeof(uint64_t))
-			o.horizon_ns = opts->horizon_ns;
+	rc = XTX_OPTS_LOAD(&o, opts, xtx_sched_opts, err, errlen);
+	if (rc) {
+		errno = -rc;
+		return NULL;
 	}
 	rc = xtx_sched_config__validate(cfg, err, errlen);
 	if (rc) {

@@ -30,6 +30,7 @@
 
 #include <xtx/mpsc.h>
 #include "mem.h"
+#include "opts.h"
 
 struct xtx_mpsc_bell {
 	_Atomic uint64_t bits;
@@ -465,29 +466,21 @@ void xtx_mpsc__unregister(struct xtx_mpsc_prod *p)
 
 struct xtx_mpsc *xtx_mpsc__create(const struct xtx_mpsc_opts *opts)
 {
-	struct xtx_mpsc_opts o = {
-		.lanes = 64, .lane_size = 1024, .quota = 64, .idle_visits = 256,
-		.numa_node = -1, .busy_poll = 0,
-	};
+	struct xtx_mpsc_opts o;
 	struct xtx_mpsc *s;
 	int err;
 
-	if (opts) {
-		if (opts->sz < offsetof(struct xtx_mpsc_opts, busy_poll) + sizeof(int)) {
-			errno = EINVAL;
-			return NULL;
-		}
-		if (opts->lanes)
-			o.lanes = opts->lanes;
-		if (opts->lane_size)
-			o.lane_size = opts->lane_size;
-		if (opts->quota)
-			o.quota = opts->quota;
-		if (opts->idle_visits)
-			o.idle_visits = opts->idle_visits;
-		o.numa_node = opts->numa_node;
-		o.busy_poll = opts->busy_poll;
+	err = XTX_OPTS_LOAD(&o, opts, xtx_mpsc_opts, NULL, 0);
+	if (err) {
+		errno = -err;
+		return NULL;
 	}
+	if (!opts)
+		o.numa_node = -1;
+	o.lanes = o.lanes ? o.lanes : 64;
+	o.lane_size = o.lane_size ? o.lane_size : 1024;
+	o.quota = o.quota ? o.quota : 64;
+	o.idle_visits = o.idle_visits ? o.idle_visits : 256;
 	if (o.lanes > XTX_MPSC_MAX_LANES || o.lane_size < 2 || o.lane_size > (1u << 24) ||
 	    (o.lane_size & (o.lane_size - 1))) {
 		errno = EINVAL;
