@@ -20,6 +20,7 @@
 #include "caps.h"
 #include "cli.h"
 #include "drops.h"
+#include "json.h"
 #include "neigh.h"
 #include "netdev.h"
 #include "opts.h"
@@ -260,6 +261,54 @@ static void totals(struct totals *t)
 	}
 }
 
+/* --- setup ---------------------------------------------------------------------------- */
+
+/* What main() sets up, watches and reports. */
+struct run {
+	struct xtx_sched_config *cfg;	/* --classes; NULL: one class, no limit */
+	uint32_t leaves[XTX_CLASS_MAX];	/* class indexes of the leaves, in file order */
+	unsigned nleaves;
+	int ifindex;			/* of --dev when the run started */
+	uint64_t t0;			/* CLOCK_MONOTONIC ns at the start */
+	/* results */
+	bool dev_gone;			/* --dev disappeared during the run */
+	uint64_t offered;		/* packets the producers handed over */
+	int perr;			/* errno of a failed producer, 0 if none */
+	int stop_rc;			/* xtx_engine__stop() */
+	double secs, cpu;		/* run time and process CPU time, seconds */
+};
+
+/* --classes into r->cfg and its leaves (classes that are nobody's parent); without it
+ * one leaf, index 0. Returns 0, or 2 after printing the file's error. */
+static int load_classes(struct run *r)
+{
+	char err[1024];
+	unsigned n;
+
+	if (!o.classes) {
+		r->leaves[r->nleaves++] = 0;
+		return 0;
+	}
+	r->cfg = xtx_sched_config__parse_file(o.classes, err, sizeof(err));
+	if (!r->cfg) {
+		fprintf(stderr, "xtx-send: %s\n", err);
+		return 2;
+	}
+	n = xtx_sched_config__class_count(r->cfg);
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t h = xtx_sched_config__class(r->cfg, i)->handle;
+		int parent = 0;
+
+		for (unsigned j = 0; j < n && !parent; j++)
+			parent = xtx_sched_config__class(r->cfg, j)->parent == h;
+		if (!parent)
+			r->leaves[r->nleaves++] = (uint32_t)i;
+	}
+	return 0;
+}
+
+/* The addresses not given: --src-mac from --dev, --dst-mac and --src-ip as the kernel
+ * would route to --dst-ip. Returns 0, or 1 after printing why. */
 static int resolve_addresses(int ifindex)
 {
 	struct nexthop nh;
@@ -289,86 +338,70 @@ static int resolve_addresses(int ifindex)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* Flow f's class (the leaves round robin, in file order) and its hash (the scheduler's
+ * fq key and the queue it goes to). */
+static void assign_flows(const struct run *r)
 {
-	struct xtx_sched_config *cfg = NULL;
-	char err[1024];
-	int rc = send_opts_parse(argc, argv, &o), ifindex;
-	uint32_t leaves[XTX_CLASS_MAX];
-	unsigned nleaves = 0;
-
-	if (rc)
-		return rc == 1 ? 0 : 2;
-	ifindex = (int)if_nametoindex(o.dev);
-	if (!ifindex) {
-		fprintf(stderr, "xtx-send: no interface '%s' in this network namespace (see ip link "
-			"show)\n", o.dev);
-		return 1;
-	}
-	if (o.classes) {
-		cfg = xtx_sched_config__parse_file(o.classes, err, sizeof(err));
-		if (!cfg) {
-			fprintf(stderr, "xtx-send: %s\n", err);
-			return 2;
-		}
-		/* Leaves in file order: classes that are nobody's parent. */
-		unsigned n = xtx_sched_config__class_count(cfg);
-		for (unsigned i = 0; i < n; i++) {
-			uint32_t h = xtx_sched_config__class(cfg, i)->handle;
-			int parent = 0;
-
-			for (unsigned j = 0; j < n && !parent; j++)
-				parent = xtx_sched_config__class(cfg, j)->parent == h;
-			if (!parent)
-				leaves[nleaves++] = (uint32_t)i;
-		}
-	} else {
-		leaves[nleaves++] = 0;
-	}
-	if (resolve_addresses(ifindex))
-		return 1;
 	for (uint32_t f = 0; f < o.flows; f++) {
 		uint32_t s4, d4;
 
-		flow_cls[f] = (uint16_t)leaves[f % nleaves];
+		flow_cls[f] = (uint16_t)r->leaves[f % r->nleaves];
 		memcpy(&s4, o.src_ip, 4);
 		memcpy(&d4, o.dst_ip, 4);
 		flow_hash[f] = o.family == AF_INET ?
 			xtx_pkt__flow_hash4(s4, d4, o.src_port, (uint16_t)(o.dst_port + f), 17, 0) :
 			(uint32_t)(f * 2654435761u);
 	}
+}
 
+/* The engine on --dev. Returns 0, or the exit status after printing why: 2 for what the
+ * options asked (EINVAL), 1 for what the system refused. */
+static int open_engine(const struct run *r)
+{
 	struct xtx_engine_opts eo = {
 		.sz = sizeof(eo), .ifname = o.dev, .queues = o.queues, .first_queue = o.first_queue,
 		.frame_size = o.size > 1984 ? 4096 : 2048, .frame_count = o.frames,
 		.mode = (enum xtx_xdp_mode)o.mode, .busy_poll = o.busy_poll, .cpus = o.cpus,
-		.classes = cfg, .drain_timeout_ns = (uint64_t)(o.drain * 1e9) + 1,
+		.classes = r->cfg, .drain_timeout_ns = (uint64_t)(o.drain * 1e9) + 1,
 		.drop_on_close = o.drop, .quiet = o.json,
 	};
-	eng = xtx_engine__open(&eo, err, sizeof(err));
-	if (!eng) {
-		fprintf(stderr, "xtx-send: %s\n", err);
-		xtx_sched_config__free(cfg);
-		return errno == EINVAL ? 2 : 1;
-	}
+	char err[1024];
 
-	/* Least privilege: once the engine is open (socket bound, UMEM registered) nothing
-	 * needs a capability any more (sending is sendto() on our own socket; teardown is
-	 * close/munmap). */
-	rc = caps_keep(0);
+	eng = xtx_engine__open(&eo, err, sizeof(err));
+	if (eng)
+		return 0;
+	fprintf(stderr, "xtx-send: %s\n", err);
+	return errno == EINVAL ? 2 : 1;
+}
+
+/* Least privilege: once the engine is open (socket bound, UMEM registered) nothing needs
+ * a capability any more (sending is sendto() on our own socket; teardown is close and
+ * munmap). A failure is only a warning. */
+static void drop_privileges(void)
+{
+	int rc = caps_keep(0);
+
 	if (rc && !o.json)
 		fprintf(stderr, "xtx-send: warning: could not drop capabilities: %s\n",
 			strerror(-rc));
+}
 
+static void catch_signals(void)
+{
 	struct sigaction sa = { .sa_handler = on_signal };
+
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+}
 
-	if (cfg && o.queues > 1 && !o.json)
+/* The producer count (at most one per flow: a flow stays with one producer, in order),
+ * with the notes on what the options mean for this run. */
+static void plan_producers(const struct run *r)
+{
+	if (r->cfg && o.queues > 1 && !o.json)
 		fprintf(stderr, "xtx-send: note: each of the %u TX queues has its own scheduler, so "
 			"class rates apply per queue (flows are spread over queues by hash); use "
 			"--queues 1 to shape the interface as a whole\n", o.queues);
-
 	nprod = o.producers;
 	if (nprod > o.flows) {
 		if (!o.json)
@@ -377,169 +410,289 @@ int main(int argc, char **argv)
 				o.flows, o.flows);
 		nprod = o.flows;
 	}
-	uint64_t t0 = cli_now_ns(CLOCK_MONOTONIC), last = t0, deadline = o.count ? UINT64_MAX :
-						  t0 + (uint64_t)(o.duration * 1e9);
-	struct totals prev = { 0 }, cur;
-	static uint64_t prev_cls_bytes[XTX_CLASS_MAX];
+}
+
+/* Start the producers. With --count, flow f's share is count/F, one more for f < count
+ * % F; a producer offers its flows' shares (they go round robin, lowest f first, so each
+ * flow gets its own share exactly). */
+static void start_producers(void)
+{
+	uint64_t share = o.count / o.flows, extra = o.count % o.flows;
+
 	for (unsigned i = 0; i < nprod; i++) {
-		/* --count: flow f's share is count/F, one more for f < count % F; a
-		 * producer offers its flows' shares (they go round robin, lowest f first,
-		 * so each flow gets its own share exactly). */
-		uint64_t share = o.count / o.flows, extra = o.count % o.flows;
 		uint32_t mine = (o.flows - i + nprod - 1) / nprod;
 
 		prods[i].id = i;
 		prods[i].quota = share * mine + (i < extra ? (extra - i + nprod - 1) / nprod : 0);
 		pthread_create(&prods[i].th, NULL, producer_main, &prods[i]);
 	}
-	/* Live lines until the producers are done (count) or the duration ends. */
-	int dev_gone = 0;
-	uint64_t last_dev_check = t0;
-	for (;;) {
-		unsigned done = 0;
+}
 
-		for (unsigned i = 0; i < nprod; i++)
-			/* Acquire, pairs with the producer's release store of done. */
-			done += atomic_load_explicit(&prods[i].done, memory_order_acquire);
-		if (done == nprod)
-			break;
+/* --- the run --------------------------------------------------------------------------- */
+
+static void stop_producers(void)
+{
+	/* Relaxed: a stop flag. */
+	atomic_store_explicit(&stop_req, 1, memory_order_relaxed);
+}
+
+static bool producers_done(void)
+{
+	unsigned done = 0;
+
+	for (unsigned i = 0; i < nprod; i++)
+		/* Acquire, pairs with the producer's release store of done. */
+		done += atomic_load_explicit(&prods[i].done, memory_order_acquire);
+	return done == nprod;
+}
+
+/* Per-interval state of the live line. */
+struct live {
+	uint64_t last;			/* CLOCK_MONOTONIC ns of the last line */
+	struct totals prev;
+	uint64_t prev_cls_bytes[XTX_CLASS_MAX];
+};
+
+/* The live line on stderr: rates since the last one, per-leaf rates, drops, frames. */
+static void print_live(const struct run *r, struct live *lv, uint64_t now)
+{
+	double dt = (double)(now - lv->last) * 1e-9;
+	struct xtx_frame_count lf;
+	struct totals cur;
+
+	totals(&cur);
+	fprintf(stderr, "%7.1fs %8.3f Mpps %8.3f Gbit/s", (double)(now - r->t0) * 1e-9,
+		(double)(cur.sent - lv->prev.sent) / dt * 1e-6,
+		(double)(cur.bytes - lv->prev.bytes) * 8 / dt * 1e-9);
+	for (unsigned l = 0; l < r->nleaves && r->cfg; l++) {
+		struct xtx_class_stats cs;
+		char h[16];
+
+		xtx_engine__class_stats(eng, r->leaves[l], &cs);
+		handle_str(xtx_sched_config__class(r->cfg, r->leaves[l])->handle, h, sizeof(h));
+		fprintf(stderr, "  %s %.1f Mbit/s", h,
+			(double)(cs.sent_bytes - lv->prev_cls_bytes[l]) * 8 / dt * 1e-6);
+		lv->prev_cls_bytes[l] = cs.sent_bytes;
+	}
+	xtx_engine__frames(eng, &lf);
+	fprintf(stderr, "  drops %lu  frames free %lu in-flight %lu of %lu\n",
+		(unsigned long)(cur.dropped - lv->prev.dropped),
+		(unsigned long)(lf.pool + lf.cached + lf.dequeuer),
+		(unsigned long)(lf.stage + lf.sched + lf.tx + lf.app), (unsigned long)lf.total);
+	lv->prev = cur;
+	lv->last = now;
+}
+
+/* Until the producers are done (--count) or the duration ends: stop them at the deadline
+ * or when --dev disappears (a veth deleted, a driver unbound: stop and report instead of
+ * sending into nothing; checked every 100 ms), and print the live lines. */
+static void watch(struct run *r)
+{
+	uint64_t deadline = o.count ? UINT64_MAX : r->t0 + (uint64_t)(o.duration * 1e9);
+	uint64_t last_dev_check = r->t0;
+	static struct live lv;
+
+	lv.last = r->t0;
+	while (!producers_done()) {
 		uint64_t now = cli_now_ns(CLOCK_MONOTONIC);
-		if (now >= deadline)
-			/* Relaxed: a stop flag. */
-			atomic_store_explicit(&stop_req, 1, memory_order_relaxed);
-		/* The interface may disappear (a veth deleted, a driver unbound): stop and report
-		 * instead of sending into nothing. Checked every 100 ms. */
-		if (!dev_gone && now - last_dev_check >= 100 * 1000 * 1000) {
-			last_dev_check = now;
-			if ((int)if_nametoindex(o.dev) != ifindex) {
-				dev_gone = 1;
-				fprintf(stderr, "xtx-send: interface %s disappeared; stopping\n", o.dev);
-				/* Relaxed: a stop flag. */
-				atomic_store_explicit(&stop_req, 1, memory_order_relaxed);
-			}
-		}
-		if (o.interval > 0 && !o.json && now - last >= (uint64_t)(o.interval * 1e9)) {
-			double dt = (double)(now - last) * 1e-9;
-
-			totals(&cur);
-			fprintf(stderr, "%7.1fs %8.3f Mpps %8.3f Gbit/s", (double)(now - t0) * 1e-9,
-				(double)(cur.sent - prev.sent) / dt * 1e-6,
-				(double)(cur.bytes - prev.bytes) * 8 / dt * 1e-9);
-			for (unsigned l = 0; l < nleaves && cfg; l++) {
-				struct xtx_class_stats cs;
-				char h[16];
-
-				xtx_engine__class_stats(eng, leaves[l], &cs);
-				handle_str(xtx_sched_config__class(cfg, leaves[l])->handle, h, sizeof(h));
-				fprintf(stderr, "  %s %.1f Mbit/s", h,
-					(double)(cs.sent_bytes - prev_cls_bytes[l]) * 8 / dt * 1e-6);
-				prev_cls_bytes[l] = cs.sent_bytes;
-			}
-			struct xtx_frame_count lf;
-			xtx_engine__frames(eng, &lf);
-			fprintf(stderr, "  drops %lu  frames free %lu in-flight %lu of %lu\n",
-				(unsigned long)(cur.dropped - prev.dropped),
-				(unsigned long)(lf.pool + lf.cached + lf.dequeuer),
-				(unsigned long)(lf.stage + lf.sched + lf.tx + lf.app),
-				(unsigned long)lf.total);
-			prev = cur;
-			last = now;
-		}
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+		if (now >= deadline)
+			stop_producers();
+		if (!r->dev_gone && now - last_dev_check >= 100 * 1000 * 1000) {
+			last_dev_check = now;
+			if ((int)if_nametoindex(o.dev) != r->ifindex) {
+				r->dev_gone = true;
+				fprintf(stderr, "xtx-send: interface %s disappeared; stopping\n", o.dev);
+				stop_producers();
+			}
+		}
+		if (o.interval > 0 && !o.json && now - lv.last >= (uint64_t)(o.interval * 1e9))
+			print_live(r, &lv, now);
 		nanosleep(&ts, NULL);
 	}
-	uint64_t offered = 0;
-	int perr = 0;
+}
+
+/* Join the producers, stop the engine (on a vanished device the drain times out; what is
+ * left is counted as purged), and take the run's time and CPU time. */
+static void finish(struct run *r)
+{
+	struct rusage ru;
+
 	for (unsigned i = 0; i < nprod; i++) {
 		pthread_join(prods[i].th, NULL);
-		offered += prods[i].offered;
+		r->offered += prods[i].offered;
 		if (prods[i].err)
-			perr = prods[i].err;
+			r->perr = prods[i].err;
 	}
-	int stop_rc = xtx_engine__stop(eng);	/* on a vanished device: drain times out, counted */
-	uint64_t t1 = cli_now_ns(CLOCK_MONOTONIC);
-	double secs = (double)(t1 - t0) * 1e-9;
-	struct rusage ru;
+	r->stop_rc = xtx_engine__stop(eng);
+	r->secs = (double)(cli_now_ns(CLOCK_MONOTONIC) - r->t0) * 1e-9;
 	getrusage(RUSAGE_SELF, &ru);
-	double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
-		     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
-	totals(&cur);
-	struct xtx_frame_count fc;
-	xtx_engine__frames(eng, &fc);
-	uint64_t in_flight = fc.stage + fc.sched + fc.tx + fc.app;
+	r->cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+		 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
 
-	if (perr)
-		fprintf(stderr, "xtx-send: a producer failed: %s\n", strerror(perr));
-	if (stop_rc == -ETIMEDOUT && !o.json)
+/* --- the summary ----------------------------------------------------------------------- */
+
+static void print_json(const struct run *r, const struct totals *t,
+		       const struct xtx_frame_count *fc)
+{
+	const struct xtx_sched_config *cfg = r->cfg;
+	double secs = r->secs;
+	struct jsonw w;
+
+	jsonw_init(&w, stdout);
+	jsonw_start_object(&w);
+	jsonw_string_field(&w, "dev", o.dev);
+	jsonw_string_field(&w, "mode", xtx_engine__mode(eng));
+	jsonw_uint_field(&w, "queues", xtx_engine__queues(eng));
+	jsonw_uint_field(&w, "producers", nprod);
+	jsonw_uint_field(&w, "flows", o.flows);
+	if (o.size) {
+		jsonw_uint_field(&w, "size", o.size);
+	} else {
+		jsonw_string_field(&w, "size", "imix");
+		jsonw_uint_field(&w, "size_n", 0);
+	}
+	jsonw_uint_field(&w, "offered_pkts", r->offered);
+	jsonw_uint_field(&w, "sent_pkts", t->sent);
+	jsonw_uint_field(&w, "sent_bytes", t->bytes);
+	jsonw_name(&w, "dropped_pkts");
+	jsonw_start_object(&w);
+	jsonw_uint_field(&w, "total", t->dropped);
+	for (int d = 0; d < XTX_DROP__MAX; d++)
+		jsonw_uint_field(&w, drops_name(d), t->drops[d]);
+	jsonw_end_object(&w);
+	jsonw_uint_field(&w, "unaccounted_pkts", r->offered - t->sent - t->dropped);
+	jsonw_float_field(&w, "duration_s", secs, 6);
+	jsonw_float_field(&w, "pps", (double)t->sent / secs, 1);
+	jsonw_float_field(&w, "gbps", (double)t->bytes * 8 / secs * 1e-9, 6);
+	jsonw_float_field(&w, "cpu_ns_per_pkt", t->sent ? r->cpu * 1e9 / (double)t->sent : 0.0,
+			  1);
+	jsonw_bool_field(&w, "interrupted", got_signal);
+	jsonw_bool_field(&w, "device_gone", r->dev_gone);
+	jsonw_name(&w, "classes");
+	jsonw_start_array(&w);
+	for (unsigned l = 0; l < r->nleaves; l++) {
+		const struct xtx_class_opts *co = cfg ? xtx_sched_config__class(cfg, r->leaves[l]) :
+						  NULL;
+		struct xtx_class_stats cs;
+		char h[16] = "1:";
+		uint64_t dr = 0;
+
+		xtx_engine__class_stats(eng, r->leaves[l], &cs);
+		for (int d = 0; d < XTX_DROP__MAX; d++)
+			dr += cs.drops[d];
+		if (co)
+			handle_str(co->handle, h, sizeof(h));
+		jsonw_start_object(&w);
+		jsonw_string_field(&w, "handle", h);
+		jsonw_uint_field(&w, "index", r->leaves[l]);
+		jsonw_uint_field(&w, "rate_bps", co ? co->rate * 8 : 0);
+		jsonw_uint_field(&w, "ceil_bps", co ? co->ceil * 8 : 0);
+		jsonw_uint_field(&w, "offered_pkts", cs.enq_pkts + dr - cs.drops[XTX_DROP_PURGED]);
+		jsonw_uint_field(&w, "sent_pkts", cs.sent_pkts);
+		jsonw_uint_field(&w, "sent_bytes", cs.sent_bytes);
+		jsonw_uint_field(&w, "dropped_pkts", dr);
+		jsonw_float_field(&w, "measured_bps", (double)cs.sent_bytes * 8 / secs, 1);
+		jsonw_end_object(&w);
+	}
+	jsonw_end_array(&w);
+	jsonw_name(&w, "frames");
+	jsonw_start_object(&w);
+	jsonw_uint_field(&w, "total", fc->total);
+	jsonw_uint_field(&w, "free", fc->pool + fc->cached + fc->dequeuer);
+	jsonw_uint_field(&w, "in_flight", fc->stage + fc->sched + fc->tx + fc->app);
+	jsonw_end_object(&w);
+	jsonw_end_object(&w);
+	jsonw_finish(&w);
+}
+
+static void print_text(const struct run *r, const struct totals *t)
+{
+	const struct xtx_sched_config *cfg = r->cfg;
+	double secs = r->secs;
+
+	printf("xtx-send: %s, %s mode, %u queue(s), %u producer(s), %u flow(s)\n", o.dev,
+	       xtx_engine__mode(eng), xtx_engine__queues(eng), nprod, o.flows);
+	printf("  offered %lu  sent %lu  dropped %lu", (unsigned long)r->offered,
+	       (unsigned long)t->sent, (unsigned long)t->dropped);
+	for (int d = 0; d < XTX_DROP__MAX; d++)
+		if (t->drops[d])
+			printf(" (%s %lu)", drops_name(d), (unsigned long)t->drops[d]);
+	printf("\n  %.3f s  %.3f Mpps  %.3f Gbit/s  %.0f ns CPU per packet\n", secs,
+	       (double)t->sent / secs * 1e-6, (double)t->bytes * 8 / secs * 1e-9,
+	       t->sent ? r->cpu * 1e9 / (double)t->sent : 0.0);
+	for (unsigned l = 0; l < r->nleaves && cfg; l++) {
+		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, r->leaves[l]);
+		struct xtx_class_stats cs;
+		char h[16];
+
+		xtx_engine__class_stats(eng, r->leaves[l], &cs);
+		handle_str(co->handle, h, sizeof(h));
+		printf("  class %-8s sent %10lu pkts %8.1f Mbit/s (rate %.1f Mbit/s)\n", h,
+		       (unsigned long)cs.sent_pkts, (double)cs.sent_bytes * 8 / secs * 1e-6,
+		       (double)co->rate * 8e-6);
+	}
+	if (r->offered != t->sent + t->dropped)
+		printf("  WARNING: %lu packets not accounted for\n",
+		       (unsigned long)(r->offered - t->sent - t->dropped));
+}
+
+/* The messages on how the run ended, then the summary on stdout. */
+static void report(const struct run *r)
+{
+	struct xtx_frame_count fc;
+	struct totals t;
+
+	totals(&t);
+	xtx_engine__frames(eng, &fc);
+	if (r->perr)
+		fprintf(stderr, "xtx-send: a producer failed: %s\n", strerror(r->perr));
+	if (r->stop_rc == -ETIMEDOUT && !o.json)
 		fprintf(stderr, "xtx-send: drain timed out after %.1f s: the rest was dropped "
 			"(counted as purged)\n", o.drain);
-	if (o.json) {
-		printf("{\"dev\": \"%s\", \"mode\": \"%s\", \"queues\": %u, \"producers\": %u, "
-		       "\"flows\": %u, \"size\": %s%u%s, \"offered_pkts\": %lu, \"sent_pkts\": %lu, "
-		       "\"sent_bytes\": %lu, \"dropped_pkts\": {\"total\": %lu", o.dev,
-		       xtx_engine__mode(eng), xtx_engine__queues(eng), nprod, o.flows,
-		       o.size ? "" : "\"imix\", \"size_n\": ", o.size, "", (unsigned long)offered,
-		       (unsigned long)cur.sent, (unsigned long)cur.bytes, (unsigned long)cur.dropped);
-		for (int r = 0; r < XTX_DROP__MAX; r++)
-			printf(", \"%s\": %lu", drops_name(r), (unsigned long)cur.drops[r]);
-		printf("}, \"unaccounted_pkts\": %lu, \"duration_s\": %.6f, \"pps\": %.1f, "
-		       "\"gbps\": %.6f, \"cpu_ns_per_pkt\": %.1f, \"interrupted\": %s, "
-		       "\"device_gone\": %s, \"classes\": [",
-		       (unsigned long)(offered - cur.sent - cur.dropped), secs,
-		       (double)cur.sent / secs, (double)cur.bytes * 8 / secs * 1e-9,
-		       cur.sent ? cpu * 1e9 / (double)cur.sent : 0.0, got_signal ? "true" : "false",
-		       dev_gone ? "true" : "false");
-		for (unsigned l = 0; l < nleaves; l++) {
-			struct xtx_class_stats cs;
-			char h[16] = "1:";
-			uint64_t dr = 0;
+	if (o.json)
+		print_json(r, &t, &fc);
+	else
+		print_text(r, &t);
+}
 
-			xtx_engine__class_stats(eng, leaves[l], &cs);
-			for (int r = 0; r < XTX_DROP__MAX; r++)
-				dr += cs.drops[r];
-			if (cfg)
-				handle_str(xtx_sched_config__class(cfg, leaves[l])->handle, h, sizeof(h));
-			printf("%s{\"handle\": \"%s\", \"index\": %u, \"rate_bps\": %lu, "
-			       "\"ceil_bps\": %lu, \"offered_pkts\": %lu, \"sent_pkts\": %lu, "
-			       "\"sent_bytes\": %lu, \"dropped_pkts\": %lu, \"measured_bps\": %.1f}",
-			       l ? ", " : "", h, leaves[l],
-			       cfg ? (unsigned long)(xtx_sched_config__class(cfg, leaves[l])->rate * 8) : 0,
-			       cfg ? (unsigned long)(xtx_sched_config__class(cfg, leaves[l])->ceil * 8) : 0,
-			       (unsigned long)cs.enq_pkts + dr - cs.drops[XTX_DROP_PURGED],
-			       (unsigned long)cs.sent_pkts, (unsigned long)cs.sent_bytes,
-			       (unsigned long)dr, (double)cs.sent_bytes * 8 / secs);
-		}
-		printf("], \"frames\": {\"total\": %lu, \"free\": %lu, \"in_flight\": %lu}}\n",
-		       (unsigned long)fc.total, (unsigned long)(fc.pool + fc.cached + fc.dequeuer),
-		       (unsigned long)in_flight);
-	} else {
-		printf("xtx-send: %s, %s mode, %u queue(s), %u producer(s), %u flow(s)\n", o.dev,
-		       xtx_engine__mode(eng), xtx_engine__queues(eng), nprod, o.flows);
-		printf("  offered %lu  sent %lu  dropped %lu", (unsigned long)offered,
-		       (unsigned long)cur.sent, (unsigned long)cur.dropped);
-		for (int r = 0; r < XTX_DROP__MAX; r++)
-			if (cur.drops[r])
-				printf(" (%s %lu)", drops_name(r), (unsigned long)cur.drops[r]);
-		printf("\n  %.3f s  %.3f Mpps  %.3f Gbit/s  %.0f ns CPU per packet\n", secs,
-		       (double)cur.sent / secs * 1e-6, (double)cur.bytes * 8 / secs * 1e-9,
-		       cur.sent ? cpu * 1e9 / (double)cur.sent : 0.0);
-		for (unsigned l = 0; l < nleaves && cfg; l++) {
-			struct xtx_class_stats cs;
-			char h[16];
+int main(int argc, char **argv)
+{
+	struct run r = { 0 };
+	int rc = send_opts_parse(argc, argv, &o);
 
-			xtx_engine__class_stats(eng, leaves[l], &cs);
-			handle_str(xtx_sched_config__class(cfg, leaves[l])->handle, h, sizeof(h));
-			printf("  class %-8s sent %10lu pkts %8.1f Mbit/s (rate %.1f Mbit/s)\n", h,
-			       (unsigned long)cs.sent_pkts, (double)cs.sent_bytes * 8 / secs * 1e-6,
-			       (double)xtx_sched_config__class(cfg, leaves[l])->rate * 8e-6);
-		}
-		if (offered != cur.sent + cur.dropped)
-			printf("  WARNING: %lu packets not accounted for\n",
-			       (unsigned long)(offered - cur.sent - cur.dropped));
+	if (rc)
+		return rc == 1 ? 0 : 2;
+	r.ifindex = (int)if_nametoindex(o.dev);
+	if (!r.ifindex) {
+		fprintf(stderr, "xtx-send: no interface '%s' in this network namespace (see ip link "
+			"show)\n", o.dev);
+		return 1;
 	}
+	rc = load_classes(&r);
+	if (!rc)
+		rc = resolve_addresses(r.ifindex);
+	if (!rc) {
+		assign_flows(&r);
+		rc = open_engine(&r);
+	}
+	if (rc) {
+		xtx_sched_config__free(r.cfg);
+		return rc;
+	}
+	drop_privileges();
+	catch_signals();
+	plan_producers(&r);
+	r.t0 = cli_now_ns(CLOCK_MONOTONIC);
+	start_producers();
+	watch(&r);
+	finish(&r);
+	report(&r);
 	xtx_engine__close(eng);
-	xtx_sched_config__free(cfg);
-	if (dev_gone)
+	xtx_sched_config__free(r.cfg);
+	if (r.dev_gone)
 		fprintf(stderr, "xtx-send: %s disappeared during the run: exit status 1\n", o.dev);
-	return perr || dev_gone ? 1 : 0;
+	return r.perr || r.dev_gone ? 1 : 0;
 }
