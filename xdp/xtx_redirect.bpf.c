@@ -117,7 +117,8 @@ struct ipv6_frag_hdr {
 	__be32 id;
 };
 
-/* What the parser found. Addresses stay in the frame (pointers below, in main). */
+/* What the parser found. Headers and addresses stay in the frame: the pointers are set by
+ * the parser that checked them and are valid wherever bad == 0 and family says so. */
 struct pkt {
 	__u32 bad;		/* 0, XTX_RD_TRUNCATED or XTX_RD_MALFORMED */
 	__u32 vlan;		/* outer VLAN id, or XTX_RD_VLAN_UNTAGGED */
@@ -131,6 +132,10 @@ struct pkt {
 	__u32 icmp_type;	/* ICMP / ICMPv6 type, 256 = none */
 	__u32 tot_len;		/* IPv4 total length / IPv6 payload + 40 */
 	__u16 ethertype;	/* innermost, network order */
+	struct iphdr *ip4;	/* family 4, else NULL */
+	struct ipv6hdr *ip6;	/* family 6, else NULL */
+	const __u8 *saddr;	/* 4 or 16 bytes in the IP header; NULL if not IP */
+	const __u8 *daddr;
 };
 
 static __always_inline void count(__u32 stat, __u64 len)
@@ -219,10 +224,9 @@ static __always_inline __u32 first_rule(const struct xtx_rd_mask *m)
 	return XTX_RD_RULE_DEFAULT;
 }
 
-/* The rule index a frame matches (XTX_RD_RULE_DEFAULT: none). saddr/daddr point into the
- * frame (4 or 16 bytes, already bounds-checked) or are NULL for non-IP frames. */
-static __always_inline __u32 classify(const struct pkt *p, const __u8 *saddr,
-				      const __u8 *daddr)
+/* The rule index a frame matches (XTX_RD_RULE_DEFAULT: none); reads p->saddr/daddr only
+ * for an IP frame without p->bad, where the parser checked them. */
+static __always_inline __u32 classify(const struct pkt *p)
 {
 	struct xtx_rd_mask acc;
 	__u32 k;
@@ -243,16 +247,16 @@ static __always_inline __u32 classify(const struct pkt *p, const __u8 *saddr,
 	if (p->family == 4) {
 		struct xtx_rd_lpm4 key = { .prefixlen = 32 };
 
-		__builtin_memcpy(key.addr, saddr, 4);
+		__builtin_memcpy(key.addr, p->saddr, 4);
 		mask_and(&acc, bpf_map_lookup_elem(&rd_src4, &key));
-		__builtin_memcpy(key.addr, daddr, 4);
+		__builtin_memcpy(key.addr, p->daddr, 4);
 		mask_and(&acc, bpf_map_lookup_elem(&rd_dst4, &key));
 	} else {
 		struct xtx_rd_lpm6 key = { .prefixlen = 128 };
 
-		__builtin_memcpy(key.addr, saddr, 16);
+		__builtin_memcpy(key.addr, p->saddr, 16);
 		mask_and(&acc, bpf_map_lookup_elem(&rd_src6, &key));
-		__builtin_memcpy(key.addr, daddr, 16);
+		__builtin_memcpy(key.addr, p->daddr, 16);
 		mask_and(&acc, bpf_map_lookup_elem(&rd_dst6, &key));
 	}
 	k = p->proto;
@@ -301,31 +305,19 @@ static __always_inline __u32 parse_l4(struct pkt *p, void *l4, void *end, __u32 
 	return 0;
 }
 
-SEC("xdp")
-int xtx_redirect(struct xdp_md *ctx)
+/* --- layer 2 and 3 ------------------------------------------------------------------------ */
+
+/* Ethernet and up to MAX_VLAN 802.1Q/802.1ad tags: NULL if the frame is shorter than an
+ * Ethernet header, else where L3 starts; a cut tag sets TRUNCATED, a third MALFORMED. */
+static __always_inline void *parse_eth(struct pkt *p, struct ethhdr *eth, void *end)
 {
-	void *data = (void *)(long)ctx->data;
-	void *end = (void *)(long)ctx->data_end;
-	__u64 len = end - data;
-	struct ethhdr *eth = data;
-	struct iphdr *ip4 = NULL;
-	struct ipv6hdr *ip6 = NULL;
-	const __u8 *saddr = NULL, *daddr = NULL;
-	struct pkt p = { .vlan = XTX_RD_VLAN_UNTAGGED, .icmp_type = 256 };
-	__u32 qid = ctx->rx_queue_index, rule_idx, hash, cls = 0xffff;
-	const struct xtx_rd_rule *rule;
-	void *l3;
+	void *l3 = eth + 1;
 	__u16 proto;
 	int i;
 
-	if ((void *)(eth + 1) > end) {
-		count(XTX_RD_TRUNCATED, len);
-		return pass(XTX_RD_PASS_BAD, len);
-	}
+	if (l3 > end)
+		return NULL;
 	proto = eth->h_proto;
-	l3 = eth + 1;
-
-	/* --- parse ------------------------------------------------------------------------ */
 #pragma unroll
 	for (i = 0; i < MAX_VLAN; i++) {
 		struct vlan_hdr *vh = l3;
@@ -333,127 +325,136 @@ int xtx_redirect(struct xdp_md *ctx)
 		if (proto != bpf_htons(ETH_P_8021Q) && proto != bpf_htons(ETH_P_8021AD))
 			break;
 		if ((void *)(vh + 1) > end) {
-			p.bad = XTX_RD_TRUNCATED;
+			p->bad = XTX_RD_TRUNCATED;
 			break;
 		}
 		if (i == 0)
-			p.vlan = bpf_ntohs(vh->tci) & 0x0fff;
-		p.nvlan++;
+			p->vlan = bpf_ntohs(vh->tci) & 0x0fff;
+		p->nvlan++;
 		proto = vh->encap_proto;
 		l3 = vh + 1;
 	}
-	if (!p.bad && (proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD)))
-		p.bad = XTX_RD_MALFORMED;	/* a third tag: not parsed */
-	p.ethertype = proto;
+	if (!p->bad && (proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD)))
+		p->bad = XTX_RD_MALFORMED;	/* a third tag: not parsed */
+	p->ethertype = proto;
+	return l3;
+}
 
-	if (!p.bad && proto == ETH_P_ARP_BE)
-		return pass(XTX_RD_PASS_ARP, len);
+/* IPv4 at l3: header and total length within the frame, version 4, IHL >= 5, total >= IHL;
+ * returns 0, XTX_RD_TRUNCATED or XTX_RD_MALFORMED (then L4 is not looked at). */
+static __always_inline __u32 parse_ipv4(struct pkt *p, void *l3, void *end)
+{
+	struct iphdr *ip4 = l3;
+	__u32 hl, tot;
 
-	if (!p.bad && proto == bpf_htons(ETH_P_IP)) {
-		__u32 hl, tot;
+	p->family = 4;
+	p->ip4 = ip4;
+	if ((void *)(ip4 + 1) > end)
+		return XTX_RD_TRUNCATED;
+	if (ip4->version != 4 || ip4->ihl < 5)
+		return XTX_RD_MALFORMED;
+	hl = ip4->ihl * 4;
+	tot = bpf_ntohs(ip4->tot_len);
+	if (l3 + hl > end)
+		return XTX_RD_TRUNCATED;
+	if (tot < hl)
+		return XTX_RD_MALFORMED;
+	if (tot > (__u64)(end - l3))
+		return XTX_RD_TRUNCATED;
+	p->saddr = (const __u8 *)&ip4->saddr;
+	p->daddr = (const __u8 *)&ip4->daddr;
+	p->proto = ip4->protocol;
+	p->dscp = ip4->tos >> 2;
+	p->tot_len = tot;
+	p->frag = !!(ip4->frag_off & bpf_htons(IP_MF | IP_OFFSET));
+	return parse_l4(p, l3 + hl, end, tot - hl);
+}
 
-		p.family = 4;
-		ip4 = l3;
-		if ((void *)(ip4 + 1) > end) {
-			p.bad = XTX_RD_TRUNCATED;
-			goto parsed;
-		}
-		if (ip4->version != 4 || ip4->ihl < 5) {
-			p.bad = XTX_RD_MALFORMED;
-			goto parsed;
-		}
-		hl = ip4->ihl * 4;
-		tot = bpf_ntohs(ip4->tot_len);
-		if (l3 + hl > end) {
-			p.bad = XTX_RD_TRUNCATED;
-			goto parsed;
-		}
-		if (tot < hl) {
-			p.bad = XTX_RD_MALFORMED;
-			goto parsed;
-		}
-		if (tot > (__u64)(end - l3)) {
-			p.bad = XTX_RD_TRUNCATED;
-			goto parsed;
-		}
-		saddr = (const __u8 *)&ip4->saddr;
-		daddr = (const __u8 *)&ip4->daddr;
-		p.proto = ip4->protocol;
-		p.dscp = ip4->tos >> 2;
-		p.tot_len = tot;
-		p.frag = !!(ip4->frag_off & bpf_htons(IP_MF | IP_OFFSET));
-		p.bad = parse_l4(&p, l3 + hl, end, tot - hl);
-	} else if (!p.bad && proto == bpf_htons(ETH_P_IPV6)) {
-		__u32 plen, l4len, hlen;
-		void *nh_p;
-		__u8 nh;
+/* IPv6 at l3: version 6, payload length 1..frame, then up to MAX_IPV6_EXT hop-by-hop/
+ * routing/destination-options headers and a fragment header, each within the frame and
+ * the payload length; returns 0, XTX_RD_TRUNCATED or XTX_RD_MALFORMED. */
+static __always_inline __u32 parse_ipv6(struct pkt *p, void *l3, void *end)
+{
+	struct ipv6hdr *ip6 = l3;
+	__u32 plen, l4len, hlen;
+	void *nh_p;
+	__u8 nh;
+	int i;
 
-		p.family = 6;
-		ip6 = l3;
-		if ((void *)(ip6 + 1) > end) {
-			p.bad = XTX_RD_TRUNCATED;
-			goto parsed;
-		}
-		if (ip6->version != 6) {
-			p.bad = XTX_RD_MALFORMED;
-			goto parsed;
-		}
-		plen = bpf_ntohs(ip6->payload_len);
-		nh_p = ip6 + 1;
-		if (plen == 0) {		/* jumbogram (RFC 2675): not supported */
-			p.bad = XTX_RD_MALFORMED;
-			goto parsed;
-		}
-		if (plen > (__u64)(end - nh_p)) {
-			p.bad = XTX_RD_TRUNCATED;
-			goto parsed;
-		}
-		saddr = (const __u8 *)&ip6->saddr;
-		daddr = (const __u8 *)&ip6->daddr;
-		p.dscp = (ip6->priority << 2 | ip6->flow_lbl[0] >> 6) & 0x3f;
-		p.tot_len = plen + sizeof(*ip6);
-		nh = ip6->nexthdr;
-		l4len = plen;
+	p->family = 6;
+	p->ip6 = ip6;
+	if ((void *)(ip6 + 1) > end)
+		return XTX_RD_TRUNCATED;
+	if (ip6->version != 6)
+		return XTX_RD_MALFORMED;
+	plen = bpf_ntohs(ip6->payload_len);
+	nh_p = ip6 + 1;
+	if (plen == 0)			/* jumbogram (RFC 2675): not supported */
+		return XTX_RD_MALFORMED;
+	if (plen > (__u64)(end - nh_p))
+		return XTX_RD_TRUNCATED;
+	p->saddr = (const __u8 *)&ip6->saddr;
+	p->daddr = (const __u8 *)&ip6->daddr;
+	p->dscp = (ip6->priority << 2 | ip6->flow_lbl[0] >> 6) & 0x3f;
+	p->tot_len = plen + sizeof(*ip6);
+	nh = ip6->nexthdr;
+	l4len = plen;
 #pragma unroll
-		for (i = 0; i < MAX_IPV6_EXT; i++) {
-			struct ipv6_opt_hdr *oh = nh_p;
+	for (i = 0; i < MAX_IPV6_EXT; i++) {
+		struct ipv6_opt_hdr *oh = nh_p;
 
-			if (nh != IPPROTO_HOPOPTS && nh != IPPROTO_ROUTING &&
-			    nh != IPPROTO_DSTOPTS)
-				break;
-			if ((void *)(oh + 1) > end) {
-				p.bad = XTX_RD_TRUNCATED;
-				goto parsed;
-			}
-			hlen = (oh->hdrlen + 1) * 8;
-			if (hlen > l4len) {
-				p.bad = XTX_RD_MALFORMED;
-				goto parsed;
-			}
-			nh = oh->nexthdr;
-			nh_p += hlen;
-			l4len -= hlen;
-		}
-		if (nh == IPPROTO_FRAGMENT) {
-			struct ipv6_frag_hdr *fh = nh_p;
-
-			if ((void *)(fh + 1) > end) {
-				p.bad = XTX_RD_TRUNCATED;
-				goto parsed;
-			}
-			if (l4len < sizeof(*fh)) {
-				p.bad = XTX_RD_MALFORMED;
-				goto parsed;
-			}
-			p.frag = 1;
-			nh = fh->nexthdr;
-			nh_p = fh + 1;
-			l4len -= sizeof(*fh);
-		}
-		p.proto = nh;
-		p.bad = parse_l4(&p, nh_p, end, l4len);
+		if (nh != IPPROTO_HOPOPTS && nh != IPPROTO_ROUTING && nh != IPPROTO_DSTOPTS)
+			break;
+		if ((void *)(oh + 1) > end)
+			return XTX_RD_TRUNCATED;
+		hlen = (oh->hdrlen + 1) * 8;
+		if (hlen > l4len)
+			return XTX_RD_MALFORMED;
+		nh = oh->nexthdr;
+		nh_p += hlen;
+		l4len -= hlen;
 	}
-parsed:
+	if (nh == IPPROTO_FRAGMENT) {
+		struct ipv6_frag_hdr *fh = nh_p;
+
+		if ((void *)(fh + 1) > end)
+			return XTX_RD_TRUNCATED;
+		if (l4len < sizeof(*fh))
+			return XTX_RD_MALFORMED;
+		p->frag = 1;
+		nh = fh->nexthdr;
+		nh_p = fh + 1;
+		l4len -= sizeof(*fh);
+	}
+	p->proto = nh;
+	return parse_l4(p, nh_p, end, l4len);
+}
+
+SEC("xdp")
+int xtx_redirect(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	__u64 len = end - data;
+	struct ethhdr *eth = data;
+	struct pkt p = { .vlan = XTX_RD_VLAN_UNTAGGED, .icmp_type = 256 };
+	__u32 qid = ctx->rx_queue_index, rule_idx, hash, cls = 0xffff;
+	const struct xtx_rd_rule *rule;
+	void *l3;
+	int i;
+
+	/* --- parse ------------------------------------------------------------------------ */
+	l3 = parse_eth(&p, eth, end);
+	if (!l3) {
+		count(XTX_RD_TRUNCATED, len);
+		return pass(XTX_RD_PASS_BAD, len);
+	}
+	if (!p.bad && p.ethertype == ETH_P_ARP_BE)
+		return pass(XTX_RD_PASS_ARP, len);
+	if (!p.bad && p.ethertype == bpf_htons(ETH_P_IP))
+		p.bad = parse_ipv4(&p, l3, end);
+	else if (!p.bad && p.ethertype == bpf_htons(ETH_P_IPV6))
+		p.bad = parse_ipv6(&p, l3, end);
 	if (p.bad)
 		count(p.bad, len);
 	if (p.frag && !p.bad)
@@ -479,7 +480,7 @@ parsed:
 			if (eth->h_dest[i] != cfg_in_mac[i])
 				return pass(XTX_RD_PASS_NOT_UNICAST, len);
 		/* Link-local IPv6 destinations are never forwarded. */
-		if (p.family == 6 && daddr[0] == 0xfe && (daddr[1] & 0xc0) == 0x80)
+		if (p.family == 6 && p.daddr[0] == 0xfe && (p.daddr[1] & 0xc0) == 0x80)
 			return pass(XTX_RD_PASS_LOCAL, len);
 	} else {
 		int ours = 1;
@@ -492,7 +493,7 @@ parsed:
 	}
 
 	/* --- classify ---------------------------------------------------------------------- */
-	rule_idx = classify(&p, saddr, daddr);
+	rule_idx = classify(&p);
 	if (rule_idx == XTX_RD_RULE_DEFAULT)
 		count(XTX_RD_DEFAULT, len);
 	rule = bpf_map_lookup_elem(&rd_rules, &rule_idx);
@@ -512,8 +513,8 @@ parsed:
 
 	/* --- flow hash (before any rewrite) ------------------------------------------------ */
 	if (p.family == 4 && !p.bad) {
-		hash = mmh3_mix(cfg_hash_seed, be32_at(saddr));
-		hash = mmh3_mix(hash, be32_at(daddr));
+		hash = mmh3_mix(cfg_hash_seed, be32_at(p.saddr));
+		hash = mmh3_mix(hash, be32_at(p.daddr));
 		hash = mmh3_mix(hash, p.sport << 16 | p.dport);
 		hash = mmh3_mix(hash, p.proto);
 		hash = mmh3_final(hash, 16);
@@ -521,10 +522,10 @@ parsed:
 		hash = cfg_hash_seed;
 #pragma unroll
 		for (i = 0; i < 16; i += 4)
-			hash = mmh3_mix(hash, be32_at(saddr + i));
+			hash = mmh3_mix(hash, be32_at(p.saddr + i));
 #pragma unroll
 		for (i = 0; i < 16; i += 4)
-			hash = mmh3_mix(hash, be32_at(daddr + i));
+			hash = mmh3_mix(hash, be32_at(p.daddr + i));
 		hash = mmh3_mix(hash, p.sport << 16 | p.dport);
 		hash = mmh3_mix(hash, p.proto);
 		hash = mmh3_final(hash, 40);
@@ -548,20 +549,20 @@ parsed:
 		f.sport = bpf_htons(p.sport);
 		f.dport = bpf_htons(p.dport);
 		f.tot_len = p.tot_len;
-		if (ip4) {
-			if (ip4->ttl <= 1)
+		if (p.ip4) {
+			if (p.ip4->ttl <= 1)
 				return pass(XTX_RD_PASS_TTL, len);
 			f.family = AF_INET;
-			f.tos = ip4->tos;
-			f.ipv4_src = ip4->saddr;
-			f.ipv4_dst = ip4->daddr;
-		} else if (ip6) {
-			if (ip6->hop_limit <= 1)
+			f.tos = p.ip4->tos;
+			f.ipv4_src = p.ip4->saddr;
+			f.ipv4_dst = p.ip4->daddr;
+		} else if (p.ip6) {
+			if (p.ip6->hop_limit <= 1)
 				return pass(XTX_RD_PASS_TTL, len);
 			f.family = AF_INET6;
-			f.flowinfo = *(__be32 *)ip6 & bpf_htonl(0x0fffffff);
-			__builtin_memcpy(f.ipv6_src, &ip6->saddr, 16);
-			__builtin_memcpy(f.ipv6_dst, &ip6->daddr, 16);
+			f.flowinfo = *(__be32 *)p.ip6 & bpf_htonl(0x0fffffff);
+			__builtin_memcpy(f.ipv6_src, &p.ip6->saddr, 16);
+			__builtin_memcpy(f.ipv6_dst, &p.ip6->daddr, 16);
 		} else {
 			return pass(XTX_RD_PASS_NON_IP, len);	/* not reached */
 		}
@@ -585,16 +586,16 @@ parsed:
 		if (f.ifindex != cfg_out_ifindex)
 			return pass(XTX_RD_PASS_OTHER_IF, len);
 		/* Committed: rewrite as the kernel's forwarding would. */
-		if (ip4) {
+		if (p.ip4) {
 			/* ip_decrease_ttl(): TTL is the high byte of the 16-bit word it shares
 			 * with the protocol; add 0x0100 back to the checksum, end-around carry. */
-			__u32 check = ip4->check;
+			__u32 check = p.ip4->check;
 
 			check += bpf_htons(0x0100);
-			ip4->check = (__sum16)(check + (check >= 0xffff));
-			ip4->ttl--;
-		} else if (ip6) {
-			ip6->hop_limit--;
+			p.ip4->check = (__sum16)(check + (check >= 0xffff));
+			p.ip4->ttl--;
+		} else if (p.ip6) {
+			p.ip6->hop_limit--;
 		}
 		__builtin_memcpy(eth->h_dest, f.dmac, ETH_ALEN);
 		__builtin_memcpy(eth->h_source, f.smac, ETH_ALEN);
