@@ -109,6 +109,15 @@ uint32_t xtx_sched_config__r2q(const struct xtx_sched_config *cfg);
 /* Class index (config order) of a handle, or -ENOENT. This is the index a descriptor
  * carries in xtx_desc.cls. */
 int xtx_sched_config__class_index(const struct xtx_sched_config *cfg, uint32_t handle);
+/* Whether the class `handle` is a leaf (no class names it as parent): 1 leaf, 0 inner
+ * class, -ENOENT no such class (or cfg NULL). Looks at every class: O(classes). */
+int xtx_sched_config__is_leaf(const struct xtx_sched_config *cfg, uint32_t handle);
+
+/* A handle as tc prints it: "1:10" (hex), "1:" for minor 0, "root" for XTX_HANDLE_ROOT,
+ * written NUL-terminated to buf. Returns the length of the string (XTX_HANDLE_STRLEN
+ * always suffices), -EINVAL (buf NULL or len 0), -ENOSPC (cut short to fit len). */
+#define XTX_HANDLE_STRLEN	16
+int xtx_handle__str(uint32_t handle, char *buf, size_t len);
 
 /* --- the running scheduler --------------------------------------------------- */
 
@@ -121,6 +130,11 @@ enum xtx_drop_reason {
 	XTX_DROP_PURGED,	/* given back by xtx_sched__purge() */
 	XTX_DROP__MAX
 };
+
+/* The name of a drop reason, as the tools print it and use as a JSON key: "leaf_limit",
+ * "flow_limit", "no_class", "no_bufs", "horizon", "purged". NULL for a value outside the
+ * enum (as libbpf's *_str()). */
+const char *xtx_drop_reason__str(enum xtx_drop_reason r);
 
 struct xtx_class_stats {
 	uint64_t enq_pkts, enq_bytes;	/* accepted */

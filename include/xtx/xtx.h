@@ -287,6 +287,9 @@ enum xtx_rx_drop_reason {
 	XTX_RX_DROP__MAX
 };
 
+/* "stage_full", "no_frame", "bad_desc" (xtx-shape's JSON keys); NULL outside the enum. */
+const char *xtx_rx_drop_reason__str(enum xtx_rx_drop_reason r);
+
 struct xtx_rx_stats {
 	uint64_t rx_pkts, rx_bytes;	/* read from the RX ring */
 	uint64_t fwd_pkts, fwd_bytes;	/* handed to the egress stages */

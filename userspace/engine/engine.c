@@ -896,6 +896,18 @@ int xtx_engine__rx_socket(const struct xtx_engine *e, unsigned rq, uint32_t *qid
 	return e->rq[rq].xsk ? e->rq[rq].fd : -EBADF;
 }
 
+static const char *const rx_drop_names[XTX_RX_DROP__MAX] = {
+	[XTX_RX_DROP_STAGE_FULL] = "stage_full",
+	[XTX_RX_DROP_NO_FRAME] = "no_frame",
+	[XTX_RX_DROP_BAD_DESC] = "bad_desc",
+};
+_Static_assert(XTX_RX_DROP__MAX == 3, "a name for every enum xtx_rx_drop_reason");
+
+const char *xtx_rx_drop_reason__str(enum xtx_rx_drop_reason r)
+{
+	return (unsigned)r < XTX_RX_DROP__MAX ? rx_drop_names[r] : NULL;
+}
+
 const char *xtx_engine__rx_path(const struct xtx_engine *e)
 {
 	return !e->nrq ? NULL : e->rx_copy ? "copy" : "shared UMEM";

@@ -423,6 +423,29 @@ int xtx_sched_config__class_index(const struct xtx_sched_config *cfg, uint32_t h
 	return i < 0 ? -ENOENT : i;
 }
 
+int xtx_sched_config__is_leaf(const struct xtx_sched_config *cfg, uint32_t handle)
+{
+	if (!cfg || cfg_find(cfg, handle) < 0)
+		return -ENOENT;
+	for (uint32_t i = 0; i < cfg->n; i++)
+		if (cfg->cls[i].o.parent == handle)
+			return 0;
+	return 1;
+}
+
+int xtx_handle__str(uint32_t handle, char *buf, size_t len)
+{
+	char s[_XTX_HANDLE_STRLEN];
+	size_t n;
+
+	if (!buf || !len)
+		return -EINVAL;
+	_xtx_handle_fmt(s, sizeof(s), handle);
+	n = strlen(s);
+	snprintf(buf, len, "%s", s);
+	return n < len ? (int)n : -ENOSPC;
+}
+
 /* --- validate ------------------------------------------------------------------------ */
 
 static const struct {

@@ -52,7 +52,7 @@ int _xtx_sched_config__set_default_at(struct xtx_sched_config *cfg, uint32_t han
 
 /* Format helpers shared by both files; each writes a NUL-terminated string and returns buf.
  * A handle as tc prints it: "1:" for minor 0, "1:10" (hex) otherwise, "root". */
-#define _XTX_HANDLE_STRLEN	16
+#define _XTX_HANDLE_STRLEN	XTX_HANDLE_STRLEN
 char *_xtx_handle_fmt(char *buf, size_t len, uint32_t h);
 /* A rate in bytes/s as bits per second with the largest tc unit, exact: "10Gbit/s",
  * "1.5Mbit/s", "8bit/s". */

@@ -487,6 +487,22 @@ int xtx_sched__class_stats(const struct xtx_sched *s, unsigned idx, struct xtx_c
 	return 0;
 }
 
+/* The one table of drop reason names; the tools' JSON keys. */
+static const char *const drop_reason_names[XTX_DROP__MAX] = {
+	[XTX_DROP_LEAF_LIMIT] = "leaf_limit",
+	[XTX_DROP_FLOW_LIMIT] = "flow_limit",
+	[XTX_DROP_NO_CLASS] = "no_class",
+	[XTX_DROP_NO_BUFS] = "no_bufs",
+	[XTX_DROP_HORIZON] = "horizon",
+	[XTX_DROP_PURGED] = "purged",
+};
+_Static_assert(XTX_DROP__MAX == 6, "a name for every enum xtx_drop_reason");
+
+const char *xtx_drop_reason__str(enum xtx_drop_reason r)
+{
+	return (unsigned)r < XTX_DROP__MAX ? drop_reason_names[r] : NULL;
+}
+
 /* --- test hooks ------------------------------------------------------------------------- */
 
 int _xtx_sched__set_default(struct xtx_sched *s, int cls)
