@@ -341,6 +341,20 @@ void traffic_watch_init(const struct traffic_opts *t, struct run_watch *w)
 	w->n = t->threads;
 }
 
+void traffic_json_run(struct jsonw *w, const struct traffic_opts *t,
+		      const struct traffic_spec *spec, uint64_t sent, double dur, uint64_t cpu_ns)
+{
+	jsonw_uint_field(w, spec->threads_name, t->threads);
+	jsonw_uint_field(w, "flows", t->flows);
+	jsonw_uint_field(w, "size", t->size);
+	jsonw_bool_field(w, "stamp", t->stamp);
+	jsonw_uint_field(w, "sent_pkts", sent);
+	jsonw_uint_field(w, "sent_bytes", sent * t->size);
+	jsonw_float_field(w, "duration_s", dur, 6);
+	jsonw_float_field(w, "pps", dur > 0 ? (double)sent / dur : 0.0, 1);
+	jsonw_float_field(w, "cpu_ns_per_pkt", sent ? (double)cpu_ns / (double)sent : 0.0, 2);
+}
+
 int traffic_status(const struct traffic_opts *t, const struct run_watch *w, bool fatal,
 		   uint64_t sent, const char *check)
 {

@@ -7,7 +7,8 @@
  *   traffic_init(); while ((o = traffic_getopt()) != -1) { the tool's own options }
  *   traffic_require(); the tool's own checks; traffic_finish()
  *   traffic_probe_dev(), then traffic_dev_addrs() if the tool writes whole frames
- *   traffic_watch_init() before run_watch(); traffic_status() after the summary
+ *   traffic_watch_init() before run_watch(); traffic_json_run() in a --json summary;
+ *   traffic_status() after the summary
  *
  * Usage errors print "PROG: message" and exit 2 (cli_die_usage()), and so does a --dst-ip
  * that the destination guard refuses (traffic_require()); an interface that is missing or
@@ -23,6 +24,7 @@
 #include <stdint.h>
 
 #include "dstguard.h"
+#include "json.h"
 #include "run.h"
 
 /* getopt_long() values of a tool's own options start here (the shared ones are below). */
@@ -94,6 +96,12 @@ void traffic_dev_addrs(struct traffic_opts *t);
  * frame size for the per-second line, --quiet and the t->threads senders. The caller adds
  * where their progress counters are. */
 void traffic_watch_init(const struct traffic_opts *t, struct run_watch *w);
+/* The members every sender's --json summary has, in this order: the thread count (named
+ * as spec->threads_name: "threads", xsk-plain's "queues"), flows, size, stamp, then for
+ * sent frames of t->size bytes over dur seconds with cpu_ns of the senders' CPU time:
+ * sent_pkts, sent_bytes, duration_s, pps, cpu_ns_per_pkt. */
+void traffic_json_run(struct jsonw *w, const struct traffic_opts *t,
+		      const struct traffic_spec *spec, uint64_t sent, double dur, uint64_t cpu_ns);
 /* The exit status once the summary is out: 1 after a fatal error, or when --count was
  * not reached (then says so; check: what to look at after a timeout, e.g. "the device");
  * 0 otherwise, also when a signal stopped the run. */

@@ -485,25 +485,34 @@ int main(int argc, char **argv)
 	bool complete = !fatal && (c.opt.count ? sent == c.opt.count : !interrupted);
 
 	if (c.opt.json) {
-		printf("{\"tool\":\"" PROG "\",\"dev\":\"%s\",\"qdisc_bypass\":%s,\"threads\":%u,"
-		       "\"flows\":%u,\"size\":%u,\"stamp\":%s,\"sent_pkts\":%llu,"
-		       "\"sent_bytes\":%llu,\"duration_s\":%.6f,\"pps\":%.1f,"
-		       "\"cpu_ns_per_pkt\":%.2f,\"errors\":%llu,\"enobufs\":%llu,\"eagain\":%llu,"
-		       "\"errors_other\":%llu,\"complete\":%s,\"interrupted\":%s,\"per_thread\":[",
-		       c.opt.dev, c.bypass ? "true" : "false", c.opt.threads, c.opt.flows,
-		       c.opt.size, c.opt.stamp ? "true" : "false", (unsigned long long)sent,
-		       (unsigned long long)(sent * c.opt.size), dur,
-		       dur > 0 ? (double)sent / dur : 0.0,
-		       sent ? (double)cpu / (double)sent : 0.0, (unsigned long long)errors,
-		       (unsigned long long)enobufs, (unsigned long long)eagain,
-		       (unsigned long long)other, complete ? "true" : "false",
-		       interrupted ? "true" : "false");
-		for (uint32_t t = 0; t < c.opt.threads; t++)
-			printf("%s{\"thread\":%u,\"cpu\":%d,\"sent_pkts\":%llu,\"calls\":%llu,"
-			       "\"cpu_ns\":%llu}", t ? "," : "", t, snd[t].cpu,
-			       (unsigned long long)snd[t].sent, (unsigned long long)snd[t].calls,
-			       (unsigned long long)snd[t].cpu_ns);
-		printf("]}\n");
+		struct jsonw j;
+
+		jsonw_init(&j, stdout);
+		jsonw_start_object(&j);
+		jsonw_string_field(&j, "tool", PROG);
+		jsonw_string_field(&j, "dev", c.opt.dev);
+		jsonw_bool_field(&j, "qdisc_bypass", c.bypass);
+		traffic_json_run(&j, &c.opt, &spec, sent, dur, cpu);
+		jsonw_uint_field(&j, "errors", errors);
+		jsonw_uint_field(&j, "enobufs", enobufs);
+		jsonw_uint_field(&j, "eagain", eagain);
+		jsonw_uint_field(&j, "errors_other", other);
+		jsonw_bool_field(&j, "complete", complete);
+		jsonw_bool_field(&j, "interrupted", interrupted);
+		jsonw_name(&j, "per_thread");
+		jsonw_start_array(&j);
+		for (uint32_t t = 0; t < c.opt.threads; t++) {
+			jsonw_start_object(&j);
+			jsonw_uint_field(&j, "thread", t);
+			jsonw_int_field(&j, "cpu", snd[t].cpu);
+			jsonw_uint_field(&j, "sent_pkts", snd[t].sent);
+			jsonw_uint_field(&j, "calls", snd[t].calls);
+			jsonw_uint_field(&j, "cpu_ns", snd[t].cpu_ns);
+			jsonw_end_object(&j);
+		}
+		jsonw_end_array(&j);
+		jsonw_end_object(&j);
+		jsonw_finish(&j);
 	} else {
 		printf(PROG ": %s, %s, %u thread(s), %u flow(s), %u-byte frames\n", c.opt.dev,
 		       c.bypass ? "qdisc bypassed" : "through the qdisc", c.opt.threads,

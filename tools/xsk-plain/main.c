@@ -629,23 +629,32 @@ int main(int argc, char **argv)
 	const char *mode = zc_all ? "zero-copy" : "copy";
 
 	if (c.opt.json) {
-		printf("{\"tool\":\"" PROG "\",\"dev\":\"%s\",\"mode\":\"%s\",\"queues\":%u,"
-		       "\"flows\":%u,\"size\":%u,\"stamp\":%s,\"sent_pkts\":%llu,"
-		       "\"sent_bytes\":%llu,\"duration_s\":%.6f,\"pps\":%.1f,"
-		       "\"cpu_ns_per_pkt\":%.2f,\"kicks\":%llu,\"tx_invalid_descs\":%llu,"
-		       "\"unconfirmed\":%llu,\"complete\":%s,\"interrupted\":%s,\"per_queue\":[",
-		       c.opt.dev, mode, c.opt.threads, c.opt.flows, c.opt.size,
-		       c.opt.stamp ? "true" : "false",
-		       (unsigned long long)sent, (unsigned long long)(sent * c.opt.size), dur,
-		       dur > 0 ? (double)sent / dur : 0.0,
-		       sent ? (double)cpu / (double)sent : 0.0, (unsigned long long)kicks,
-		       (unsigned long long)invalid, (unsigned long long)(submitted - sent),
-		       complete ? "true" : "false", interrupted ? "true" : "false");
-		for (uint32_t q = 0; q < c.opt.threads; q++)
-			printf("%s{\"queue\":%u,\"cpu\":%d,\"sent_pkts\":%llu,\"cpu_ns\":%llu}",
-			       q ? "," : "", q, snd[q].cpu, (unsigned long long)snd[q].completed,
-			       (unsigned long long)snd[q].cpu_ns);
-		printf("]}\n");
+		struct jsonw j;
+
+		jsonw_init(&j, stdout);
+		jsonw_start_object(&j);
+		jsonw_string_field(&j, "tool", PROG);
+		jsonw_string_field(&j, "dev", c.opt.dev);
+		jsonw_string_field(&j, "mode", mode);
+		traffic_json_run(&j, &c.opt, &spec, sent, dur, cpu);
+		jsonw_uint_field(&j, "kicks", kicks);
+		jsonw_uint_field(&j, "tx_invalid_descs", invalid);
+		jsonw_uint_field(&j, "unconfirmed", submitted - sent);
+		jsonw_bool_field(&j, "complete", complete);
+		jsonw_bool_field(&j, "interrupted", interrupted);
+		jsonw_name(&j, "per_queue");
+		jsonw_start_array(&j);
+		for (uint32_t q = 0; q < c.opt.threads; q++) {
+			jsonw_start_object(&j);
+			jsonw_uint_field(&j, "queue", q);
+			jsonw_int_field(&j, "cpu", snd[q].cpu);
+			jsonw_uint_field(&j, "sent_pkts", snd[q].completed);
+			jsonw_uint_field(&j, "cpu_ns", snd[q].cpu_ns);
+			jsonw_end_object(&j);
+		}
+		jsonw_end_array(&j);
+		jsonw_end_object(&j);
+		jsonw_finish(&j);
 	} else {
 		printf(PROG ": %s, %s mode, %u queue(s), %u flow(s), %u-byte frames\n", c.opt.dev,
 		       mode, c.opt.threads, c.opt.flows, c.opt.size);

@@ -27,6 +27,7 @@
 
 #include "cli.h"
 #include "drops.h"
+#include "json.h"
 #include "netdev.h"
 #include "shape.h"
 #include "xdpattach.h"
@@ -486,6 +487,122 @@ static int run(struct shape *s, struct xtx_engine *e, const struct xtx_sched_con
 
 /* --- output -------------------------------------------------------------------------------- */
 
+/* A {pkts, bytes} object named name. */
+static void json_counter(struct jsonw *w, const char *name, uint64_t pkts, uint64_t bytes)
+{
+	jsonw_name(w, name);
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "pkts", pkts);
+	jsonw_uint_field(w, "bytes", bytes);
+	jsonw_end_object(w);
+}
+
+static void print_json(const struct shape *s, struct xtx_engine *e,
+		       const struct xtx_sched_config *cfg, const struct xtx_rd_counter *xs,
+		       double dur, const struct totals *t, const struct xtx_frame_count *fc)
+{
+	unsigned ncls = xtx_sched_config__class_count(cfg);
+	struct jsonw w;
+
+	jsonw_init(&w, stdout);
+	jsonw_start_object(&w);
+	jsonw_string_field(&w, "in", s->opt.in);
+	jsonw_string_field(&w, "out", s->opt.out);
+	jsonw_string_field(&w, "mode", s->opt.l2 ? "l2" : "router");
+	jsonw_string_field(&w, "xdp_mode", xdpa_mode_name(s->mode));
+	jsonw_bool_field(&w, "xdp_dispatcher", s->dispatcher);
+	jsonw_string_field(&w, "af_xdp", xtx_engine__mode(e));
+	jsonw_string_field(&w, "rx_path", xtx_engine__rx_path(e));
+	jsonw_uint_field(&w, "queues", s->opt.queues);
+	jsonw_uint_field(&w, "tx_queues", s->opt.tx_queues);
+	jsonw_float_field(&w, "duration_s", dur, 6);
+	jsonw_bool_field(&w, "interrupted", stop);
+	jsonw_bool_field(&w, "device_gone", s->gone);
+	jsonw_name(&w, "xdp");
+	jsonw_start_object(&w);
+	for (int k = 0; k < XTX_RD_STAT_MAX; k++)
+		json_counter(&w, xdp_names[k], xs[k].pkts, xs[k].bytes);
+	jsonw_end_object(&w);
+
+	jsonw_name(&w, "rx");
+	jsonw_start_object(&w);
+	jsonw_uint_field(&w, "pkts", t->rx.rx_pkts);
+	jsonw_uint_field(&w, "bytes", t->rx.rx_bytes);
+	jsonw_uint_field(&w, "fwd_pkts", t->rx.fwd_pkts);
+	jsonw_uint_field(&w, "fwd_bytes", t->rx.fwd_bytes);
+	jsonw_name(&w, "drops");
+	jsonw_start_object(&w);
+	jsonw_uint_field(&w, "stage_full", t->rx.drops[XTX_RX_DROP_STAGE_FULL]);
+	jsonw_uint_field(&w, "no_frame", t->rx.drops[XTX_RX_DROP_NO_FRAME]);
+	jsonw_uint_field(&w, "bad_desc", t->rx.drops[XTX_RX_DROP_BAD_DESC]);
+	jsonw_end_object(&w);
+	jsonw_uint_field(&w, "no_meta", t->rx.no_meta);
+	jsonw_uint_field(&w, "reclaimed", t->rx.reclaimed);
+	jsonw_uint_field(&w, "copied", t->rx.copied);
+	jsonw_name(&w, "kernel");
+	jsonw_start_object(&w);
+	jsonw_uint_field(&w, "dropped", t->rx.k_dropped);
+	jsonw_uint_field(&w, "rx_ring_full", t->rx.k_rx_ring_full);
+	jsonw_uint_field(&w, "fill_empty", t->rx.k_fill_empty);
+	jsonw_uint_field(&w, "invalid", t->rx.k_invalid);
+	jsonw_end_object(&w);
+	jsonw_end_object(&w);
+
+	jsonw_name(&w, "tx");
+	jsonw_start_object(&w);
+	jsonw_uint_field(&w, "sent_pkts", t->sent);
+	jsonw_uint_field(&w, "sent_bytes", t->sent_bytes);
+	jsonw_uint_field(&w, "completed", t->completed);
+	jsonw_name(&w, "drops");
+	jsonw_start_object(&w);
+	for (int r = 0; r < XTX_DROP__MAX; r++)
+		jsonw_uint_field(&w, drops_name(r), t->drops[r]);
+	jsonw_end_object(&w);
+	jsonw_end_object(&w);
+
+	jsonw_name(&w, "classes");
+	jsonw_start_array(&w);
+	for (unsigned c = 0; c < ncls; c++) {
+		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, c);
+		struct xtx_class_stats cs;
+		uint64_t dr = 0;
+		char h[16];
+
+		xtx_engine__class_stats(e, c, &cs);
+		for (int r = 0; r < XTX_DROP__MAX; r++)
+			dr += cs.drops[r];
+		handle_str(co->handle, h, sizeof(h));
+		jsonw_start_object(&w);
+		jsonw_string_field(&w, "handle", h);
+		jsonw_uint_field(&w, "index", c);
+		jsonw_bool_field(&w, "leaf", is_leaf(cfg, co->handle));
+		jsonw_uint_field(&w, "rate_bps", co->rate * 8);
+		jsonw_uint_field(&w, "ceil_bps", co->ceil * 8);
+		jsonw_uint_field(&w, "sent_pkts", cs.sent_pkts);
+		jsonw_uint_field(&w, "sent_bytes", cs.sent_bytes);
+		jsonw_uint_field(&w, "dropped_pkts", dr);
+		jsonw_float_field(&w, "measured_bps", (double)cs.sent_bytes * 8 / dur, 1);
+		jsonw_end_object(&w);
+	}
+	jsonw_end_array(&w);
+
+	jsonw_name(&w, "frames");
+	jsonw_start_object(&w);
+	jsonw_uint_field(&w, "total", fc->total);
+	jsonw_uint_field(&w, "pool", fc->pool);
+	jsonw_uint_field(&w, "cached", fc->cached);
+	jsonw_uint_field(&w, "app", fc->app);
+	jsonw_uint_field(&w, "stage", fc->stage);
+	jsonw_uint_field(&w, "sched", fc->sched);
+	jsonw_uint_field(&w, "tx", fc->tx);
+	jsonw_uint_field(&w, "dequeuer", fc->dequeuer);
+	jsonw_uint_field(&w, "fill", fc->fill);
+	jsonw_uint_field(&w, "receiver", fc->receiver);
+	jsonw_end_object(&w);
+	jsonw_end_object(&w);
+	jsonw_finish(&w);
+}
+
 static void report(const struct shape *s, struct xtx_engine *e, const struct xtx_sched_config *cfg,
 		   const struct xtx_rd_counter *xs, double dur, int xdp_ok)
 {
@@ -535,58 +652,7 @@ static void report(const struct shape *s, struct xtx_engine *e, const struct xtx
 		       (unsigned long)(fc.pool + fc.cached + fc.dequeuer + fc.receiver));
 		return;
 	}
-	printf("{\"in\": \"%s\", \"out\": \"%s\", \"mode\": \"%s\", \"xdp_mode\": \"%s\", "
-	       "\"xdp_dispatcher\": %s, \"af_xdp\": \"%s\", \"rx_path\": \"%s\", \"queues\": %u, "
-	       "\"tx_queues\": %u, \"duration_s\": %.6f, \"interrupted\": %s, "
-	       "\"device_gone\": %s, \"xdp\": {",
-	       s->opt.in, s->opt.out, s->opt.l2 ? "l2" : "router", xdpa_mode_name(s->mode),
-	       s->dispatcher ? "true" : "false", xtx_engine__mode(e), xtx_engine__rx_path(e),
-	       s->opt.queues, s->opt.tx_queues, dur, stop ? "true" : "false",
-	       s->gone ? "true" : "false");
-	for (int k = 0; k < XTX_RD_STAT_MAX; k++)
-		printf("%s\"%s\": {\"pkts\": %lu, \"bytes\": %lu}", k ? ", " : "", xdp_names[k],
-		       (unsigned long)xs[k].pkts, (unsigned long)xs[k].bytes);
-	printf("}, \"rx\": {\"pkts\": %lu, \"bytes\": %lu, \"fwd_pkts\": %lu, \"fwd_bytes\": %lu, "
-	       "\"drops\": {\"stage_full\": %lu, \"no_frame\": %lu, \"bad_desc\": %lu}, "
-	       "\"no_meta\": %lu, \"reclaimed\": %lu, \"copied\": %lu, \"kernel\": {\"dropped\": "
-	       "%lu, \"rx_ring_full\": %lu, \"fill_empty\": %lu, \"invalid\": %lu}}, ",
-	       (unsigned long)t.rx.rx_pkts, (unsigned long)t.rx.rx_bytes,
-	       (unsigned long)t.rx.fwd_pkts, (unsigned long)t.rx.fwd_bytes,
-	       (unsigned long)t.rx.drops[XTX_RX_DROP_STAGE_FULL],
-	       (unsigned long)t.rx.drops[XTX_RX_DROP_NO_FRAME],
-	       (unsigned long)t.rx.drops[XTX_RX_DROP_BAD_DESC], (unsigned long)t.rx.no_meta,
-	       (unsigned long)t.rx.reclaimed, (unsigned long)t.rx.copied,
-	       (unsigned long)t.rx.k_dropped, (unsigned long)t.rx.k_rx_ring_full,
-	       (unsigned long)t.rx.k_fill_empty, (unsigned long)t.rx.k_invalid);
-	printf("\"tx\": {\"sent_pkts\": %lu, \"sent_bytes\": %lu, \"completed\": %lu, \"drops\": {",
-	       (unsigned long)t.sent, (unsigned long)t.sent_bytes, (unsigned long)t.completed);
-	for (int r = 0; r < XTX_DROP__MAX; r++)
-		printf("%s\"%s\": %lu", r ? ", " : "", drops_name(r), (unsigned long)t.drops[r]);
-	printf("}}, \"classes\": [");
-	for (unsigned c = 0; c < ncls; c++) {
-		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, c);
-		struct xtx_class_stats cs;
-		uint64_t dr = 0;
-		char h[16];
-
-		xtx_engine__class_stats(e, c, &cs);
-		for (int r = 0; r < XTX_DROP__MAX; r++)
-			dr += cs.drops[r];
-		handle_str(co->handle, h, sizeof(h));
-		printf("%s{\"handle\": \"%s\", \"index\": %u, \"leaf\": %s, \"rate_bps\": %lu, "
-		       "\"ceil_bps\": %lu, \"sent_pkts\": %lu, \"sent_bytes\": %lu, "
-		       "\"dropped_pkts\": %lu, \"measured_bps\": %.1f}", c ? ", " : "", h, c,
-		       is_leaf(cfg, co->handle) ? "true" : "false", (unsigned long)(co->rate * 8),
-		       (unsigned long)(co->ceil * 8), (unsigned long)cs.sent_pkts,
-		       (unsigned long)cs.sent_bytes, (unsigned long)dr,
-		       (double)cs.sent_bytes * 8 / dur);
-	}
-	printf("], \"frames\": {\"total\": %lu, \"pool\": %lu, \"cached\": %lu, \"app\": %lu, "
-	       "\"stage\": %lu, \"sched\": %lu, \"tx\": %lu, \"dequeuer\": %lu, \"fill\": %lu, "
-	       "\"receiver\": %lu}}\n", (unsigned long)fc.total, (unsigned long)fc.pool,
-	       (unsigned long)fc.cached, (unsigned long)fc.app, (unsigned long)fc.stage,
-	       (unsigned long)fc.sched, (unsigned long)fc.tx, (unsigned long)fc.dequeuer,
-	       (unsigned long)fc.fill, (unsigned long)fc.receiver);
+	print_json(s, e, cfg, xs, dur, &t, &fc);
 }
 
 int main(int argc, char **argv)

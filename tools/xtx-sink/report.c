@@ -17,6 +17,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "json.h"
 #include "sink.h"
 #include "xdpattach.h"
 
@@ -271,78 +272,83 @@ static void print_text(const struct sink *s, double dur, const struct sink_snaps
 			"future\n", (uint64_t)d->negative);
 }
 
-/* Prints s as a JSON string (device and namespace names: no control characters, but
- * quotes and backslashes are escaped anyway). */
-static void json_str(FILE *out, const char *str)
-{
-	fputc('"', out);
-	for (; *str; str++) {
-		if (*str == '"' || *str == '\\')
-			fputc('\\', out);
-		if ((unsigned char)*str < 0x20)
-			fprintf(out, "\\u%04x", (unsigned char)*str);
-		else
-			fputc(*str, out);
-	}
-	fputc('"', out);
-}
-
 static void print_json(const struct sink *s, double dur, const struct sink_snapshot *st,
 		       const struct port_row *rows, size_t n, const struct order_sum *o,
 		       const struct xtx_sink_delay *d, FILE *out)
 {
 	const struct xtx_sink_counter *m = &st->st[XTX_SINK_MATCHED];
+	struct jsonw w;
 
-	fprintf(out, "{\"dev\": ");
-	json_str(out, s->opt.dev);
-	fprintf(out, ", \"netns\": ");
-	if (s->opt.netns)
-		json_str(out, s->opt.netns);
-	else
-		fprintf(out, "null");
-	fprintf(out, ", \"mode\": \"%s\", \"xdp_dispatcher\": %s, \"action\": \"%s\", "
-		"\"duration_s\": %.6f, \"port_lo\": %u, \"port_hi\": %u,\n",
-		xdpa_mode_name(s->mode), s->dispatcher ? "true" : "false",
-		s->opt.pass ? "pass" : "drop", dur, s->opt.port_lo, s->opt.port_hi);
-	fprintf(out, " \"pkts\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"payload_pkts\": %" PRIu64
-		",\n", (uint64_t)m->pkts, (uint64_t)m->bytes,
-		(uint64_t)st->st[XTX_SINK_PAYLOAD].pkts);
-	fprintf(out, " \"in_order\": %" PRIu64 ", \"out_of_order\": %" PRIu64 ", \"late\": %"
-		PRIu64 ", \"duplicates\": %" PRIu64 ", \"old\": %" PRIu64 ", \"gaps\": %" PRIu64
-		", \"gap_seqs\": %" PRIu64 ",\n", (uint64_t)o->in_order,
-		(uint64_t)(o->late + o->dup + o->old), (uint64_t)o->late, (uint64_t)o->dup,
-		(uint64_t)o->old, (uint64_t)o->gaps, (uint64_t)o->gap_seqs);
-	fprintf(out, " \"delay_ns\": {\"samples\": %" PRIu64 ", \"negative\": %" PRIu64,
-		(uint64_t)d->samples, (uint64_t)d->negative);
-	if (d->samples)
-		fprintf(out, ", \"p50\": %" PRIu64 ", \"p99\": %" PRIu64 ", \"p999\": %" PRIu64
-			", \"min\": %" PRIu64 ", \"max\": %" PRIu64 ", \"mean\": %.1f},\n",
-			quantile(d, 0.5), quantile(d, 0.99), quantile(d, 0.999),
-			(uint64_t)d->min_ns, (uint64_t)d->max_ns,
-			(double)d->sum_ns / (double)d->samples);
-	else
-		fprintf(out, ", \"p50\": null, \"p99\": null, \"p999\": null, \"min\": null, "
-			"\"max\": null, \"mean\": null},\n");
-	fprintf(out, " \"other\": {");
-	for (int i = XTX_SINK_MATCHED + 1; i < XTX_SINK_CLASS_MAX; i++)
-		fprintf(out, "%s\"%s\": {\"pkts\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",
-			i > XTX_SINK_MATCHED + 1 ? ", " : "", class_names[i],
-			(uint64_t)st->st[i].pkts, (uint64_t)st->st[i].bytes);
-	fprintf(out, "},\n \"per_port\": [");
+	jsonw_init(&w, out);
+	jsonw_start_object(&w);
+	jsonw_string_field(&w, "dev", s->opt.dev);
+	jsonw_string_field(&w, "netns", s->opt.netns);	/* NULL: null */
+	jsonw_string_field(&w, "mode", xdpa_mode_name(s->mode));
+	jsonw_bool_field(&w, "xdp_dispatcher", s->dispatcher);
+	jsonw_string_field(&w, "action", s->opt.pass ? "pass" : "drop");
+	jsonw_float_field(&w, "duration_s", dur, 6);
+	jsonw_uint_field(&w, "port_lo", s->opt.port_lo);
+	jsonw_uint_field(&w, "port_hi", s->opt.port_hi);
+	jsonw_uint_field(&w, "pkts", m->pkts);
+	jsonw_uint_field(&w, "bytes", m->bytes);
+	jsonw_uint_field(&w, "payload_pkts", st->st[XTX_SINK_PAYLOAD].pkts);
+	jsonw_uint_field(&w, "in_order", o->in_order);
+	jsonw_uint_field(&w, "out_of_order", o->late + o->dup + o->old);
+	jsonw_uint_field(&w, "late", o->late);
+	jsonw_uint_field(&w, "duplicates", o->dup);
+	jsonw_uint_field(&w, "old", o->old);
+	jsonw_uint_field(&w, "gaps", o->gaps);
+	jsonw_uint_field(&w, "gap_seqs", o->gap_seqs);
+	jsonw_name(&w, "delay_ns");
+	jsonw_start_object(&w);
+	jsonw_uint_field(&w, "samples", d->samples);
+	jsonw_uint_field(&w, "negative", d->negative);
+	if (d->samples) {
+		jsonw_uint_field(&w, "p50", quantile(d, 0.5));
+		jsonw_uint_field(&w, "p99", quantile(d, 0.99));
+		jsonw_uint_field(&w, "p999", quantile(d, 0.999));
+		jsonw_uint_field(&w, "min", d->min_ns);
+		jsonw_uint_field(&w, "max", d->max_ns);
+		jsonw_float_field(&w, "mean", (double)d->sum_ns / (double)d->samples, 1);
+	} else {
+		static const char *const none[] = { "p50", "p99", "p999", "min", "max", "mean" };
+
+		for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+			jsonw_null_field(&w, none[i]);
+	}
+	jsonw_end_object(&w);
+	jsonw_name(&w, "other");
+	jsonw_start_object(&w);
+	for (int i = XTX_SINK_MATCHED + 1; i < XTX_SINK_CLASS_MAX; i++) {
+		jsonw_name(&w, class_names[i]);
+		jsonw_start_object(&w);
+		jsonw_uint_field(&w, "pkts", st->st[i].pkts);
+		jsonw_uint_field(&w, "bytes", st->st[i].bytes);
+		jsonw_end_object(&w);
+	}
+	jsonw_end_object(&w);
+	jsonw_name(&w, "per_port");
+	jsonw_start_array(&w);
 	for (size_t i = 0; i < n; i++) {
 		const struct xtx_sink_flow *f = &rows[i].f;
 
-		fprintf(out, "%s\n  {\"port\": %u, \"pkts\": %" PRIu64 ", \"bytes\": %" PRIu64
-			", \"in_order\": %" PRIu64 ", \"out_of_order\": %" PRIu64 ", \"late\": %"
-			PRIu64 ", \"duplicates\": %" PRIu64 ", \"old\": %" PRIu64 ", \"gaps\": %"
-			PRIu64 ", \"gap_seqs\": %" PRIu64 ", \"next_seq\": %" PRIu64 "}",
-			i ? "," : "", rows[i].port, (uint64_t)rows[i].c.pkts,
-			(uint64_t)rows[i].c.bytes, (uint64_t)f->in_order,
-			(uint64_t)(f->late + f->dup + f->old), (uint64_t)f->late,
-			(uint64_t)f->dup, (uint64_t)f->old, (uint64_t)f->gaps,
-			(uint64_t)f->gap_seqs, (uint64_t)f->next_seq);
+		jsonw_start_object(&w);
+		jsonw_uint_field(&w, "port", rows[i].port);
+		jsonw_uint_field(&w, "pkts", rows[i].c.pkts);
+		jsonw_uint_field(&w, "bytes", rows[i].c.bytes);
+		jsonw_uint_field(&w, "in_order", f->in_order);
+		jsonw_uint_field(&w, "out_of_order", f->late + f->dup + f->old);
+		jsonw_uint_field(&w, "late", f->late);
+		jsonw_uint_field(&w, "duplicates", f->dup);
+		jsonw_uint_field(&w, "old", f->old);
+		jsonw_uint_field(&w, "gaps", f->gaps);
+		jsonw_uint_field(&w, "gap_seqs", f->gap_seqs);
+		jsonw_uint_field(&w, "next_seq", f->next_seq);
+		jsonw_end_object(&w);
 	}
-	fprintf(out, "%s]}\n", n ? "\n " : "");
+	jsonw_end_array(&w);
+	jsonw_end_object(&w);
+	fputc('\n', out);
 }
 
 int sink_report(const struct sink *s, double duration_s, FILE *out)
