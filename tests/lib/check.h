@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static _Atomic unsigned long check_n_ok, check_n_fail;
+/* One pair per test binary (tests/lib/check.c), so that checks made in a test's own file
+ * and in the helpers it links (tests/lib/sched_harness.c) count in one summary. */
+extern _Atomic unsigned long check_n_ok, check_n_fail;
 
 static inline int check_report(int ok, const char *file, int line, const char *expr,
 			       const char *detail)

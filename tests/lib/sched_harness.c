@@ -2,13 +2,6 @@
 /* sched_harness.c - the scheduler unit tests' harness; see sched_harness.h. */
 #include "sched_harness.h"
 
-/* check.h's counters are static to each file that includes it, and a test's
- * check_summary() reads its own file's: the CHECKs below count there, through the
- * check_report() of the test file, which sim_init() hands over (so this file calls
- * sim_init_report(), never sim_init()). */
-static sim_report_fn sim_report;
-#define check_report sim_report
-
 struct xtx_class_opts copts(uint32_t handle, uint32_t parent, uint64_t rate, uint64_t ceil)
 {
 	struct xtx_class_opts o;
@@ -44,13 +37,11 @@ int cls_idx(const struct sim *m, uint32_t handle)
 	return i;
 }
 
-void sim_init_report(struct sim *m, struct xtx_sched_config *cfg, uint32_t pool,
-		     uint64_t horizon, sim_report_fn report)
+void sim_init(struct sim *m, struct xtx_sched_config *cfg, uint32_t pool, uint64_t horizon)
 {
 	struct xtx_sched_opts o = { .sz = sizeof(o), .pkt_pool = pool, .horizon_ns = horizon };
 	char err[256];
 
-	sim_report = report;
 	memset(m, 0, sizeof(*m));
 	m->cfg = cfg;
 	m->now = T0;
@@ -96,13 +87,13 @@ static void twin_diff(struct sim *m, const char *what, uint64_t a, uint64_t b)
 			" without deferred charging\n", m->now, what, a, b);
 }
 
-void sim_init_twin_report(struct sim *m, struct xtx_sched_config *cfg, uint32_t pool,
-			  uint64_t horizon, sim_report_fn report)
+void sim_init_twin(struct sim *m, struct xtx_sched_config *cfg, uint32_t pool,
+		   uint64_t horizon)
 {
 	struct xtx_sched_opts o = { .sz = sizeof(o), .pkt_pool = pool, .horizon_ns = horizon };
 	char err[256];
 
-	sim_init_report(m, cfg, pool, horizon, report);
+	sim_init(m, cfg, pool, horizon);
 	m->twin = xtx_sched__create(cfg, &o, m->now, err, sizeof(err));
 	if (!m->twin) {
 		fprintf(stderr, "xtx_sched__create (twin): %s (%s)\n", err, strerror(errno));

@@ -12,9 +12,8 @@
  * call when sim.check_every = N is set.
  *
  * Rules:
- *   - The harness counts its checks in the test's check.h counters, which are static to
- *     each file: sim_init() and sim_init_twin() are inline so that they hand the
- *     calling file's check_report() over. Every sim starts with one of them.
+ *   - The harness's checks count in the test's summary (check.h's counters are one pair
+ *     per binary, tests/lib/check.c). Every sim starts with sim_init() or sim_init_twin().
  *   - It reads the scheduler's internals (sched_int.h) but none whose layout or meaning
  *     depends on XTX_SCHED_HYSTERESIS: test_sched_random_nohyst compiles it with =0.
  */
@@ -76,10 +75,6 @@ struct sim {
 	uint64_t twin_diffs;
 };
 
-/* check.h's check_report(). */
-typedef int (*sim_report_fn)(int ok, const char *file, int line, const char *expr,
-			     const char *detail);
-
 /* Class options with the given handle, parent, rate and ceil (bytes/s), the rest 0. */
 struct xtx_class_opts copts(uint32_t handle, uint32_t parent, uint64_t rate, uint64_t ceil);
 /* Add a class; exit(2) if the config refuses it. */
@@ -87,27 +82,11 @@ void cfg_add(struct xtx_sched_config *cfg, const struct xtx_class_opts *o);
 /* Index of the class with this handle; exit(2) if there is none. */
 int cls_idx(const struct sim *m, uint32_t handle);
 
-/* Build the scheduler, its checks counted by report. Takes ownership of cfg. pool 0 =
- * default. Use sim_init(). */
-void sim_init_report(struct sim *m, struct xtx_sched_config *cfg, uint32_t pool,
-		     uint64_t horizon, sim_report_fn report);
-/* sim_init_report() plus the twin (see struct sim). Use sim_init_twin(). */
-void sim_init_twin_report(struct sim *m, struct xtx_sched_config *cfg, uint32_t pool,
-			  uint64_t horizon, sim_report_fn report);
-
 /* Build the scheduler. Takes ownership of cfg. pool 0 = default. */
-static inline void sim_init(struct sim *m, struct xtx_sched_config *cfg, uint32_t pool,
-			    uint64_t horizon)
-{
-	sim_init_report(m, cfg, pool, horizon, check_report);
-}
-
+void sim_init(struct sim *m, struct xtx_sched_config *cfg, uint32_t pool, uint64_t horizon);
 /* sim_init plus the twin (see struct sim). */
-static inline void sim_init_twin(struct sim *m, struct xtx_sched_config *cfg, uint32_t pool,
-				 uint64_t horizon)
-{
-	sim_init_twin_report(m, cfg, pool, horizon, check_report);
-}
+void sim_init_twin(struct sim *m, struct xtx_sched_config *cfg, uint32_t pool,
+		   uint64_t horizon);
 
 /* Give the twin the call the first one just answered; compare the answers. */
 void twin_cmp_descs(struct sim *m, const char *what, const struct xtx_desc *a, unsigned na,
