@@ -211,7 +211,7 @@ $(NOHYST_BIN): tests/unit/test_sched_random.c $(SCHED_SRCS) $(TEST_LIB) \
 	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) -DXTX_SCHED_HYSTERESIS=0 $(LDFLAGS) -o $@ $< \
 		$(SCHED_SRCS) $(TEST_LIB) -lnuma $(LDLIBS) -lm
 
-$(OUT)/tests/fuzz/%_replay: tests/fuzz/%.c tests/fuzz/replay.c tests/lib/netns.c $(LIB_A) \
+$(OUT)/tests/fuzz/%_replay: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) tests/fuzz/replay.c tests/lib/netns.c $(LIB_A) \
 		$(BPF_SKELS) $(wildcard include/xtx/*.h xdp/*.h tests/lib/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
@@ -220,7 +220,7 @@ $(OUT)/tests/fuzz/%_replay: tests/fuzz/%.c tests/fuzz/replay.c tests/lib/netns.c
 
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE $(INC_ALL) \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-build/fuzz/%: tests/fuzz/%.c tests/lib/netns.c $(LIB_SRCS) $(BPF_SKELS) \
+build/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) tests/lib/netns.c $(LIB_SRCS) $(BPF_SKELS) \
 		$(wildcard include/xtx/*.h userspace/*/*.h tests/lib/*.h)
 	@mkdir -p $(@D)
 	@echo "  FUZZ    $@"

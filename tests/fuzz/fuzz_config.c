@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include <xtx/sched.h>
+#include "position.h"
 
 #define NAME "fuzz"
 
@@ -28,50 +29,14 @@ static const char *const whole_file[] = {
 	"no classes defined;", "no root class:", "out of memory", "more than ",
 };
 
-static int is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-/* A decimal number from 1 up without leading zeros at s; the byte after it, or NULL. */
-static const char *number(const char *s, unsigned long *v)
-{
-	const char *p = s;
-
-	*v = 0;
-	if (*p < '1' || *p > '9')
-		return NULL;
-	while (*p >= '0' && *p <= '9' && p - s < 12)
-		*v = *v * 10 + (unsigned long)(*p++ - '0');
-	return p;
-}
-
-/* Line n (1-based) of text and its length without the '\n', or NULL if the parser saw no
- * such line (it reads up to the first NUL; a final '\n' ends the last line). */
-static const char *line_of(const char *text, unsigned long n, size_t *len)
-{
-	const char *p = text, *nl;
-
-	for (unsigned long i = 1; i < n; i++) {
-		if (!(nl = strchr(p, '\n')))
-			return NULL;
-		p = nl + 1;
-	}
-	if (!*p)
-		return NULL;
-	nl = strchr(p, '\n');
-	*len = nl ? (size_t)(nl - p) : strlen(p);
-	return p;
-}
-
 /* The first blank-separated word of a line. */
 static int first_word_is(const char *l, size_t len, const char *w)
 {
 	size_t i = 0, n = strlen(w);
 
-	while (i < len && is_blank(l[i]))
+	while (i < len && pos_is_blank(l[i]))
 		i++;
-	return len - i >= n && !memcmp(l + i, w, n) && (len - i == n || is_blank(l[i + n]) ||
+	return len - i >= n && !memcmp(l + i, w, n) && (len - i == n || pos_is_blank(l[i + n]) ||
 							l[i + n] == '#');
 }
 
@@ -114,9 +79,9 @@ static const char *bad_message(const char *text, const char *err)
 				return NULL;
 		return "a message without a line number is none of the whole-file ones";
 	}
-	if (!(p = number(p, &line)) || *p != ':')
+	if (!(p = pos_number(p, &line)) || *p != ':')
 		return "no line number after the file name";
-	if (!(l = line_of(text, line, &len)))
+	if (!(l = pos_line_of(text, line, &len)))
 		return "its line number is beyond the input";
 	p++;
 	if (*p == ' ') {
@@ -128,7 +93,7 @@ static const char *bad_message(const char *text, const char *err)
 			       "a default error names a line that is no default statement";
 		return "a message with a line but no column is no tree error (class/default)";
 	}
-	if (!(p = number(p, &col)) || strncmp(p, ": ", 2))
+	if (!(p = pos_number(p, &col)) || strncmp(p, ": ", 2))
 		return "no column after the line number";
 	if (col > len + 1)
 		return "its column is beyond the end of the line";
@@ -136,13 +101,13 @@ static const char *bad_message(const char *text, const char *err)
 	if (!strncmp(rest, "found '\\x", 9))
 		return check_quoted(rest + 7, l, len, col);	/* a byte, inside a token */
 	if (!strncmp(rest, "found '", 7)) {
-		if (col > 1 && !is_blank(l[col - 2]))
+		if (col > 1 && !pos_is_blank(l[col - 2]))
 			return "a quoted token does not start at its column";
 		return check_quoted(rest + 7, l, len, col);
 	}
 	if (!strncmp(rest, "found end of line", 17)) {
 		for (i = col - 1; i < len && l[i] != '#'; i++)
-			if (!is_blank(l[i]))
+			if (!pos_is_blank(l[i]))
 				return "found end of line, but the line goes on at that column";
 		return NULL;
 	}

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "rules.h"
+#include "position.h"
 
 #define NAME "fuzz"
 
@@ -25,52 +26,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static struct rd_rules rules;
 static struct xtx_sched_config *cfg;
 
-static int is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-/* A decimal number from 1 up without leading zeros at s; the byte after it, or NULL. */
-static const char *number(const char *s, unsigned long *v)
-{
-	const char *p = s;
-
-	*v = 0;
-	if (*p < '1' || *p > '9')
-		return NULL;
-	while (*p >= '0' && *p <= '9' && p - s < 12)
-		*v = *v * 10 + (unsigned long)(*p++ - '0');
-	return p;
-}
-
-/* Line n (1-based) of text and its length without the '\n', or NULL if the parser saw no
- * such line. */
-static const char *line_of(const char *text, unsigned long n, size_t *len)
-{
-	const char *p = text, *nl;
-
-	for (unsigned long i = 1; i < n; i++) {
-		if (!(nl = strchr(p, '\n')))
-			return NULL;
-		p = nl + 1;
-	}
-	if (!*p)
-		return NULL;
-	nl = strchr(p, '\n');
-	*len = nl ? (size_t)(nl - p) : strlen(p);
-	return p;
-}
-
 /* Column col of l starts a token, and the token before it is "class". */
 static int after_class(const char *l, size_t len, size_t col)
 {
 	size_t i = col - 1;
 
-	if (i >= len || is_blank(l[i]) || !i || !is_blank(l[i - 1]))
+	if (i >= len || pos_is_blank(l[i]) || !i || !pos_is_blank(l[i - 1]))
 		return 0;
-	while (i && is_blank(l[i - 1]))
+	while (i && pos_is_blank(l[i - 1]))
 		i--;
-	return i >= 5 && !memcmp(l + i - 5, "class", 5) && (i == 5 || is_blank(l[i - 6]));
+	return i >= 5 && !memcmp(l + i - 5, "class", 5) && (i == 5 || pos_is_blank(l[i - 6]));
 }
 
 /* NULL if err is "NAME:LINE:COL: found ..." as described above for text, else why not. */
@@ -84,11 +49,11 @@ static const char *bad_message(const char *text, const char *err)
 
 	if (strncmp(err, NAME ":", strlen(NAME ":")))
 		return "it does not start with the file name and ':'";
-	if (!(p = number(p, &line)) || *p != ':')
+	if (!(p = pos_number(p, &line)) || *p != ':')
 		return "no line number after the file name";
-	if (!(p = number(p + 1, &col)) || strncmp(p, ": found ", 8))
+	if (!(p = pos_number(p + 1, &col)) || strncmp(p, ": found ", 8))
 		return "no column after the line number, or no 'found' after the column";
-	if (!(l = line_of(text, line, &len)))
+	if (!(l = pos_line_of(text, line, &len)))
 		return "its line number is beyond the input";
 	if (col > len + 1)
 		return "its column is beyond the end of the line";
@@ -98,7 +63,7 @@ static const char *bad_message(const char *text, const char *err)
 	    (unsigned char)l[i] == c)
 		return NULL;
 	if (!strncmp(rest, "found '", 7)) {
-		if (col > 1 && !is_blank(l[col - 2]))
+		if (col > 1 && !pos_is_blank(l[col - 2]))
 			return "a quoted token does not start at its column";
 		for (x = rest + 7; *x && i < col - 1 + 40; x++, i++) {
 			if (x[0] == '\'' && (x[1] == ',' || x[1] == ' ') && i > col - 1)
@@ -110,7 +75,7 @@ static const char *bad_message(const char *text, const char *err)
 	}
 	if (!strncmp(rest, "found end of line", 17)) {
 		for (; i < len && l[i] != '#'; i++)
-			if (!is_blank(l[i]))
+			if (!pos_is_blank(l[i]))
 				return "found end of line, but the line goes on at that column";
 		return NULL;
 	}
