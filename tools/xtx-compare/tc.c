@@ -51,10 +51,7 @@ void tc_fmt_rate(uint64_t bps, char *buf, size_t len)
 
 void tc_fmt_handle(uint32_t h, char *buf, size_t len)
 {
-	if (XTX_HANDLE_MIN(h))
-		snprintf(buf, len, "%x:%x", XTX_HANDLE_MAJ(h), XTX_HANDLE_MIN(h));
-	else
-		snprintf(buf, len, "%x:", XTX_HANDLE_MAJ(h));
+	xtx_handle__str(h, buf, len);	/* tc's form; cut short (-ENOSPC) to fit len */
 }
 
 /* A name tc can take as one token and the kernel as an interface name. */
@@ -109,17 +106,6 @@ void tc_plan__free(struct tc_plan *p)
 	free(p->tc_classid);
 	free(p->leaves);
 	memset(p, 0, sizeof(*p));
-}
-
-/* 1 if class idx has a child. */
-static bool has_child(const struct xtx_sched_config *cfg, unsigned n, unsigned idx)
-{
-	uint32_t h = xtx_sched_config__class(cfg, idx)->handle;
-
-	for (unsigned j = 0; j < n; j++)
-		if (xtx_sched_config__class(cfg, j)->parent == h)
-			return true;
-	return false;
 }
 
 int tc_plan__build(const struct xtx_sched_config *cfg, const char *dev, uint32_t base_port,
@@ -194,7 +180,7 @@ int tc_plan__build(const struct xtx_sched_config *cfg, const char *dev, uint32_t
 		struct tc_leaf *l;
 		uint32_t q;
 
-		if (has_child(cfg, n, i))
+		if (xtx_sched_config__is_leaf(cfg, o->handle) == 0)
 			continue;
 		l = &p->leaves[p->nleaves++];
 		l->cfg_index = i;

@@ -19,7 +19,6 @@
 #include <xtx/xtx.h>
 #include "caps.h"
 #include "cli.h"
-#include "drops.h"
 #include "json.h"
 #include "neigh.h"
 #include "netdev.h"
@@ -233,14 +232,6 @@ out:
 	return NULL;
 }
 
-static void handle_str(uint32_t h, char *buf, size_t len)
-{
-	if (XTX_HANDLE_MIN(h))
-		snprintf(buf, len, "%x:%x", XTX_HANDLE_MAJ(h), XTX_HANDLE_MIN(h));
-	else
-		snprintf(buf, len, "%x:", XTX_HANDLE_MAJ(h));
-}
-
 struct totals {
 	uint64_t sent, bytes, drops[XTX_DROP__MAX], dropped;
 };
@@ -295,15 +286,9 @@ static int load_classes(struct run *r)
 		return 2;
 	}
 	n = xtx_sched_config__class_count(r->cfg);
-	for (unsigned i = 0; i < n; i++) {
-		uint32_t h = xtx_sched_config__class(r->cfg, i)->handle;
-		int parent = 0;
-
-		for (unsigned j = 0; j < n && !parent; j++)
-			parent = xtx_sched_config__class(r->cfg, j)->parent == h;
-		if (!parent)
+	for (unsigned i = 0; i < n; i++)
+		if (xtx_sched_config__is_leaf(r->cfg, xtx_sched_config__class(r->cfg, i)->handle) == 1)
 			r->leaves[r->nleaves++] = (uint32_t)i;
-	}
 	return 0;
 }
 
@@ -466,10 +451,10 @@ static void print_live(const struct run *r, struct live *lv, uint64_t now)
 		(double)(cur.bytes - lv->prev.bytes) * 8 / dt * 1e-9);
 	for (unsigned l = 0; l < r->nleaves && r->cfg; l++) {
 		struct xtx_class_stats cs;
-		char h[16];
+		char h[XTX_HANDLE_STRLEN];
 
 		xtx_engine__class_stats(eng, r->leaves[l], &cs);
-		handle_str(xtx_sched_config__class(r->cfg, r->leaves[l])->handle, h, sizeof(h));
+		xtx_handle__str(xtx_sched_config__class(r->cfg, r->leaves[l])->handle, h, sizeof(h));
 		fprintf(stderr, "  %s %.1f Mbit/s", h,
 			(double)(cs.sent_bytes - lv->prev_cls_bytes[l]) * 8 / dt * 1e-6);
 		lv->prev_cls_bytes[l] = cs.sent_bytes;
@@ -561,7 +546,7 @@ static void print_json(const struct run *r, const struct totals *t,
 	jsonw_start_object(&w);
 	jsonw_uint_field(&w, "total", t->dropped);
 	for (int d = 0; d < XTX_DROP__MAX; d++)
-		jsonw_uint_field(&w, drops_name(d), t->drops[d]);
+		jsonw_uint_field(&w, xtx_drop_reason__str(d), t->drops[d]);
 	jsonw_end_object(&w);
 	jsonw_uint_field(&w, "unaccounted_pkts", r->offered - t->sent - t->dropped);
 	jsonw_float_field(&w, "duration_s", secs, 6);
@@ -577,14 +562,14 @@ static void print_json(const struct run *r, const struct totals *t,
 		const struct xtx_class_opts *co = cfg ? xtx_sched_config__class(cfg, r->leaves[l]) :
 						  NULL;
 		struct xtx_class_stats cs;
-		char h[16] = "1:";
+		char h[XTX_HANDLE_STRLEN] = "1:";
 		uint64_t dr = 0;
 
 		xtx_engine__class_stats(eng, r->leaves[l], &cs);
 		for (int d = 0; d < XTX_DROP__MAX; d++)
 			dr += cs.drops[d];
 		if (co)
-			handle_str(co->handle, h, sizeof(h));
+			xtx_handle__str(co->handle, h, sizeof(h));
 		jsonw_start_object(&w);
 		jsonw_string_field(&w, "handle", h);
 		jsonw_uint_field(&w, "index", r->leaves[l]);
@@ -619,17 +604,17 @@ static void print_text(const struct run *r, const struct totals *t)
 	       (unsigned long)t->sent, (unsigned long)t->dropped);
 	for (int d = 0; d < XTX_DROP__MAX; d++)
 		if (t->drops[d])
-			printf(" (%s %lu)", drops_name(d), (unsigned long)t->drops[d]);
+			printf(" (%s %lu)", xtx_drop_reason__str(d), (unsigned long)t->drops[d]);
 	printf("\n  %.3f s  %.3f Mpps  %.3f Gbit/s  %.0f ns CPU per packet\n", secs,
 	       (double)t->sent / secs * 1e-6, (double)t->bytes * 8 / secs * 1e-9,
 	       t->sent ? r->cpu * 1e9 / (double)t->sent : 0.0);
 	for (unsigned l = 0; l < r->nleaves && cfg; l++) {
 		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, r->leaves[l]);
 		struct xtx_class_stats cs;
-		char h[16];
+		char h[XTX_HANDLE_STRLEN];
 
 		xtx_engine__class_stats(eng, r->leaves[l], &cs);
-		handle_str(co->handle, h, sizeof(h));
+		xtx_handle__str(co->handle, h, sizeof(h));
 		printf("  class %-8s sent %10lu pkts %8.1f Mbit/s (rate %.1f Mbit/s)\n", h,
 		       (unsigned long)cs.sent_pkts, (double)cs.sent_bytes * 8 / secs * 1e-6,
 		       (double)co->rate * 8e-6);

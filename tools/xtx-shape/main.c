@@ -26,7 +26,6 @@
 #include <bpf/libbpf.h>
 
 #include "cli.h"
-#include "drops.h"
 #include "json.h"
 #include "netdev.h"
 #include "shape.h"
@@ -260,20 +259,10 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void handle_str(uint32_t h, char *buf, size_t len)
-{
-	if (XTX_HANDLE_MIN(h))
-		snprintf(buf, len, "%x:%x", XTX_HANDLE_MAJ(h), XTX_HANDLE_MIN(h));
-	else
-		snprintf(buf, len, "%x:", XTX_HANDLE_MAJ(h));
-}
-
+/* A class of the config is a leaf (xtx_sched_config__is_leaf: 1). */
 static bool is_leaf(const struct xtx_sched_config *cfg, uint32_t h)
 {
-	for (unsigned i = 0; i < xtx_sched_config__class_count(cfg); i++)
-		if (xtx_sched_config__class(cfg, i)->parent == h)
-			return false;
-	return true;
+	return xtx_sched_config__is_leaf(cfg, h) == 1;
 }
 
 /* Frames: every ring full, every leaf's limit on every queue, a margin; capped. */
@@ -461,12 +450,12 @@ static int run(struct shape *s, struct xtx_engine *e, const struct xtx_sched_con
 			for (unsigned c = 0; c < ncls; c++) {
 				const struct xtx_class_opts *co = xtx_sched_config__class(cfg, c);
 				struct xtx_class_stats cs;
-				char h[16];
+				char h[XTX_HANDLE_STRLEN];
 
 				if (!is_leaf(cfg, co->handle))
 					continue;
 				xtx_engine__class_stats(e, c, &cs);
-				handle_str(co->handle, h, sizeof(h));
+				xtx_handle__str(co->handle, h, sizeof(h));
 				fprintf(stderr, " | %s %.2f Mbit/s", h,
 					(double)(cs.sent_bytes - prev_cls[c]) * 8 / dt * 1e-6);
 				prev_cls[c] = cs.sent_bytes;
@@ -532,9 +521,8 @@ static void print_json(const struct shape *s, struct xtx_engine *e,
 	jsonw_uint_field(&w, "fwd_bytes", t->rx.fwd_bytes);
 	jsonw_name(&w, "drops");
 	jsonw_start_object(&w);
-	jsonw_uint_field(&w, "stage_full", t->rx.drops[XTX_RX_DROP_STAGE_FULL]);
-	jsonw_uint_field(&w, "no_frame", t->rx.drops[XTX_RX_DROP_NO_FRAME]);
-	jsonw_uint_field(&w, "bad_desc", t->rx.drops[XTX_RX_DROP_BAD_DESC]);
+	for (int k = 0; k < XTX_RX_DROP__MAX; k++)
+		jsonw_uint_field(&w, xtx_rx_drop_reason__str(k), t->rx.drops[k]);
 	jsonw_end_object(&w);
 	jsonw_uint_field(&w, "no_meta", t->rx.no_meta);
 	jsonw_uint_field(&w, "reclaimed", t->rx.reclaimed);
@@ -556,7 +544,7 @@ static void print_json(const struct shape *s, struct xtx_engine *e,
 	jsonw_name(&w, "drops");
 	jsonw_start_object(&w);
 	for (int r = 0; r < XTX_DROP__MAX; r++)
-		jsonw_uint_field(&w, drops_name(r), t->drops[r]);
+		jsonw_uint_field(&w, xtx_drop_reason__str(r), t->drops[r]);
 	jsonw_end_object(&w);
 	jsonw_end_object(&w);
 
@@ -566,12 +554,12 @@ static void print_json(const struct shape *s, struct xtx_engine *e,
 		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, c);
 		struct xtx_class_stats cs;
 		uint64_t dr = 0;
-		char h[16];
+		char h[XTX_HANDLE_STRLEN];
 
 		xtx_engine__class_stats(e, c, &cs);
 		for (int r = 0; r < XTX_DROP__MAX; r++)
 			dr += cs.drops[r];
-		handle_str(co->handle, h, sizeof(h));
+		xtx_handle__str(co->handle, h, sizeof(h));
 		jsonw_start_object(&w);
 		jsonw_string_field(&w, "handle", h);
 		jsonw_uint_field(&w, "index", c);
@@ -633,17 +621,17 @@ static void report(const struct shape *s, struct xtx_engine *e, const struct xtx
 		       (double)t.sent_bytes * 8 / dur * 1e-6, (unsigned long)t.dropped);
 		for (int r = 0; r < XTX_DROP__MAX; r++)
 			if (t.drops[r])
-				printf(" (%s %lu)", drops_name(r), (unsigned long)t.drops[r]);
+				printf(" (%s %lu)", xtx_drop_reason__str(r), (unsigned long)t.drops[r]);
 		printf("\n");
 		for (unsigned c = 0; c < ncls; c++) {
 			const struct xtx_class_opts *co = xtx_sched_config__class(cfg, c);
 			struct xtx_class_stats cs;
-			char h[16];
+			char h[XTX_HANDLE_STRLEN];
 
 			if (!is_leaf(cfg, co->handle))
 				continue;
 			xtx_engine__class_stats(e, c, &cs);
-			handle_str(co->handle, h, sizeof(h));
+			xtx_handle__str(co->handle, h, sizeof(h));
 			printf("  class %-8s sent %10lu pkts %9.3f Mbit/s (rate %.3f, ceil %.3f)\n", h,
 			       (unsigned long)cs.sent_pkts, (double)cs.sent_bytes * 8 / dur * 1e-6,
 			       (double)co->rate * 8e-6, (double)co->ceil * 8e-6);
