@@ -135,18 +135,296 @@ static void init_flows(struct _xtx_leaf *L)
 	}
 }
 
+/* The tree as create() lays it out: each class's parent, children and depth, the counts
+ * that size the one allocation, and the two sorted runs of `ord` (by parent, by level). */
+struct shape {
+	uint32_t n, nleaves, ninner, npool, fh_cap;
+	uint32_t *parent, *nchild, *depth;	/* per class; parent _XTX_NIL for a root */
+	uint32_t nlevel[_XTX_MAXDEPTH];		/* classes per level (0: leaves) */
+	uint64_t nflows, limits;		/* flow slots and leaf limits, all leaves */
+	size_t nwords;				/* bitmap words of every row and feed */
+	struct ord *ord;			/* 2 * n: by parent, then by level */
+};
+
+static void shape_free(struct shape *sh)
+{
+	free(sh->parent);
+	free(sh->nchild);
+	free(sh->depth);
+	free(sh->ord);
+}
+
+/* Step 1: the tree's shape (validate() ruled out cycles). 0, or -ENOMEM / -EINVAL (a tree
+ * too deep) with errno and the message set; the caller frees sh either way. */
+static int shape_measure(struct shape *sh, const struct xtx_sched_config *cfg, char *err,
+			 size_t errlen)
+{
+	uint32_t n = sh->n, i;
+
+	sh->parent = calloc(n, sizeof(*sh->parent));
+	sh->nchild = calloc(n, sizeof(*sh->nchild));
+	sh->depth = calloc(n, sizeof(*sh->depth));
+	sh->ord = calloc(2 * (size_t)n, sizeof(*sh->ord));
+	if (!sh->parent || !sh->nchild || !sh->depth || !sh->ord) {
+		set_err(err, errlen, "out of memory building %u classes", n);
+		errno = ENOMEM;
+		return -ENOMEM;
+	}
+	/* Tree shape: parent index, children, depth. */
+	for (i = 0; i < n; i++) {
+		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, i);
+		int p = co->parent == XTX_HANDLE_ROOT ? -1 :
+			xtx_sched_config__class_index(cfg, co->parent);
+
+		sh->parent[i] = p < 0 ? _XTX_NIL : (uint32_t)p;
+		if (p >= 0)
+			sh->nchild[p]++;
+	}
+	for (i = 0; i < n; i++) {
+		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, i);
+		uint32_t d = 0, c = sh->parent[i];
+
+		while (c != _XTX_NIL && d < _XTX_MAXDEPTH) {
+			d++;
+			c = sh->parent[c];
+		}
+		sh->depth[i] = d;
+		if (sh->nchild[i] && d > _XTX_MAXDEPTH - 2) {
+			set_err(err, errlen, "class %x:%x: tree too deep: an inner class may be at "
+				"most %d levels below a root (sch_htb's %d levels); flatten the tree",
+				XTX_HANDLE_MAJ(co->handle), XTX_HANDLE_MIN(co->handle),
+				_XTX_MAXDEPTH - 2, _XTX_MAXDEPTH);
+			errno = EINVAL;
+			return -EINVAL;
+		}
+		if (sh->nchild[i]) {
+			sh->ninner++;
+			sh->nlevel[_XTX_MAXDEPTH - 1 - d]++;
+			sh->nwords += _XTX_NUMPRIO * _xtx_oset_words(sh->nchild[i]);
+		} else {
+			sh->nleaves++;
+			sh->nlevel[0]++;
+			sh->nflows += co->fq ? co->flows : 1;
+			sh->limits += co->limit;
+		}
+		/* run keys: by parent (roots last, unused), and by level */
+		sh->ord[i] = (struct ord){ sh->parent[i], co->handle, i };
+		sh->ord[n + i] = (struct ord){ sh->nchild[i] ? _XTX_MAXDEPTH - 1 - d : 0,
+					       co->handle, i };
+	}
+	for (i = 0; i < _XTX_MAXDEPTH; i++)
+		sh->nwords += _XTX_NUMPRIO * _xtx_oset_words(sh->nlevel[i]);
+	qsort(sh->ord, n, sizeof(*sh->ord), cmp_ord);
+	qsort(sh->ord + n, n, sizeof(*sh->ord), cmp_ord);
+	return 0;
+}
+
+/* Step 2: packet pool and flow heap sizes (see the head of this file). */
+static void shape_pool(struct shape *sh, const struct xtx_sched_opts *o)
+{
+	uint32_t npool = o->pkt_pool ? o->pkt_pool :
+		(uint32_t)(sh->limits < _XTX_POOL_MAX ? sh->limits : _XTX_POOL_MAX);
+
+	if (!npool)
+		npool = 1;
+	if (npool >= _XTX_NIL)
+		npool = _XTX_NIL - 1;
+	sh->npool = npool;
+	sh->fh_cap = (uint32_t)(sh->nflows < npool ? sh->nflows : npool);
+}
+
+/* Step 3: point every array into the one allocation; scalar fields. */
+static void place_arrays(struct xtx_sched *s, const struct layout *lo, char *base,
+			 const struct shape *sh, const struct xtx_sched_config *cfg,
+			 const struct xtx_sched_opts *o, uint64_t now_ns)
+{
+	s->mem = base;
+	s->mem_len = lo->total;
+	s->small = lo->total <= XTX_SCHED_SMALL_BYTES;
+	s->cls = (struct _xtx_class *)(base + lo->cls);
+	s->leaves = (struct _xtx_leaf *)(base + lo->leaves);
+	s->feeds = (struct _xtx_oset *)(base + lo->feeds);
+	s->cls_leaf = (uint32_t *)(base + lo->cls_leaf);
+	s->dlist = (uint32_t *)(base + lo->dlist);
+	s->wq = (struct _xtx_wev *)(base + lo->wq);
+	s->fh = (struct _xtx_fev *)(base + lo->fh);
+	s->hmap = (struct _xtx_hmap *)(base + lo->hmap);
+	s->pool = (struct _xtx_pkt *)(base + lo->pool);
+	s->ncls = sh->n;
+	s->nleaves = sh->nleaves;
+	s->ninner = sh->ninner;
+	s->npool = sh->npool;
+	s->fh_cap = sh->fh_cap;
+	s->overhead = xtx_sched_config__overhead(cfg);
+	s->horizon_ns = o->horizon_ns ? o->horizon_ns : _XTX_HORIZON_NS;
+	s->now = now_ns;
+}
+
+/* Step 4a: one leaf and its flow table; returns the flow slots it took. */
+static uint32_t init_leaf(struct xtx_sched *s, uint32_t i, uint32_t li,
+			  const struct xtx_class_opts *co, struct _xtx_flow *flows)
+{
+	struct _xtx_class *cl = &s->cls[i];
+	struct _xtx_leaf *L = &s->leaves[li];
+	uint32_t fl = co->fq ? co->flows : 1;
+
+	cl->level = 0;
+	cl->leaf = li;
+	cl->inner = _XTX_NIL;
+	s->cls_leaf[i] = li;
+
+	L->flows = flows;
+	L->nflows = fl;
+	L->fq = co->fq;
+	L->new_head = L->new_tail = L->old_head = L->old_tail = _XTX_NIL;
+	L->limit = co->limit;
+	L->flow_limit = co->fq ? co->flow_limit : co->limit;
+	if (L->flow_limit > _XTX_QLEN_MAX)
+		L->flow_limit = _XTX_QLEN_MAX;
+	/* sch_fq clamps its quantum to [256, 1 << 20]; a FIFO's single flow needs no DRR,
+	 * so it rotates rarely. */
+	if (co->fq)
+		L->quantum = (int32_t)(co->fq_quantum < 256 ? 256 :
+			co->fq_quantum > (1u << 20) ? (1u << 20) : co->fq_quantum);
+	else
+		L->quantum = 1 << 20;
+	L->hash_shift = 32 - log2_u32(fl);
+	L->pace_mult = co->fq && co->maxrate ? _xtx_rate_mult(co->maxrate) : 0;
+	L->cls = i;
+	init_flows(L);
+	return fl;
+}
+
+/* Step 4: classes (token buckets full at now_ns), leaves, flow tables, the handle map. */
+static void init_classes(struct xtx_sched *s, const struct xtx_sched_config *cfg,
+			 const struct shape *sh, struct _xtx_flow *flows, uint64_t now_ns)
+{
+	uint32_t li = 0, ii = 0, i;
+	uint32_t r2q = xtx_sched_config__r2q(cfg);
+
+	for (i = 0; i < sh->n; i++) {
+		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, i);
+		struct _xtx_class *cl = &s->cls[i];
+		uint64_t q = co->quantum;
+
+		if (!q) {	/* the config fills it; sch_htb's rule if not */
+			q = co->rate / (r2q ? r2q : 10);
+			q = q < 1000 ? 1000 : q > 200000 ? 200000 : q;
+		}
+		cl->rate_mult = _xtx_rate_mult(co->rate);
+		cl->ceil_mult = _xtx_rate_mult(co->ceil ? co->ceil : co->rate);
+		cl->buffer = bytes_to_ns(co->burst, co->rate);
+		cl->cbuffer = bytes_to_ns(co->cburst, co->ceil ? co->ceil : co->rate);
+		cl->tokens = cl->buffer;
+		cl->ctokens = cl->cbuffer;
+		cl->t_c = now_ns;
+		cl->parent = sh->parent[i];
+		cl->pq_idx = _XTX_NIL;
+		cl->mode = _XTX_CAN_SEND;
+		cl->prio = co->prio > XTX_PRIO_MAX ? XTX_PRIO_MAX : co->prio;
+		cl->quantum = q > INT32_MAX ? INT32_MAX : (int32_t)q;
+		cl->handle = co->handle;
+		s->hmap[i] = (struct _xtx_hmap){ co->handle, i };
+
+		if (sh->nchild[i]) {
+			cl->level = (uint8_t)(_XTX_MAXDEPTH - 1 - sh->depth[i]);
+			cl->leaf = _XTX_NIL;
+			cl->inner = ii++;
+			s->cls_leaf[i] = _XTX_NIL;
+		} else {
+			uint32_t fl = init_leaf(s, i, li++, co, flows);
+
+			flows += fl;
+		}
+	}
+	qsort(s->hmap, sh->n, sizeof(*s->hmap), cmp_hmap);
+}
+
+/* Step 5: rows and feeds, each a run of `ord` (members in handle order) and bitmap
+ * words. */
+static void init_sets(struct xtx_sched *s, const struct shape *sh, uint64_t *w,
+		      uint32_t *mem)
+{
+	const struct ord *ord = sh->ord;
+	uint32_t n = sh->n, k = 0, i, j;
+	unsigned p;
+
+	while (k < n) {		/* children of each inner class */
+		uint32_t par = ord[k].key, cnt = 0;
+
+		while (k + cnt < n && ord[k + cnt].key == par)
+			cnt++;
+		if (par != _XTX_NIL) {
+			for (j = 0; j < cnt; j++) {
+				mem[j] = ord[k + j].idx;
+				s->cls[ord[k + j].idx].sib = j;
+			}
+			for (p = 0; p < _XTX_NUMPRIO; p++) {
+				struct _xtx_oset *f =
+					&s->feeds[(size_t)s->cls[par].inner * _XTX_NUMPRIO + p];
+
+				f->w0 = w;
+				f->w1 = w + (cnt + 63) / 64;
+				w += _xtx_oset_words(cnt);
+				f->member = mem;
+				f->n = cnt;
+			}
+			mem += cnt;
+		} else {
+			for (j = 0; j < cnt; j++)
+				s->cls[ord[k + j].idx].sib = _XTX_NIL;
+		}
+		k += cnt;
+	}
+	for (k = 0; k < n; k++)	/* classes by level (0 first), in handle order */
+		mem[k] = ord[n + k].idx;
+	k = 0;
+	for (i = 0; i < _XTX_MAXDEPTH; i++) {
+		uint32_t cnt = sh->nlevel[i];
+
+		for (j = 0; j < cnt; j++)
+			s->cls[mem[k + j]].lidx = j;
+		for (p = 0; p < _XTX_NUMPRIO; p++) {
+			struct _xtx_oset *r = &s->row[i][p];
+
+			r->w0 = w;
+			r->w1 = w + (cnt + 63) / 64;
+			w += _xtx_oset_words(cnt);
+			r->member = mem + k;
+			r->n = cnt;
+		}
+		k += cnt;
+	}
+}
+
+/* Step 6: the free packet list and the default leaf. */
+static void init_pool_default(struct xtx_sched *s, const struct xtx_sched_config *cfg)
+{
+	uint32_t i, dflt;
+
+	for (i = 0; i < s->npool; i++)
+		s->pool[i].next = i + 1 < s->npool ? i + 1 : _XTX_NIL;
+	s->free_head = 0;
+	s->dflt_leaf = _XTX_NIL;
+	dflt = xtx_sched_config__default(cfg);
+	if (dflt) {
+		int d = xtx_sched_config__class_index(cfg, dflt);
+
+		if (d >= 0)
+			s->dflt_leaf = s->cls_leaf[d];
+	} else {
+		for (i = 0; i < s->ncls && s->dflt_leaf == _XTX_NIL; i++)	/* first leaf */
+			s->dflt_leaf = s->cls_leaf[i];
+	}
+}
+
 struct xtx_sched *xtx_sched__create(const struct xtx_sched_config *cfg,
 				    const struct xtx_sched_opts *opts, uint64_t now_ns,
 				    char *err, size_t errlen)
 {
 	struct xtx_sched_opts o;
-	uint32_t n, i, nleaves = 0, ninner = 0, npool, fh_cap, dflt;
-	uint32_t *parent = NULL, *nchild = NULL, *depth = NULL;
-	uint32_t nlevel[_XTX_MAXDEPTH] = { 0 };
-	uint64_t nflows = 0, limits = 0;
-	size_t nwords = 0;
-	struct ord *ord = NULL;
-	struct xtx_sched *s = NULL;
+	struct shape sh = { 0 };
+	struct xtx_sched *s;
 	struct layout lo;
 	char *base;
 	int rc;
@@ -163,267 +441,42 @@ struct xtx_sched *xtx_sched__create(const struct xtx_sched_config *cfg,
 		errno = -rc;
 		return NULL;
 	}
-	n = xtx_sched_config__class_count(cfg);
-
-	parent = calloc(n, sizeof(*parent));
-	nchild = calloc(n, sizeof(*nchild));
-	depth = calloc(n, sizeof(*depth));
-	ord = calloc(2 * (size_t)n, sizeof(*ord));
-	if (!parent || !nchild || !depth || !ord) {
-		set_err(err, errlen, "out of memory building %u classes", n);
-		errno = ENOMEM;
-		goto out_tmp;
-	}
-
-	/* Tree shape: parent index, children, depth (validate() ruled out cycles). */
-	for (i = 0; i < n; i++) {
-		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, i);
-		int p = co->parent == XTX_HANDLE_ROOT ? -1 :
-			xtx_sched_config__class_index(cfg, co->parent);
-
-		parent[i] = p < 0 ? _XTX_NIL : (uint32_t)p;
-		if (p >= 0)
-			nchild[p]++;
-	}
-	for (i = 0; i < n; i++) {
-		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, i);
-		uint32_t d = 0, c = parent[i];
-
-		while (c != _XTX_NIL && d < _XTX_MAXDEPTH) {
-			d++;
-			c = parent[c];
-		}
-		depth[i] = d;
-		if (nchild[i] && d > _XTX_MAXDEPTH - 2) {
-			set_err(err, errlen, "class %x:%x: tree too deep: an inner class may be at "
-				"most %d levels below a root (sch_htb's %d levels); flatten the tree",
-				XTX_HANDLE_MAJ(co->handle), XTX_HANDLE_MIN(co->handle),
-				_XTX_MAXDEPTH - 2, _XTX_MAXDEPTH);
-			errno = EINVAL;
-			goto out_tmp;
-		}
-		if (nchild[i]) {
-			ninner++;
-			nlevel[_XTX_MAXDEPTH - 1 - d]++;
-			nwords += _XTX_NUMPRIO * _xtx_oset_words(nchild[i]);
-		} else {
-			nleaves++;
-			nlevel[0]++;
-			nflows += co->fq ? co->flows : 1;
-			limits += co->limit;
-		}
-		/* run keys: by parent (roots last, unused), and by level */
-		ord[i] = (struct ord){ parent[i], co->handle, i };
-		ord[n + i] = (struct ord){ nchild[i] ? _XTX_MAXDEPTH - 1 - d : 0, co->handle, i };
-	}
-	for (i = 0; i < _XTX_MAXDEPTH; i++)
-		nwords += _XTX_NUMPRIO * _xtx_oset_words(nlevel[i]);
-	qsort(ord, n, sizeof(*ord), cmp_ord);
-	qsort(ord + n, n, sizeof(*ord), cmp_ord);
-
-	npool = o.pkt_pool ? o.pkt_pool :
-		(uint32_t)(limits < _XTX_POOL_MAX ? limits : _XTX_POOL_MAX);
-	if (!npool)
-		npool = 1;
-	if (npool >= _XTX_NIL)
-		npool = _XTX_NIL - 1;
-	fh_cap = (uint32_t)(nflows < npool ? nflows : npool);
-	if (make_layout(&lo, n, nleaves, ninner, nwords, nflows, fh_cap, npool)) {
+	sh.n = xtx_sched_config__class_count(cfg);
+	if (shape_measure(&sh, cfg, err, errlen))
+		goto out_shape;		/* errno set */
+	shape_pool(&sh, &o);
+	if (make_layout(&lo, sh.n, sh.nleaves, sh.ninner, sh.nwords, sh.nflows, sh.fh_cap,
+			sh.npool)) {
 		set_err(err, errlen, "flow tables too large (%llu slots)",
-			(unsigned long long)nflows);
+			(unsigned long long)sh.nflows);
 		errno = ENOMEM;
-		goto out_tmp;
+		goto out_shape;
 	}
-
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		set_err(err, errlen, "out of memory");
 		errno = ENOMEM;
-		goto out_tmp;
+		goto out_shape;
 	}
 	base = xtx_mem__alloc(lo.total, -1);	/* zeroed: every bitmap starts empty */
 	if (!base) {
 		set_err(err, errlen, "cannot allocate %zu bytes for %u classes, %llu flow slots "
-			"and %u packets; lower flows, limit or pkt_pool", lo.total, n,
-			(unsigned long long)nflows, npool);
+			"and %u packets; lower flows, limit or pkt_pool", lo.total, sh.n,
+			(unsigned long long)sh.nflows, sh.npool);
 		errno = ENOMEM;
-		goto out_s;
+		goto out_sched;
 	}
-	s->mem = base;
-	s->mem_len = lo.total;
-	s->small = lo.total <= XTX_SCHED_SMALL_BYTES;
-	s->cls = (struct _xtx_class *)(base + lo.cls);
-	s->leaves = (struct _xtx_leaf *)(base + lo.leaves);
-	s->feeds = (struct _xtx_oset *)(base + lo.feeds);
-	s->cls_leaf = (uint32_t *)(base + lo.cls_leaf);
-	s->dlist = (uint32_t *)(base + lo.dlist);
-	s->wq = (struct _xtx_wev *)(base + lo.wq);
-	s->fh = (struct _xtx_fev *)(base + lo.fh);
-	s->hmap = (struct _xtx_hmap *)(base + lo.hmap);
-	s->pool = (struct _xtx_pkt *)(base + lo.pool);
-	s->ncls = n;
-	s->nleaves = nleaves;
-	s->ninner = ninner;
-	s->npool = npool;
-	s->fh_cap = fh_cap;
-	s->overhead = xtx_sched_config__overhead(cfg);
-	s->horizon_ns = o.horizon_ns ? o.horizon_ns : _XTX_HORIZON_NS;
-	s->now = now_ns;
-
-	/* Classes, leaves, flow tables. */
-	{
-		struct _xtx_flow *flows = (struct _xtx_flow *)(base + lo.flows);
-		uint32_t li = 0, ii = 0;
-		uint32_t r2q = xtx_sched_config__r2q(cfg);
-
-		for (i = 0; i < n; i++) {
-			const struct xtx_class_opts *co = xtx_sched_config__class(cfg, i);
-			struct _xtx_class *cl = &s->cls[i];
-			uint64_t q = co->quantum;
-
-			if (!q) {	/* the config fills it; sch_htb's rule if not */
-				q = co->rate / (r2q ? r2q : 10);
-				q = q < 1000 ? 1000 : q > 200000 ? 200000 : q;
-			}
-			cl->rate_mult = _xtx_rate_mult(co->rate);
-			cl->ceil_mult = _xtx_rate_mult(co->ceil ? co->ceil : co->rate);
-			cl->buffer = bytes_to_ns(co->burst, co->rate);
-			cl->cbuffer = bytes_to_ns(co->cburst, co->ceil ? co->ceil : co->rate);
-			cl->tokens = cl->buffer;
-			cl->ctokens = cl->cbuffer;
-			cl->t_c = now_ns;
-			cl->parent = parent[i];
-			cl->pq_idx = _XTX_NIL;
-			cl->mode = _XTX_CAN_SEND;
-			cl->prio = co->prio > XTX_PRIO_MAX ? XTX_PRIO_MAX : co->prio;
-			cl->quantum = q > INT32_MAX ? INT32_MAX : (int32_t)q;
-			cl->handle = co->handle;
-			s->hmap[i] = (struct _xtx_hmap){ co->handle, i };
-
-			if (nchild[i]) {
-				cl->level = (uint8_t)(_XTX_MAXDEPTH - 1 - depth[i]);
-				cl->leaf = _XTX_NIL;
-				cl->inner = ii++;
-				s->cls_leaf[i] = _XTX_NIL;
-			} else {
-				struct _xtx_leaf *L = &s->leaves[li];
-				uint32_t fl = co->fq ? co->flows : 1;
-
-				cl->level = 0;
-				cl->leaf = li;
-				cl->inner = _XTX_NIL;
-				s->cls_leaf[i] = li;
-
-				L->flows = flows;
-				flows += fl;
-				L->nflows = fl;
-				L->fq = co->fq;
-				L->new_head = L->new_tail = L->old_head = L->old_tail = _XTX_NIL;
-				L->limit = co->limit;
-				L->flow_limit = co->fq ? co->flow_limit : co->limit;
-				if (L->flow_limit > _XTX_QLEN_MAX)
-					L->flow_limit = _XTX_QLEN_MAX;
-				/* sch_fq clamps its quantum to [256, 1 << 20]; a FIFO's single
-				 * flow needs no DRR, so it rotates rarely. */
-				if (co->fq)
-					L->quantum = (int32_t)(co->fq_quantum < 256 ? 256 :
-						co->fq_quantum > (1u << 20) ? (1u << 20) : co->fq_quantum);
-				else
-					L->quantum = 1 << 20;
-				L->hash_shift = 32 - log2_u32(fl);
-				L->pace_mult = co->fq && co->maxrate ? _xtx_rate_mult(co->maxrate) : 0;
-				L->cls = i;
-				init_flows(L);
-				li++;
-			}
-		}
-	}
-	qsort(s->hmap, n, sizeof(*s->hmap), cmp_hmap);
-
-	/* Rows and feeds: each a run of `ord` (members in handle order) and bitmap words. */
-	{
-		uint64_t *w = (uint64_t *)(base + lo.words);
-		uint32_t *mem = (uint32_t *)(base + lo.members);
-		uint32_t k = 0, j;
-		unsigned p;
-
-		while (k < n) {		/* children of each inner class */
-			uint32_t par = ord[k].key, cnt = 0;
-
-			while (k + cnt < n && ord[k + cnt].key == par)
-				cnt++;
-			if (par != _XTX_NIL) {
-				for (j = 0; j < cnt; j++) {
-					mem[j] = ord[k + j].idx;
-					s->cls[ord[k + j].idx].sib = j;
-				}
-				for (p = 0; p < _XTX_NUMPRIO; p++) {
-					struct _xtx_oset *f =
-						&s->feeds[(size_t)s->cls[par].inner * _XTX_NUMPRIO + p];
-
-					f->w0 = w;
-					f->w1 = w + (cnt + 63) / 64;
-					w += _xtx_oset_words(cnt);
-					f->member = mem;
-					f->n = cnt;
-				}
-				mem += cnt;
-			} else {
-				for (j = 0; j < cnt; j++)
-					s->cls[ord[k + j].idx].sib = _XTX_NIL;
-			}
-			k += cnt;
-		}
-		for (k = 0; k < n; k++)	/* classes by level (0 first), in handle order */
-			mem[k] = ord[n + k].idx;
-		k = 0;
-		for (i = 0; i < _XTX_MAXDEPTH; i++) {
-			uint32_t cnt = nlevel[i];
-
-			for (j = 0; j < cnt; j++)
-				s->cls[mem[k + j]].lidx = j;
-			for (p = 0; p < _XTX_NUMPRIO; p++) {
-				struct _xtx_oset *r = &s->row[i][p];
-
-				r->w0 = w;
-				r->w1 = w + (cnt + 63) / 64;
-				w += _xtx_oset_words(cnt);
-				r->member = mem + k;
-				r->n = cnt;
-			}
-			k += cnt;
-		}
-	}
-
-	/* Pool and default leaf. */
-	for (i = 0; i < npool; i++)
-		s->pool[i].next = i + 1 < npool ? i + 1 : _XTX_NIL;
-	s->free_head = 0;
-	s->dflt_leaf = _XTX_NIL;
-	dflt = xtx_sched_config__default(cfg);
-	if (dflt) {
-		int d = xtx_sched_config__class_index(cfg, dflt);
-
-		if (d >= 0)
-			s->dflt_leaf = s->cls_leaf[d];
-	} else {
-		for (i = 0; i < n && s->dflt_leaf == _XTX_NIL; i++)	/* first leaf */
-			s->dflt_leaf = s->cls_leaf[i];
-	}
-
-	free(parent);
-	free(nchild);
-	free(depth);
-	free(ord);
+	place_arrays(s, &lo, base, &sh, cfg, &o, now_ns);
+	init_classes(s, cfg, &sh, (struct _xtx_flow *)(base + lo.flows), now_ns);
+	init_sets(s, &sh, (uint64_t *)(base + lo.words), (uint32_t *)(base + lo.members));
+	init_pool_default(s, cfg);
+	shape_free(&sh);
 	return s;
 
-out_s:
+out_sched:
 	free(s);
-out_tmp:
-	free(parent);
-	free(nchild);
-	free(depth);
-	free(ord);
+out_shape:
+	shape_free(&sh);
 	return NULL;
 }
 
