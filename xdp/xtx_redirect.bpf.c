@@ -3,22 +3,25 @@
  *
  * Attached to the ingress interface by tools/xtx-shape. For every frame:
  *
- *   1. parse: Ethernet [+ up to 2 VLAN tags (802.1Q/802.1ad)] -> ARP | IPv4 | IPv6 [+ up to
- *      4 hop-by-hop/routing/destination-options headers, a fragment header] -> TCP/UDP
- *      (ports), ICMP/ICMPv6 (type), anything else (protocol only);
- *   2. hand to the kernel what must stay the host's: ARP, IPv6 neighbour discovery and
- *      router messages, frames addressed to this host; in router mode also everything
- *      the kernel must route or reject itself (see enum xtx_rd_stat);
- *   3. classify by the user's rules (xtx_redirect.h: LPM on addresses, port ranges,
- *      protocol, DSCP, VLAN; first match wins; else the default): a class, pass or drop;
- *   4. router mode (default): bpf_fib_lookup() in the kernel's tables; the frame must
- *      leave by cfg_out_ifindex; TTL / hop limit decremented (IPv4 checksum updated as
- *      the kernel's ip_decrease_ttl() does) and new MAC addresses, exactly what the
- *      kernel's forwarding would do. No route, no neighbour, TTL expiring, MTU exceeded:
- *      the frame goes to the kernel untouched, which answers with ICMP as usual.
- *      l2 mode: the frame is not changed;
- *   5. class index and flow hash into the metadata area (include/xtx/rxmeta.h), then
- *      XDP_REDIRECT to the AF_XDP socket of the RX queue (xsks[rx_queue_index]).
+ *   1. parse (parse_eth, parse_ipv4, parse_ipv6, parse_l4): Ethernet [+ up to 2 VLAN tags
+ *      (802.1Q/802.1ad)] -> ARP | IPv4 | IPv6 [+ up to 4 hop-by-hop/routing/destination-
+ *      options headers, a fragment header] -> TCP/UDP (ports), ICMP/ICMPv6 (type),
+ *      anything else (protocol only);
+ *   2. hand to the kernel what must stay the host's (host_reason): ARP, IPv6 neighbour
+ *      discovery and router messages, frames addressed to this host; in router mode also
+ *      everything the kernel must route or reject itself (see enum xtx_rd_stat);
+ *   3. classify by the user's rules (match_rule; xtx_redirect.h: LPM on addresses, port
+ *      ranges, protocol, DSCP, VLAN; first match wins; else the default): a class, pass
+ *      or drop;
+ *   4. router mode (default; fib_reason, forward_rewrite): bpf_fib_lookup() in the
+ *      kernel's tables; the frame must leave by cfg_out_ifindex; TTL / hop limit
+ *      decremented (IPv4 checksum updated as the kernel's ip_decrease_ttl() does) and new
+ *      MAC addresses, exactly what the kernel's forwarding would do. No route, no
+ *      neighbour, TTL expiring, MTU exceeded: the frame goes to the kernel untouched,
+ *      which answers with ICMP as usual. l2 mode: the frame is not changed;
+ *   5. class index and flow hash (flow_hash, put_meta) into the metadata area
+ *      (include/xtx/rxmeta.h), then XDP_REDIRECT to the AF_XDP socket of the RX queue
+ *      (xsks[rx_queue_index]).
  *
  * Nothing is modified before the last check that can send the frame to the kernel, so a
  * frame the kernel gets is always the frame as received. The socket lookup comes first
@@ -28,7 +31,8 @@
  * one verdict counter (xtx_redirect.h) plus possibly sub-counts.
  *
  * Verifier notes: all loops are bounded and unrolled; every packet access follows an
- * explicit check against data_end; header lengths are bounded before use as offsets.
+ * explicit check against data_end; header lengths are bounded before use as offsets. The
+ * steps are static __always_inline: one program, header pointers kept in struct pkt.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -138,6 +142,7 @@ struct pkt {
 	const __u8 *daddr;
 };
 
+/* One frame of len bytes more in rd_stats[stat], this CPU's copy. */
 static __always_inline void count(__u32 stat, __u64 len)
 {
 	struct xtx_rd_counter *c = bpf_map_lookup_elem(&rd_stats, &stat);
@@ -148,6 +153,7 @@ static __always_inline void count(__u32 stat, __u64 len)
 	}
 }
 
+/* count(stat) and hand the frame to the kernel as it is. */
 static __always_inline int pass(__u32 stat, __u64 len)
 {
 	count(stat, len);
@@ -430,6 +436,178 @@ static __always_inline __u32 parse_ipv6(struct pkt *p, void *l3, void *end)
 	return parse_l4(p, nh_p, end, l4len);
 }
 
+/* --- what stays the kernel's -------------------------------------------------------------- */
+
+/* The XTX_RD_PASS_* reason a parsed frame stays the kernel's (file top, step 2; router mode
+ * adds its own), or -1: classify it. Reads eth->h_dest and, in IPv6 without p->bad, daddr. */
+static __always_inline int host_reason(const struct pkt *p, const struct ethhdr *eth)
+{
+	int i;
+
+	/* IPv6 neighbour discovery and router messages (RS, RA, NS, NA, redirect). */
+	if (!p->bad && p->family == 6 && p->proto == IPPROTO_ICMPV6 && p->icmp_type >= 133 &&
+	    p->icmp_type <= 137)
+		return XTX_RD_PASS_ND;
+	if (cfg_mode == XTX_RD_MODE_ROUTER) {
+		if (p->bad)
+			return XTX_RD_PASS_BAD;
+		if (!p->family)
+			return XTX_RD_PASS_NON_IP;
+		if (p->nvlan)
+			return XTX_RD_PASS_VLAN;
+		/* Unicast to us only: the kernel drops other hosts' frames and delivers
+		 * broadcast and multicast locally; it never forwards them. */
+		if (eth->h_dest[0] & 1)
+			return XTX_RD_PASS_NOT_UNICAST;
+		for (i = 0; i < ETH_ALEN; i++)
+			if (eth->h_dest[i] != cfg_in_mac[i])
+				return XTX_RD_PASS_NOT_UNICAST;
+		/* Link-local IPv6 destinations are never forwarded. */
+		if (p->family == 6 && p->daddr[0] == 0xfe && (p->daddr[1] & 0xc0) == 0x80)
+			return XTX_RD_PASS_LOCAL;
+		return -1;
+	}
+	/* l2: frames to this host's own MAC; everything else goes through. */
+	for (i = 0; i < ETH_ALEN; i++)
+		if (eth->h_dest[i] != cfg_in_mac[i])
+			return -1;
+	return XTX_RD_PASS_LOCAL;
+}
+
+/* The rule of the frame: the first that matches, else rd_rules[XTX_RD_RULE_DEFAULT] and
+ * XTX_RD_DEFAULT counted; NULL only if the array lookup fails (the index is <= its max). */
+static __always_inline const struct xtx_rd_rule *match_rule(const struct pkt *p, __u64 len)
+{
+	__u32 rule_idx = classify(p);
+
+	if (rule_idx == XTX_RD_RULE_DEFAULT)
+		count(XTX_RD_DEFAULT, len);
+	return bpf_map_lookup_elem(&rd_rules, &rule_idx);
+}
+
+/* The flow hash of xtx_redirect.h: IP 5-tuple if the frame parsed (no p->bad), else the
+ * Ethernet addresses and ethertype. Call before any rewrite; reads only checked headers. */
+static __always_inline __u32 flow_hash(const struct pkt *p, const struct ethhdr *eth)
+{
+	const __u8 *d = eth->h_dest, *s = eth->h_source;
+	__u32 hash;
+	int i;
+
+	if (p->family == 4 && !p->bad) {
+		hash = mmh3_mix(cfg_hash_seed, be32_at(p->saddr));
+		hash = mmh3_mix(hash, be32_at(p->daddr));
+		hash = mmh3_mix(hash, p->sport << 16 | p->dport);
+		hash = mmh3_mix(hash, p->proto);
+		return mmh3_final(hash, 16);
+	}
+	if (p->family == 6 && !p->bad) {
+		hash = cfg_hash_seed;
+#pragma unroll
+		for (i = 0; i < 16; i += 4)
+			hash = mmh3_mix(hash, be32_at(p->saddr + i));
+#pragma unroll
+		for (i = 0; i < 16; i += 4)
+			hash = mmh3_mix(hash, be32_at(p->daddr + i));
+		hash = mmh3_mix(hash, p->sport << 16 | p->dport);
+		hash = mmh3_mix(hash, p->proto);
+		return mmh3_final(hash, 40);
+	}
+	hash = mmh3_mix(cfg_hash_seed, be32_at(d));
+	hash = mmh3_mix(hash, (__u32)d[4] << 24 | (__u32)d[5] << 16 | (__u32)s[0] << 8 | s[1]);
+	hash = mmh3_mix(hash, be32_at(s + 2));
+	hash = mmh3_mix(hash, bpf_ntohs(p->ethertype));
+	return mmh3_final(hash, 16);
+}
+
+/* --- router: the kernel's forwarding decision, done here ---------------------------------- */
+
+/* Router mode, a frame host_reason() let through (IP, no p->bad): fills f and asks the FIB;
+ * the XTX_RD_PASS_* reason the kernel forwards it itself, or -1: it leaves by our egress. */
+static __always_inline int fib_reason(struct xdp_md *ctx, const struct pkt *p,
+				      struct bpf_fib_lookup *f)
+{
+	f->ifindex = ctx->ingress_ifindex;
+	f->l4_protocol = p->proto;
+	f->sport = bpf_htons(p->sport);
+	f->dport = bpf_htons(p->dport);
+	f->tot_len = p->tot_len;
+	if (p->ip4) {
+		if (p->ip4->ttl <= 1)
+			return XTX_RD_PASS_TTL;
+		f->family = AF_INET;
+		f->tos = p->ip4->tos;
+		f->ipv4_src = p->ip4->saddr;
+		f->ipv4_dst = p->ip4->daddr;
+	} else if (p->ip6) {
+		if (p->ip6->hop_limit <= 1)
+			return XTX_RD_PASS_TTL;
+		f->family = AF_INET6;
+		f->flowinfo = *(__be32 *)p->ip6 & bpf_htonl(0x0fffffff);
+		__builtin_memcpy(f->ipv6_src, &p->ip6->saddr, 16);
+		__builtin_memcpy(f->ipv6_dst, &p->ip6->daddr, 16);
+	} else {
+		return XTX_RD_PASS_NON_IP;	/* not reached */
+	}
+	switch (bpf_fib_lookup(ctx, f, sizeof(*f), 0)) {
+	case BPF_FIB_LKUP_RET_SUCCESS:
+		break;
+	case BPF_FIB_LKUP_RET_NOT_FWDED:
+		return XTX_RD_PASS_NOT_FWDED;
+	case BPF_FIB_LKUP_RET_BLACKHOLE:
+	case BPF_FIB_LKUP_RET_UNREACHABLE:
+	case BPF_FIB_LKUP_RET_PROHIBIT:
+		return XTX_RD_PASS_NO_ROUTE;
+	case BPF_FIB_LKUP_RET_NO_NEIGH:
+		return XTX_RD_PASS_NO_NEIGH;
+	case BPF_FIB_LKUP_RET_FRAG_NEEDED:
+		return XTX_RD_PASS_FRAG_NEEDED;
+	default:	/* FWD_DISABLED, UNSUPP_LWT, ... */
+		return XTX_RD_PASS_FWD_OFF;
+	}
+	if (f->ifindex != cfg_out_ifindex)
+		return XTX_RD_PASS_OTHER_IF;
+	return -1;
+}
+
+/* A frame fib_reason() committed, rewritten as the kernel's forwarding would: TTL / hop
+ * limit - 1 (IPv4 checksum as ip_decrease_ttl()), the FIB's MACs; headers already checked. */
+static __always_inline void forward_rewrite(const struct pkt *p, struct ethhdr *eth,
+					    const struct bpf_fib_lookup *f)
+{
+	if (p->ip4) {
+		/* ip_decrease_ttl(): TTL is the high byte of the 16-bit word it shares with
+		 * the protocol; add 0x0100 back to the checksum, end-around carry. */
+		__u32 check = p->ip4->check;
+
+		check += bpf_htons(0x0100);
+		p->ip4->check = (__sum16)(check + (check >= 0xffff));
+		p->ip4->ttl--;
+	} else if (p->ip6) {
+		p->ip6->hop_limit--;
+	}
+	__builtin_memcpy(eth->h_dest, f->dmac, ETH_ALEN);
+	__builtin_memcpy(eth->h_source, f->smac, ETH_ALEN);
+}
+
+/* --- metadata, redirect ------------------------------------------------------------------- */
+
+/* Flow hash and class into the metadata area in front of the frame (include/xtx/rxmeta.h):
+ * 0, or -1 if the driver has no headroom or the area fails its check against data. */
+static __always_inline int put_meta(struct xdp_md *ctx, __u32 hash, __u32 cls)
+{
+	struct xtx_rx_meta *m;
+
+	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(*m)))
+		return -1;
+	m = (void *)(long)ctx->data_meta;
+	if ((void *)(m + 1) > (void *)(long)ctx->data)
+		return -1;
+	m->hash = hash;
+	m->cls = (__u16)cls;
+	m->magic = XTX_RX_META_MAGIC;
+	return 0;
+}
+
 SEC("xdp")
 int xtx_redirect(struct xdp_md *ctx)
 {
@@ -438,12 +616,12 @@ int xtx_redirect(struct xdp_md *ctx)
 	__u64 len = end - data;
 	struct ethhdr *eth = data;
 	struct pkt p = { .vlan = XTX_RD_VLAN_UNTAGGED, .icmp_type = 256 };
-	__u32 qid = ctx->rx_queue_index, rule_idx, hash, cls = 0xffff;
+	__u32 qid = ctx->rx_queue_index, hash, cls;
 	const struct xtx_rd_rule *rule;
 	void *l3;
-	int i;
+	int why;
 
-	/* --- parse ------------------------------------------------------------------------ */
+	/* 1. parse */
 	l3 = parse_eth(&p, eth, end);
 	if (!l3) {
 		count(XTX_RD_TRUNCATED, len);
@@ -455,166 +633,48 @@ int xtx_redirect(struct xdp_md *ctx)
 		p.bad = parse_ipv4(&p, l3, end);
 	else if (!p.bad && p.ethertype == bpf_htons(ETH_P_IPV6))
 		p.bad = parse_ipv6(&p, l3, end);
+	/* Keep the family a value of its own (barrier_var, bpf_helpers.h): without it clang
+	 * merges the parsers' tails and recomputes the family from a copy of the ethertype
+	 * the verifier knows nothing of, and the verifier walks IPv6 code with IPv4 bounds. */
+	barrier_var(p.family);
 	if (p.bad)
 		count(p.bad, len);
 	if (p.frag && !p.bad)
 		count(XTX_RD_FRAGMENT, len);
 
-	/* --- what stays the kernel's ---------------------------------------------------------- */
-	/* IPv6 neighbour discovery and router messages (RS, RA, NS, NA, redirect). */
-	if (!p.bad && p.family == 6 && p.proto == IPPROTO_ICMPV6 && p.icmp_type >= 133 &&
-	    p.icmp_type <= 137)
-		return pass(XTX_RD_PASS_ND, len);
-	if (cfg_mode == XTX_RD_MODE_ROUTER) {
-		if (p.bad)
-			return pass(XTX_RD_PASS_BAD, len);
-		if (!p.family)
-			return pass(XTX_RD_PASS_NON_IP, len);
-		if (p.nvlan)
-			return pass(XTX_RD_PASS_VLAN, len);
-		/* Unicast to us only: the kernel drops other hosts' frames and delivers
-		 * broadcast and multicast locally; it never forwards them. */
-		if (eth->h_dest[0] & 1)
-			return pass(XTX_RD_PASS_NOT_UNICAST, len);
-		for (i = 0; i < ETH_ALEN; i++)
-			if (eth->h_dest[i] != cfg_in_mac[i])
-				return pass(XTX_RD_PASS_NOT_UNICAST, len);
-		/* Link-local IPv6 destinations are never forwarded. */
-		if (p.family == 6 && p.daddr[0] == 0xfe && (p.daddr[1] & 0xc0) == 0x80)
-			return pass(XTX_RD_PASS_LOCAL, len);
-	} else {
-		int ours = 1;
+	/* 2. what stays the kernel's */
+	why = host_reason(&p, eth);
+	if (why >= 0)
+		return pass(why, len);
 
-		for (i = 0; i < ETH_ALEN; i++)
-			if (eth->h_dest[i] != cfg_in_mac[i])
-				ours = 0;
-		if (ours)
-			return pass(XTX_RD_PASS_LOCAL, len);
+	/* 3. classify */
+	rule = match_rule(&p, len);
+	if (rule && rule->action == XTX_RD_ACT_PASS)
+		return pass(XTX_RD_PASS_RULE, len);
+	if (rule && rule->action == XTX_RD_ACT_DROP) {
+		count(XTX_RD_DROP_RULE, len);
+		return XDP_DROP;
 	}
-
-	/* --- classify ---------------------------------------------------------------------- */
-	rule_idx = classify(&p);
-	if (rule_idx == XTX_RD_RULE_DEFAULT)
-		count(XTX_RD_DEFAULT, len);
-	rule = bpf_map_lookup_elem(&rd_rules, &rule_idx);
-	if (rule) {
-		if (rule->action == XTX_RD_ACT_PASS)
-			return pass(XTX_RD_PASS_RULE, len);
-		if (rule->action == XTX_RD_ACT_DROP) {
-			count(XTX_RD_DROP_RULE, len);
-			return XDP_DROP;
-		}
-		cls = rule->cls;
-	}
+	cls = rule ? rule->cls : 0xffff;
 
 	/* No socket on this queue (yet): the kernel's, untouched. */
 	if (!bpf_map_lookup_elem(&xsks, &qid))
 		return pass(XTX_RD_PASS_NO_SOCKET, len);
+	hash = flow_hash(&p, eth);
 
-	/* --- flow hash (before any rewrite) ------------------------------------------------ */
-	if (p.family == 4 && !p.bad) {
-		hash = mmh3_mix(cfg_hash_seed, be32_at(p.saddr));
-		hash = mmh3_mix(hash, be32_at(p.daddr));
-		hash = mmh3_mix(hash, p.sport << 16 | p.dport);
-		hash = mmh3_mix(hash, p.proto);
-		hash = mmh3_final(hash, 16);
-	} else if (p.family == 6 && !p.bad) {
-		hash = cfg_hash_seed;
-#pragma unroll
-		for (i = 0; i < 16; i += 4)
-			hash = mmh3_mix(hash, be32_at(p.saddr + i));
-#pragma unroll
-		for (i = 0; i < 16; i += 4)
-			hash = mmh3_mix(hash, be32_at(p.daddr + i));
-		hash = mmh3_mix(hash, p.sport << 16 | p.dport);
-		hash = mmh3_mix(hash, p.proto);
-		hash = mmh3_final(hash, 40);
-	} else {
-		const __u8 *d = eth->h_dest, *s = eth->h_source;
-
-		hash = mmh3_mix(cfg_hash_seed, be32_at(d));
-		hash = mmh3_mix(hash, (__u32)d[4] << 24 | (__u32)d[5] << 16 | (__u32)s[0] << 8 | s[1]);
-		hash = mmh3_mix(hash, be32_at(s + 2));
-		hash = mmh3_mix(hash, bpf_ntohs(p.ethertype));
-		hash = mmh3_final(hash, 16);
-	}
-
-	/* --- router: the kernel's forwarding decision, done here -------------------------- */
+	/* 4. router: the kernel's forwarding decision; l2: the frame as it came */
 	if (cfg_mode == XTX_RD_MODE_ROUTER) {
 		struct bpf_fib_lookup f = {};
-		int rc;
 
-		f.ifindex = ctx->ingress_ifindex;
-		f.l4_protocol = p.proto;
-		f.sport = bpf_htons(p.sport);
-		f.dport = bpf_htons(p.dport);
-		f.tot_len = p.tot_len;
-		if (p.ip4) {
-			if (p.ip4->ttl <= 1)
-				return pass(XTX_RD_PASS_TTL, len);
-			f.family = AF_INET;
-			f.tos = p.ip4->tos;
-			f.ipv4_src = p.ip4->saddr;
-			f.ipv4_dst = p.ip4->daddr;
-		} else if (p.ip6) {
-			if (p.ip6->hop_limit <= 1)
-				return pass(XTX_RD_PASS_TTL, len);
-			f.family = AF_INET6;
-			f.flowinfo = *(__be32 *)p.ip6 & bpf_htonl(0x0fffffff);
-			__builtin_memcpy(f.ipv6_src, &p.ip6->saddr, 16);
-			__builtin_memcpy(f.ipv6_dst, &p.ip6->daddr, 16);
-		} else {
-			return pass(XTX_RD_PASS_NON_IP, len);	/* not reached */
-		}
-		rc = bpf_fib_lookup(ctx, &f, sizeof(f), 0);
-		switch (rc) {
-		case BPF_FIB_LKUP_RET_SUCCESS:
-			break;
-		case BPF_FIB_LKUP_RET_NOT_FWDED:
-			return pass(XTX_RD_PASS_NOT_FWDED, len);
-		case BPF_FIB_LKUP_RET_BLACKHOLE:
-		case BPF_FIB_LKUP_RET_UNREACHABLE:
-		case BPF_FIB_LKUP_RET_PROHIBIT:
-			return pass(XTX_RD_PASS_NO_ROUTE, len);
-		case BPF_FIB_LKUP_RET_NO_NEIGH:
-			return pass(XTX_RD_PASS_NO_NEIGH, len);
-		case BPF_FIB_LKUP_RET_FRAG_NEEDED:
-			return pass(XTX_RD_PASS_FRAG_NEEDED, len);
-		default:	/* FWD_DISABLED, UNSUPP_LWT, ... */
-			return pass(XTX_RD_PASS_FWD_OFF, len);
-		}
-		if (f.ifindex != cfg_out_ifindex)
-			return pass(XTX_RD_PASS_OTHER_IF, len);
-		/* Committed: rewrite as the kernel's forwarding would. */
-		if (p.ip4) {
-			/* ip_decrease_ttl(): TTL is the high byte of the 16-bit word it shares
-			 * with the protocol; add 0x0100 back to the checksum, end-around carry. */
-			__u32 check = p.ip4->check;
-
-			check += bpf_htons(0x0100);
-			p.ip4->check = (__sum16)(check + (check >= 0xffff));
-			p.ip4->ttl--;
-		} else if (p.ip6) {
-			p.ip6->hop_limit--;
-		}
-		__builtin_memcpy(eth->h_dest, f.dmac, ETH_ALEN);
-		__builtin_memcpy(eth->h_source, f.smac, ETH_ALEN);
+		why = fib_reason(ctx, &p, &f);
+		if (why >= 0)
+			return pass(why, len);
+		forward_rewrite(&p, eth, &f);
 	}
 
-	/* --- metadata, redirect ------------------------------------------------------------ */
-	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(struct xtx_rx_meta)) == 0) {
-		struct xtx_rx_meta *m = (void *)(long)ctx->data_meta;
-
-		if ((void *)(m + 1) <= (void *)(long)ctx->data) {
-			m->hash = hash;
-			m->cls = (__u16)cls;
-			m->magic = XTX_RX_META_MAGIC;
-		} else {
-			count(XTX_RD_NO_META, len);
-		}
-	} else {
+	/* 5. metadata, redirect */
+	if (put_meta(ctx, hash, cls))
 		count(XTX_RD_NO_META, len);
-	}
 	count(XTX_RD_REDIRECT, len);
 	return bpf_redirect_map(&xsks, qid, XDP_PASS);
 }
