@@ -109,7 +109,7 @@ TEST_LOBJ := $(TEST_LIB:%.c=$(OUT)/obj/%.o)
 TEST_CFLAGS := -DXTX_FAULT_INJECT -Itests/lib
 # The random scheduler test once more on a scheduler built without sch_htb's hysteresis
 # (XTX_SCHED_HYSTERESIS=0, the kernel's default): its sources compiled in, not libxtx.
-SCHED_SRCS := $(sort $(wildcard userspace/sched/*.c)) userspace/util/mem.c
+SCHED_SRCS := $(sort $(wildcard userspace/sched/*.c userspace/util/*.c))
 NOHYST_BIN := $(OUT)/tests/unit/test_sched_random_nohyst
 
 # Fuzz targets: LLVMFuzzerTestOneInput in tests/fuzz/fuzz_NAME.c, corpus in
