@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -28,6 +30,14 @@ uint64_t cli_now_ns(clockid_t c)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+double cli_now_s(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 void cli_die_usage(const char *fmt, ...)
 {
 	va_list ap;
@@ -38,6 +48,34 @@ void cli_die_usage(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nTry '%s --help'.\n", prog);
 	exit(2);
+}
+
+int cli_write_ready(const char *path, const char *fmt, ...)
+{
+	char tmp[4096];
+	va_list ap;
+	FILE *f;
+	int err;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp)) {
+		fprintf(stderr, "%s: --ready-file path too long\n", prog);
+		return -ENAMETOOLONG;
+	}
+	f = fopen(tmp, "w");
+	if (!f)
+		goto fail;
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	if (fclose(f) || rename(tmp, path))
+		goto fail;
+	return 0;
+fail:
+	err = -errno;
+	fprintf(stderr, "%s: cannot write --ready-file %s: %s; check that its directory exists "
+		"and is writable\n", prog, path, strerror(-err));
+	unlink(tmp);
+	return err;
 }
 
 int cli_str_to_u64(const char *s, int base, uint64_t min, uint64_t max, uint64_t *out)

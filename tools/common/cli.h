@@ -21,6 +21,8 @@ void cli_set_prog(const char *prog);
 const char *cli_get_prog(void);
 /* Clock c in nanoseconds. */
 uint64_t cli_now_ns(clockid_t c);
+/* Clock c in seconds. */
+double cli_now_s(clockid_t c);
 /* Print "PROG: <message>" and a pointer to --help; exit 2. */
 void cli_die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 /* s as a whole number in min..max, written in base (10; or 0: C's 0x hex and 0 octal too),
@@ -38,6 +40,11 @@ int cli_str_to_double(const char *s, double min, double max, double *out);
  * Returns how many the list names (at least 1), or -EINVAL. The engine's
  * xtx_engine_opts.cpus has this syntax with max_cpu 4096. */
 int cli_str_to_cpus(const char *s, int max_cpu, int *cpus, int n);
+
+/* Write a --ready-file: fmt's text into "path.tmp.PID", then renamed to path, so that a
+ * reader waiting for path sees all of it or nothing. Returns 0, or -errno after printing
+ * "PROG: cannot write --ready-file PATH: ..." (or that the path is too long). */
+int cli_write_ready(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A whole number in min..max (decimal, 0x hex or 0 octal) or die naming opt. */
 uint64_t cli_parse_uint(const char *opt, const char *s, uint64_t min, uint64_t max);

@@ -26,6 +26,7 @@
 #include <bpf/libbpf.h>
 
 #include "cli.h"
+#include "stopsig.h"
 #include "json.h"
 #include "netdev.h"
 #include "shape.h"
@@ -251,14 +252,6 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 			      "priority would keep its CPU from everything else; give one", deq_rt);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* A class of the config is a leaf (xtx_sched_config__is_leaf: 1). */
 static bool is_leaf(const struct xtx_sched_config *cfg, uint32_t h)
 {
@@ -367,25 +360,9 @@ static uint64_t rx_dropped(const struct totals *t)
 
 static int write_ready(const struct shape *s, struct xtx_engine *e)
 {
-	char tmp[4096];
-	FILE *f;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", s->opt.ready_file, (int)getpid()) >=
-	    (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	f = fopen(tmp, "w");
-	if (!f)
-		goto fail;
-	fprintf(f, "pid=%d\nxdp_mode=%s\nrx_path=%s\naf_xdp=%s\n", (int)getpid(),
-		xdpa_mode_name(s->mode), xtx_engine__rx_path(e), xtx_engine__mode(e));
-	if (fclose(f) || rename(tmp, s->opt.ready_file))
-		goto fail;
-	return 0;
-fail:
-	fprintf(stderr, "xtx-shape: cannot write --ready-file %s: %s; check that its "
-		"directory exists and is writable\n", s->opt.ready_file, strerror(errno));
-	unlink(tmp);
-	return -errno;
+	return cli_write_ready(s->opt.ready_file, "pid=%d\nxdp_mode=%s\nrx_path=%s\naf_xdp=%s\n",
+			       (int)getpid(), xdpa_mode_name(s->mode), xtx_engine__rx_path(e),
+			       xtx_engine__mode(e));
 }
 
 /* --- the run loop ------------------------------------------------------------------------ */
@@ -397,38 +374,29 @@ static int run(struct shape *s, struct xtx_engine *e, const struct xtx_sched_con
 {
 	unsigned ncls = xtx_sched_config__class_count(cfg);
 	uint64_t *prev_cls = calloc(ncls, sizeof(*prev_cls));
-	double t0 = now_s(), tick = t0 + s->opt.interval_s, last = t0, t;
+	double t0 = cli_now_s(CLOCK_MONOTONIC), tick = t0 + s->opt.interval_s, last = t0, t;
 	double deadline = t0 + s->opt.duration_s;
 	struct totals prev, cur;
+	int err;
 
 	if (!prev_cls)
 		return -ENOMEM;
 	totals(e, &prev);
 	while (!stop) {
-		double wake = INFINITY;
-		struct timespec ts, *tsp = NULL;
+		double wake = INFINITY, now = cli_now_s(CLOCK_MONOTONIC);
 
 		if (s->opt.interval_s > 0)
 			wake = tick;
 		if (s->opt.duration_s > 0 && deadline < wake)
 			wake = deadline;
-		if (wake > now_s() + GONE_CHECK_S)	/* look for vanished interfaces */
-			wake = now_s() + GONE_CHECK_S;
-		if (wake != INFINITY) {
-			double d = wake - now_s();
-
-			if (d < 0)
-				d = 0;
-			ts.tv_sec = (time_t)d;
-			ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
-			tsp = &ts;
-		}
-		if (ppoll(NULL, 0, tsp, waitmask) < 0 && errno != EINTR) {
-			fprintf(stderr, "xtx-shape: ppoll: %s\n", strerror(errno));
+		if (wake > now + GONE_CHECK_S)	/* look for vanished interfaces */
+			wake = now + GONE_CHECK_S;
+		err = stopsig_wait(wake, waitmask);
+		if (err) {
 			free(prev_cls);
-			return -errno;
+			return err;
 		}
-		t = now_s();
+		t = cli_now_s(CLOCK_MONOTONIC);
 		/* An interface deleted (a veth removed, a driver unbound): its sockets are dead
 		 * and its index is gone or reused. Stop, account, exit 1. */
 		if ((int)if_nametoindex(s->opt.in) != s->in_ifindex ||
@@ -469,7 +437,7 @@ static int run(struct shape *s, struct xtx_engine *e, const struct xtx_sched_con
 		if (s->opt.duration_s > 0 && t >= deadline)
 			break;
 	}
-	*dur = now_s() - t0;
+	*dur = cli_now_s(CLOCK_MONOTONIC) - t0;
 	free(prev_cls);
 	return 0;
 }
@@ -646,12 +614,11 @@ static void report(const struct shape *s, struct xtx_engine *e, const struct xtx
 int main(int argc, char **argv)
 {
 	struct shape s = { .lock = { .fd = -1 } };
-	struct sigaction sa = { .sa_handler = on_signal };
 	static struct rd_rules rs;
 	struct xtx_rd_counter xs[XTX_RD_STAT_MAX] = { { 0, 0 } };
 	struct xtx_sched_config *cfg = NULL;
 	struct xtx_engine *e = NULL;
-	sigset_t block, waitmask;
+	sigset_t waitmask;
 	bool ready_written = false, capped = false;
 	char err[1024];
 	double dur = 0;
@@ -660,19 +627,7 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &s.opt);
 	xdpa_set_print(s.opt.verbose);
 
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, &waitmask);
-	sigdelset(&waitmask, SIGINT);
-	sigdelset(&waitmask, SIGTERM);
-	sigdelset(&waitmask, SIGHUP);
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	stopsig_block(on_signal, &waitmask);
 
 	/* Files first: a bad file is a usage error, whatever the interfaces. */
 	cfg = xtx_sched_config__parse_file(s.opt.classes, err, sizeof(err));

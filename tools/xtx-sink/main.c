@@ -25,6 +25,7 @@
 
 #include "sink.h"
 #include "cli.h"
+#include "stopsig.h"
 #include "xdpattach.h"
 
 static volatile sig_atomic_t stop;
@@ -194,45 +195,16 @@ static void parse_args(int argc, char **argv, struct sink_opts *o)
 			  IF_NAMESIZE - 1);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int write_ready(const struct sink *s)
 {
-	char tmp[4096];
-	FILE *f;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", s->opt.ready_file, (int)getpid()) >=
-	    (int)sizeof(tmp)) {
-		fprintf(stderr, "xtx-sink: --ready-file path too long\n");
-		return -ENAMETOOLONG;
-	}
-	f = fopen(tmp, "w");
-	if (!f)
-		goto fail;
-	fprintf(f, "pid=%d\nmode=%s\nifindex=%d\n", (int)getpid(), xdpa_mode_name(s->mode),
-		s->ifindex);
-	if (fclose(f))
-		goto fail;
-	if (rename(tmp, s->opt.ready_file))
-		goto fail;
-	return 0;
-fail:
-	fprintf(stderr, "xtx-sink: cannot write --ready-file %s: %s; check that its directory "
-		"exists and is writable\n", s->opt.ready_file, strerror(errno));
-	unlink(tmp);
-	return -errno;
+	return cli_write_ready(s->opt.ready_file, "pid=%d\nmode=%s\nifindex=%d\n", (int)getpid(),
+			       xdpa_mode_name(s->mode), s->ifindex);
 }
 
 /* Waits until the next interval tick or the deadline or a signal; prints lines. */
 static int run(struct sink *s, const sigset_t *waitmask, double *dur)
 {
-	double t0 = now_s(), tick = t0 + s->opt.interval_s, last = t0, t;
+	double t0 = cli_now_s(CLOCK_MONOTONIC), tick = t0 + s->opt.interval_s, last = t0, t;
 	double deadline = t0 + s->opt.duration_s;
 	struct sink_snapshot prev, cur;
 	int err;
@@ -242,26 +214,15 @@ static int run(struct sink *s, const sigset_t *waitmask, double *dur)
 		return err;
 	while (!stop) {
 		double wake = INFINITY;
-		struct timespec ts, *tsp = NULL;
 
 		if (s->opt.interval_s > 0)
 			wake = tick;
 		if (s->opt.duration_s > 0 && deadline < wake)
 			wake = deadline;
-		if (wake != INFINITY) {
-			double d = wake - now_s();
-
-			if (d < 0)
-				d = 0;
-			ts.tv_sec = (time_t)d;
-			ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
-			tsp = &ts;
-		}
-		if (ppoll(NULL, 0, tsp, waitmask) < 0 && errno != EINTR) {
-			fprintf(stderr, "xtx-sink: ppoll: %s\n", strerror(errno));
-			return -errno;
-		}
-		t = now_s();
+		err = stopsig_wait(wake, waitmask);
+		if (err)
+			return err;
+		t = cli_now_s(CLOCK_MONOTONIC);
 		if (s->opt.interval_s > 0 && t >= tick) {
 			err = sink_read_stats(s, &cur);
 			if (err)
@@ -275,15 +236,14 @@ static int run(struct sink *s, const sigset_t *waitmask, double *dur)
 		if (s->opt.duration_s > 0 && t >= deadline)
 			break;
 	}
-	*dur = now_s() - t0;
+	*dur = cli_now_s(CLOCK_MONOTONIC) - t0;
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct sink s = { .lock = { .fd = -1 } };
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigset_t block, waitmask;
+	sigset_t waitmask;
 	bool ready_written = false;
 	double dur = 0;
 	int err, ret = 1;
@@ -292,19 +252,7 @@ int main(int argc, char **argv)
 	xdpa_set_print(s.opt.verbose);
 
 	/* Signals: handled only inside ppoll() (see the head of this file). */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, &waitmask);
-	sigdelset(&waitmask, SIGINT);
-	sigdelset(&waitmask, SIGTERM);
-	sigdelset(&waitmask, SIGHUP);
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);	/* a closed stdout must not kill us before detaching */
+	stopsig_block(on_signal, &waitmask);
 
 	if (s.opt.netns && xdpa_enter_netns("xtx-sink", s.opt.netns))
 		return 1;
