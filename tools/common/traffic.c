@@ -355,6 +355,19 @@ void traffic_json_run(struct jsonw *w, const struct traffic_opts *t,
 	jsonw_float_field(w, "cpu_ns_per_pkt", sent ? (double)cpu_ns / (double)sent : 0.0, 2);
 }
 
+void traffic_json_sender(struct jsonw *w, const struct traffic_spec *spec, uint32_t i, int cpu,
+			 uint64_t sent, const uint64_t *calls, uint64_t cpu_ns)
+{
+	jsonw_start_object(w);
+	jsonw_uint_field(w, spec->thread_name, i);
+	jsonw_int_field(w, "cpu", cpu);
+	jsonw_uint_field(w, "sent_pkts", sent);
+	if (calls)
+		jsonw_uint_field(w, "calls", *calls);
+	jsonw_uint_field(w, "cpu_ns", cpu_ns);
+	jsonw_end_object(w);
+}
+
 int traffic_status(const struct traffic_opts *t, const struct run_watch *w, bool fatal,
 		   uint64_t sent, const char *check)
 {

@@ -102,6 +102,10 @@ void traffic_watch_init(const struct traffic_opts *t, struct run_watch *w);
  * sent_pkts, sent_bytes, duration_s, pps, cpu_ns_per_pkt. */
 void traffic_json_run(struct jsonw *w, const struct traffic_opts *t,
 		      const struct traffic_spec *spec, uint64_t sent, double dur, uint64_t cpu_ns);
+/* One sender's element of the summary's per-thread array: {spec->thread_name ("thread",
+ * "queue"): i, cpu, sent_pkts, calls (where calls is not NULL), cpu_ns}. */
+void traffic_json_sender(struct jsonw *w, const struct traffic_spec *spec, uint32_t i, int cpu,
+			 uint64_t sent, const uint64_t *calls, uint64_t cpu_ns);
 /* The exit status once the summary is out: 1 after a fatal error, or when --count was
  * not reached (then says so; check: what to look at after a timeout, e.g. "the device");
  * 0 otherwise, also when a signal stopped the run. */

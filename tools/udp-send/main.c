@@ -495,15 +495,9 @@ int main(int argc, char **argv)
 		jsonw_bool_field(&j, "interrupted", interrupted);
 		jsonw_name(&j, "per_thread");
 		jsonw_start_array(&j);
-		for (uint32_t t = 0; t < c.threads; t++) {
-			jsonw_start_object(&j);
-			jsonw_uint_field(&j, "thread", t);
-			jsonw_int_field(&j, "cpu", snd[t].cpu);
-			jsonw_uint_field(&j, "sent_pkts", snd[t].sent);
-			jsonw_uint_field(&j, "calls", snd[t].calls);
-			jsonw_uint_field(&j, "cpu_ns", snd[t].cpu_ns);
-			jsonw_end_object(&j);
-		}
+		for (uint32_t t = 0; t < c.threads; t++)
+			traffic_json_sender(&j, &spec, t, snd[t].cpu, snd[t].sent, &snd[t].calls,
+					    snd[t].cpu_ns);
 		jsonw_end_array(&j);
 		jsonw_end_object(&j);
 		jsonw_finish(&j);

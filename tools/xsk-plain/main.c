@@ -644,14 +644,9 @@ int main(int argc, char **argv)
 		jsonw_bool_field(&j, "interrupted", interrupted);
 		jsonw_name(&j, "per_queue");
 		jsonw_start_array(&j);
-		for (uint32_t q = 0; q < c.opt.threads; q++) {
-			jsonw_start_object(&j);
-			jsonw_uint_field(&j, "queue", q);
-			jsonw_int_field(&j, "cpu", snd[q].cpu);
-			jsonw_uint_field(&j, "sent_pkts", snd[q].completed);
-			jsonw_uint_field(&j, "cpu_ns", snd[q].cpu_ns);
-			jsonw_end_object(&j);
-		}
+		for (uint32_t q = 0; q < c.opt.threads; q++)
+			traffic_json_sender(&j, &spec, q, snd[q].cpu, snd[q].completed, NULL,
+					    snd[q].cpu_ns);
 		jsonw_end_array(&j);
 		jsonw_end_object(&j);
 		jsonw_finish(&j);
