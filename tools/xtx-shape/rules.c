@@ -495,22 +495,6 @@ int rd_rules__parse_file(struct rd_rules *rs, const char *path, char *err, size_
 
 /* --- resolve ---------------------------------------------------------------------------- */
 
-static int is_leaf(const struct xtx_sched_config *cfg, uint32_t h)
-{
-	for (unsigned i = 0; i < xtx_sched_config__class_count(cfg); i++)
-		if (xtx_sched_config__class(cfg, i)->parent == h)
-			return 0;
-	return 1;
-}
-
-static void handle_str(uint32_t h, char *buf, size_t len)
-{
-	if (XTX_HANDLE_MIN(h))
-		snprintf(buf, len, "%x:%x", XTX_HANDLE_MAJ(h), XTX_HANDLE_MIN(h));
-	else
-		snprintf(buf, len, "%x:", XTX_HANDLE_MAJ(h));
-}
-
 static void leaf_list(const struct xtx_sched_config *cfg, char *buf, size_t len)
 {
 	size_t used = 0;
@@ -520,9 +504,9 @@ static void leaf_list(const struct xtx_sched_config *cfg, char *buf, size_t len)
 		uint32_t h = xtx_sched_config__class(cfg, i)->handle;
 		char hs[16];
 
-		if (!is_leaf(cfg, h))
+		if (xtx_sched_config__is_leaf(cfg, h) != 1)
 			continue;
-		handle_str(h, hs, sizeof(hs));
+		xtx_handle__str(h, hs, sizeof(hs));
 		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", hs);
 	}
 }
@@ -535,7 +519,7 @@ static int resolve_one(struct rd_rules *rs, struct rd_rule *r, const struct xtx_
 
 	if (r->action != XTX_RD_ACT_CLASS)
 		return 0;
-	handle_str(r->handle, hs, sizeof(hs));
+	xtx_handle__str(r->handle, hs, sizeof(hs));
 	idx = xtx_sched_config__class_index(cfg, r->handle);
 	leaf_list(cfg, leaves, sizeof(leaves));
 	if (idx < 0) {
@@ -544,7 +528,7 @@ static int resolve_one(struct rd_rules *rs, struct rd_rule *r, const struct xtx_
 			 leaves);
 		return -EINVAL;
 	}
-	if (!is_leaf(cfg, r->handle)) {
+	if (xtx_sched_config__is_leaf(cfg, r->handle) != 1) {
 		snprintf(err, errlen, "%s:%u:%u: found class %s, expected a leaf class (%s has "
 			 "children); leaf classes: %s", rs->name, r->line, r->act_col, hs, hs,
 			 leaves);
@@ -568,7 +552,7 @@ int rd_rules__resolve(struct rd_rules *rs, const struct xtx_sched_config *cfg, c
 	rs->def.action = XTX_RD_ACT_CLASS;
 	rs->def.handle = xtx_sched_config__default(cfg);
 	for (unsigned i = 0; !rs->def.handle && i < xtx_sched_config__class_count(cfg); i++)
-		if (is_leaf(cfg, xtx_sched_config__class(cfg, i)->handle))
+		if (xtx_sched_config__is_leaf(cfg, xtx_sched_config__class(cfg, i)->handle) == 1)
 			rs->def.handle = xtx_sched_config__class(cfg, i)->handle;
 	rc = xtx_sched_config__class_index(cfg, rs->def.handle);
 	if (rc < 0) {
