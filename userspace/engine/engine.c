@@ -376,12 +376,277 @@ static void size_frames_for_limits(struct xtx_engine *e, int may_grow, uint32_t 
 		 "or use more frames", (unsigned long)(queued * e->nq), e->nframes);
 }
 
+/* Defaults and checks of the caller's options (e->o), from the interface's name to the
+ * frame count: 0, or -EINVAL/-ENODEV with a message. The fewest frames the queues and
+ * rings need goes to *min_frames. */
+static int open_options(struct xtx_engine *e, uint32_t *min_frames, char *err,
+			size_t errlen)
+{
+	int rc;
+
+	if (!e->o.ifname) {
+		xtx_errf(err, errlen, "no interface name: set opts.ifname");
+		return -EINVAL;
+	}
+	if (!e->o.queues)
+		e->o.queues = 1;
+	if (!e->o.frame_size)
+		e->o.frame_size = 2048;
+	if (!e->o.tx_ring_size)
+		e->o.tx_ring_size = 2048;
+	if (!e->o.comp_ring_size)
+		e->o.comp_ring_size = 2048;
+	if (!e->o.max_producers)
+		e->o.max_producers = 64;
+	e->intake = !e->o.intake_batches ? 1 : e->o.intake_batches > 16 ? 16 :
+		    e->o.intake_batches;
+	if (e->o.deq_nice < -20 || e->o.deq_nice > 19) {
+		xtx_errf(err, errlen, "bad deq_nice %d: expected -20..19", e->o.deq_nice);
+		return -EINVAL;
+	}
+	if (e->o.deq_rtprio < 0 || e->o.deq_rtprio > 99) {
+		xtx_errf(err, errlen, "bad deq_rtprio %d: expected 0 (off) or a SCHED_FIFO "
+			 "priority 1..99", e->o.deq_rtprio);
+		return -EINVAL;
+	}
+	if (e->o.deq_rtprio && e->o.busy_poll) {
+		xtx_errf(err, errlen, "deq_rtprio with busy_poll: a dequeuer that spins at "
+			 "real-time priority would keep its CPU from everything else; use one "
+			 "or the other");
+		return -EINVAL;
+	}
+	if (!e->o.lane_size)
+		e->o.lane_size = 1024;
+	if (!e->o.drain_timeout_ns)
+		e->o.drain_timeout_ns = 1000ull * 1000 * 1000;
+
+	if (strlen(e->o.ifname) >= IF_NAMESIZE || !(e->ifindex = (int)if_nametoindex(e->o.ifname))) {
+		xtx_errf(err, errlen, "no interface '%s' in this network namespace (see ip link "
+			 "show)", e->o.ifname);
+		return -ENODEV;
+	}
+	strcpy(e->ifname, e->o.ifname);
+	e->numa_node = nic_node(e, e->ifname);
+	if (e->o.rx_ifname) {
+		rc = rx_options(e, err, errlen);
+		if (rc)
+			return rc;
+	}
+	if (!e->o.frame_count)
+		e->o.frame_count = 8192 * (e->o.queues + e->nrq);
+	if (e->o.queues > XTX_MAX_QUEUES) {
+		xtx_errf(err, errlen, "at most %d queues, not %u", XTX_MAX_QUEUES, e->o.queues);
+		return -EINVAL;
+	}
+	if (e->o.frame_size != 2048 && e->o.frame_size != 4096) {
+		xtx_errf(err, errlen, "frame size must be 2048 or 4096, not %u", e->o.frame_size);
+		return -EINVAL;
+	}
+	if (!is_pow2(e->o.tx_ring_size) || !is_pow2(e->o.comp_ring_size) ||
+	    e->o.tx_ring_size < 64 || e->o.comp_ring_size < 64) {
+		xtx_errf(err, errlen, "ring sizes must be powers of two >= 64 (tx %u, comp %u)",
+			 e->o.tx_ring_size, e->o.comp_ring_size);
+		return -EINVAL;
+	}
+	if (e->o.max_producers + e->nrq > XTX_MPSC_MAX_LANES) {
+		xtx_errf(err, errlen, "at most %d producers (receive queues included)",
+			 XTX_MPSC_MAX_LANES - e->nrq);
+		return -EINVAL;
+	}
+	e->nq = e->o.queues;
+	e->frame_size = e->o.frame_size;
+	e->frame_shift = (uint32_t)__builtin_ctz(e->frame_size);
+	e->nframes = e->o.frame_count;
+	/* Enough frames for every TX ring and some for each producer to work with; with a
+	 * receive side also every fill and RX ring full and the workers' caches. */
+	*min_frames = e->nq * (e->o.tx_ring_size + 2 * XTX_BATCH) +
+		      e->nrq * (e->fill_size + e->rx_size + XTX_RX_CACHE);
+	if (e->nframes < *min_frames || e->nframes > (1u << 26)) {
+		xtx_errf(err, errlen, "frame count %u out of range: at least %u for %u queue(s) "
+			 "with TX rings of %u%s, at most %u", e->nframes, *min_frames, e->nq,
+			 e->o.tx_ring_size, e->nrq ? " and the receive queues' fill and RX rings" :
+			 "", 1u << 26);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The class configuration (the caller's, or one unlimited class) and the UMEM sized for
+ * its limits when the caller gave no frame count (may_grow): 0, -ENOMEM, or -EINVAL with
+ * a message. */
+static int open_classes(struct xtx_engine *e, int may_grow, uint32_t min_frames, char *err,
+			size_t errlen)
+{
+	char cerr[512] = "";
+
+	e->cfg = e->o.classes;
+	if (!e->cfg) {
+		e->cfg = e->own_cfg = one_class_config();
+		if (!e->cfg)
+			return -ENOMEM;
+	}
+	if (xtx_sched_config__validate(e->cfg, cerr, sizeof(cerr))) {
+		xtx_errf(err, errlen, "class configuration: %s", cerr);
+		return -EINVAL;
+	}
+	e->ncls = xtx_sched_config__class_count(e->cfg);
+	size_frames_for_limits(e, may_grow, min_frames);
+	return 0;
+}
+
+/* The frame pool, the frame table and the UMEM, every frame in the pool: 0 or -errno
+ * with a message. */
+static int open_frames(struct xtx_engine *e, char *err, size_t errlen)
+{
+	int rc;
+
+	rc = xtx_pool__init(&e->pool, e->nframes / XTX_BATCH + 2 +
+					2 * (e->nq + e->nrq + e->o.max_producers));
+	if (rc) {
+		xtx_errf(err, errlen, "out of memory for the frame pool");
+		return rc;
+	}
+	e->owner = calloc(e->nframes, sizeof(*e->owner));
+	if (!e->owner) {
+		xtx_errf(err, errlen, "out of memory for the frame table");
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < e->nq; i++) {
+		e->q[i].e = e;
+		e->q[i].idx = i;
+		e->q[i].qid = e->o.first_queue + i;
+		e->q[i].cpu = -1;
+	}
+	rc = xtx_umem_setup(e, err, errlen);
+	if (rc)
+		return rc;
+	for (uint32_t f = 0; f < e->nframes; f += XTX_BATCH) {
+		uint64_t b[XTX_BATCH];
+		uint32_t n = e->nframes - f < XTX_BATCH ? e->nframes - f : XTX_BATCH;
+
+		for (uint32_t k = 0; k < n; k++)
+			b[k] = ((uint64_t)(f + k) << e->frame_shift) + XTX_HEADROOM;
+		xtx_pool__put(&e->pool, b, n);
+	}
+	/* 8 batches, or an eighth of the frames on a small UMEM. */
+	e->wake_frames = e->nframes / 8 < 8 * XTX_BATCH ? e->nframes / 8 : 8 * XTX_BATCH;
+	return 0;
+}
+
+/* Every TX queue's socket, stage, scheduler and class snapshot, and its dequeuer's CPU:
+ * 0 or -errno with a message. */
+static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
+{
+	char cerr[512] = "";
+	int cpus[256], ncpus, rc;
+
+	ncpus = pick_cpus(e, "dequeuer", e->o.cpus, e->numa_node, cpus, 256, err, errlen);
+	if (ncpus < 0)
+		return ncpus;
+	for (unsigned i = 0; i < e->nq; i++) {
+		struct xtx_queue *q = &e->q[i];
+		struct xtx_mpsc_opts mo = { .sz = sizeof(mo),
+					    .lanes = e->o.max_producers + e->nrq,
+					    .lane_size = e->o.lane_size,
+					    .numa_node = e->numa_node,
+					    .busy_poll = e->o.busy_poll };
+
+		rc = xtx_queue_socket(e, q, err, errlen);
+		if (rc)
+			return rc;
+		q->fd = xsk_socket__fd(q->xsk);
+		q->stage = xtx_mpsc__create(&mo);
+		q->sched = xtx_sched__create(e->cfg, NULL, xtx_now_ns(), cerr, sizeof(cerr));
+		q->snap = calloc(e->ncls * SNAP_WORDS, sizeof(*q->snap));
+		if (!q->stage || !q->sched || !q->snap) {
+			rc = -errno ? -errno : -ENOMEM;
+			xtx_errf(err, errlen, "queue %u: cannot create stage or scheduler: %s",
+				 q->qid, cerr[0] ? cerr : strerror(-rc));
+			return rc;
+		}
+		if (ncpus > 0)
+			q->cpu = cpus[i % (unsigned)ncpus];
+	}
+	return check_rt_cpus(e, ncpus, err, errlen);
+}
+
+/* The receive side's sockets and workers, not started (none without opts.rx_ifname): 0
+ * or -errno with a message. */
+static int open_rx(struct xtx_engine *e, char *err, size_t errlen)
+{
+	int cpus[256], ncpus, rc;
+
+	if (!e->nrq)
+		return 0;
+	for (unsigned i = 0; i < e->nrq; i++)
+		e->rq[i].qid = e->o.rx_first_queue + i;
+	rc = xtx_rx_sockets(e, err, errlen);
+	if (rc)
+		return rc;
+	ncpus = pick_cpus(e, "receive worker", e->o.rx_cpus, nic_node(e, e->rx_ifname),
+			  cpus, 256, err, errlen);
+	if (ncpus < 0)
+		return ncpus;
+	return xtx_rx_open(e, cpus, ncpus, err, errlen);
+}
+
+/* What was opened, as one message per side. */
+static void report_open(const struct xtx_engine *e)
+{
+	char where[32] = "no NUMA node";
+
+	if (e->numa_node >= 0)
+		snprintf(where, sizeof(where), "NUMA node %d", e->numa_node);
+	xtx_info(e, "%s: %u queue(s) from %u, %s mode, %u frames of %u bytes%s, %s",
+		 e->ifname, e->nq, e->o.first_queue, e->zerocopy ? "zero-copy" : "copy",
+		 e->nframes, e->frame_size, e->area_huge ? " on huge pages" : "", where);
+	if (e->nrq)
+		xtx_info(e, "%s: %u receive queue(s) from %u, %s", e->rx_ifname, e->nrq,
+			 e->o.rx_first_queue, e->rx_copy ? "own UMEM, one copy per frame" :
+			 "shared UMEM, no copy in userspace");
+}
+
+/* One dequeuer per TX queue, each marked thread_started once it runs: 0 or -errno with a
+ * message; the caller stops those that started. */
+static int start_dequeuers(struct xtx_engine *e, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < e->nq; i++) {
+		struct xtx_queue *q = &e->q[i];
+		int rc = xtx_thread_start(&q->thread, q->cpu, xtx_dequeuer_main, q);
+
+		if (rc && q->cpu >= 0) {
+			xtx_errf(err, errlen, "cannot start the dequeuer of queue %u on CPU %d: %s%s",
+				 q->qid, q->cpu, strerror(-rc), rc == -EINVAL ? " (not a CPU "
+				 "this process may run on: taskset, cpuset, online CPUs)" : "");
+			return rc;
+		} else if (rc) {
+			xtx_errf(err, errlen, "cannot start the dequeuer thread: %s", strerror(-rc));
+			return rc;
+		}
+		q->thread_started = 1;
+	}
+	return 0;
+}
+
+/* Every receive worker and dequeuer that started, stopped at once, dropping what they
+ * hold. */
+static void stop_threads(struct xtx_engine *e)
+{
+	xtx_rx_stop(e);
+	/* Release, pairs with the dequeuers' acquire load of stop. */
+	atomic_store_explicit(&e->drop, 1, memory_order_relaxed);
+	atomic_store_explicit(&e->stop, 1, memory_order_release);
+	for (unsigned i = 0; i < e->nq; i++)
+		if (e->q[i].thread_started)
+			join_dequeuer(&e->q[i]);
+}
+
 struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *err,
 				    size_t errlen)
 {
-	char cerr[512] = "";
 	struct xtx_engine *e;
-	int cpus[256], ncpus, rc = -EINVAL;
+	uint32_t min_frames = 0;
+	int rc;
 
 	xtx_errf(err, errlen, "unknown error");
 	if (!opts) {
@@ -410,233 +675,35 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 	}
 	/* Only the fields the caller's struct has (sz); the rest stay 0 (defaults). */
 	XTX_OPTS_LOAD(&e->o, opts, xtx_engine_opts, NULL, 0);
-	if (!e->o.ifname) {
-		xtx_errf(err, errlen, "no interface name: set opts.ifname");
-		rc = -EINVAL;
-		goto fail;
-	}
-	if (!e->o.queues)
-		e->o.queues = 1;
-	if (!e->o.frame_size)
-		e->o.frame_size = 2048;
-	if (!e->o.tx_ring_size)
-		e->o.tx_ring_size = 2048;
-	if (!e->o.comp_ring_size)
-		e->o.comp_ring_size = 2048;
-	if (!e->o.max_producers)
-		e->o.max_producers = 64;
-	e->intake = !e->o.intake_batches ? 1 : e->o.intake_batches > 16 ? 16 :
-		    e->o.intake_batches;
-	if (e->o.deq_nice < -20 || e->o.deq_nice > 19) {
-		xtx_errf(err, errlen, "bad deq_nice %d: expected -20..19", e->o.deq_nice);
-		rc = -EINVAL;
-		goto fail;
-	}
-	if (e->o.deq_rtprio < 0 || e->o.deq_rtprio > 99) {
-		xtx_errf(err, errlen, "bad deq_rtprio %d: expected 0 (off) or a SCHED_FIFO "
-			 "priority 1..99", e->o.deq_rtprio);
-		rc = -EINVAL;
-		goto fail;
-	}
-	if (e->o.deq_rtprio && e->o.busy_poll) {
-		xtx_errf(err, errlen, "deq_rtprio with busy_poll: a dequeuer that spins at "
-			 "real-time priority would keep its CPU from everything else; use one "
-			 "or the other");
-		rc = -EINVAL;
-		goto fail;
-	}
-	if (!e->o.lane_size)
-		e->o.lane_size = 1024;
-	if (!e->o.drain_timeout_ns)
-		e->o.drain_timeout_ns = 1000ull * 1000 * 1000;
 
-	if (strlen(e->o.ifname) >= IF_NAMESIZE || !(e->ifindex = (int)if_nametoindex(e->o.ifname))) {
-		xtx_errf(err, errlen, "no interface '%s' in this network namespace (see ip link "
-			 "show)", e->o.ifname);
-		rc = -ENODEV;
-		goto fail;
-	}
-	strcpy(e->ifname, e->o.ifname);
-	e->numa_node = nic_node(e, e->ifname);
-	if (e->o.rx_ifname) {
-		rc = rx_options(e, err, errlen);
-		if (rc)
-			goto fail;
-		rc = -EINVAL;
-	}
-	if (!e->o.frame_count)
-		e->o.frame_count = 8192 * (e->o.queues + e->nrq);
-	if (e->o.queues > XTX_MAX_QUEUES) {
-		xtx_errf(err, errlen, "at most %d queues, not %u", XTX_MAX_QUEUES, e->o.queues);
-		goto fail;
-	}
-	if (e->o.frame_size != 2048 && e->o.frame_size != 4096) {
-		xtx_errf(err, errlen, "frame size must be 2048 or 4096, not %u", e->o.frame_size);
-		goto fail;
-	}
-	if (!is_pow2(e->o.tx_ring_size) || !is_pow2(e->o.comp_ring_size) ||
-	    e->o.tx_ring_size < 64 || e->o.comp_ring_size < 64) {
-		xtx_errf(err, errlen, "ring sizes must be powers of two >= 64 (tx %u, comp %u)",
-			 e->o.tx_ring_size, e->o.comp_ring_size);
-		goto fail;
-	}
-	if (e->o.max_producers + e->nrq > XTX_MPSC_MAX_LANES) {
-		xtx_errf(err, errlen, "at most %d producers (receive queues included)",
-			 XTX_MPSC_MAX_LANES - e->nrq);
-		goto fail;
-	}
-	e->nq = e->o.queues;
-	e->frame_size = e->o.frame_size;
-	e->frame_shift = (uint32_t)__builtin_ctz(e->frame_size);
-	e->nframes = e->o.frame_count;
-	/* Enough frames for every TX ring and some for each producer to work with; with a
-	 * receive side also every fill and RX ring full and the workers' caches. */
-	uint32_t min_frames = e->nq * (e->o.tx_ring_size + 2 * XTX_BATCH) +
-			      e->nrq * (e->fill_size + e->rx_size + XTX_RX_CACHE);
-	if (e->nframes < min_frames || e->nframes > (1u << 26)) {
-		xtx_errf(err, errlen, "frame count %u out of range: at least %u for %u queue(s) "
-			 "with TX rings of %u%s, at most %u", e->nframes, min_frames, e->nq,
-			 e->o.tx_ring_size, e->nrq ? " and the receive queues' fill and RX rings" :
-			 "", 1u << 26);
-		goto fail;
-	}
-
-	e->cfg = e->o.classes;
-	if (!e->cfg) {
-		e->cfg = e->own_cfg = one_class_config();
-		if (!e->cfg) {
-			rc = -ENOMEM;
-			goto fail;
-		}
-	}
-	if (xtx_sched_config__validate(e->cfg, cerr, sizeof(cerr))) {
-		xtx_errf(err, errlen, "class configuration: %s", cerr);
-		goto fail;
-	}
-	e->ncls = xtx_sched_config__class_count(e->cfg);
-	size_frames_for_limits(e, opts->frame_count == 0, min_frames);
-
-	rc = xtx_pool__init(&e->pool, e->nframes / XTX_BATCH + 2 +
-					2 * (e->nq + e->nrq + e->o.max_producers));
-	if (rc) {
-		xtx_errf(err, errlen, "out of memory for the frame pool");
-		goto fail;
-	}
-	e->owner = calloc(e->nframes, sizeof(*e->owner));
-	if (!e->owner) {
-		rc = -ENOMEM;
-		xtx_errf(err, errlen, "out of memory for the frame table");
-		goto fail;
-	}
-	for (unsigned i = 0; i < e->nq; i++) {
-		e->q[i].e = e;
-		e->q[i].idx = i;
-		e->q[i].qid = e->o.first_queue + i;
-		e->q[i].cpu = -1;
-	}
-	rc = xtx_umem_setup(e, err, errlen);
+	rc = open_options(e, &min_frames, err, errlen);
 	if (rc)
-		goto fail;
-	for (uint32_t f = 0; f < e->nframes; f += XTX_BATCH) {
-		uint64_t b[XTX_BATCH];
-		uint32_t n = e->nframes - f < XTX_BATCH ? e->nframes - f : XTX_BATCH;
-
-		for (uint32_t k = 0; k < n; k++)
-			b[k] = ((uint64_t)(f + k) << e->frame_shift) + XTX_HEADROOM;
-		xtx_pool__put(&e->pool, b, n);
-	}
-
-	/* 8 batches, or an eighth of the frames on a small UMEM. */
-	e->wake_frames = e->nframes / 8 < 8 * XTX_BATCH ? e->nframes / 8 : 8 * XTX_BATCH;
-	ncpus = pick_cpus(e, "dequeuer", e->o.cpus, e->numa_node, cpus, 256, err, errlen);
-	if (ncpus < 0) {
-		rc = ncpus;
-		goto fail;
-	}
-	for (unsigned i = 0; i < e->nq; i++) {
-		struct xtx_queue *q = &e->q[i];
-		struct xtx_mpsc_opts mo = { .sz = sizeof(mo),
-					    .lanes = e->o.max_producers + e->nrq,
-					    .lane_size = e->o.lane_size,
-					    .numa_node = e->numa_node,
-					    .busy_poll = e->o.busy_poll };
-
-		rc = xtx_queue_socket(e, q, err, errlen);
-		if (rc)
-			goto fail;
-		q->fd = xsk_socket__fd(q->xsk);
-		q->stage = xtx_mpsc__create(&mo);
-		q->sched = xtx_sched__create(e->cfg, NULL, xtx_now_ns(), cerr, sizeof(cerr));
-		q->snap = calloc(e->ncls * SNAP_WORDS, sizeof(*q->snap));
-		if (!q->stage || !q->sched || !q->snap) {
-			rc = -errno ? -errno : -ENOMEM;
-			xtx_errf(err, errlen, "queue %u: cannot create stage or scheduler: %s",
-				 q->qid, cerr[0] ? cerr : strerror(-rc));
-			goto fail;
-		}
-		if (ncpus > 0)
-			q->cpu = cpus[i % (unsigned)ncpus];
-	}
-	rc = check_rt_cpus(e, ncpus, err, errlen);
+		goto out_engine;
+	rc = open_classes(e, opts->frame_count == 0, min_frames, err, errlen);
 	if (rc)
-		goto fail;
-	if (e->nrq) {
-		for (unsigned i = 0; i < e->nrq; i++)
-			e->rq[i].qid = e->o.rx_first_queue + i;
-		rc = xtx_rx_sockets(e, err, errlen);
-		if (rc)
-			goto fail;
-		ncpus = pick_cpus(e, "receive worker", e->o.rx_cpus, nic_node(e, e->rx_ifname),
-				  cpus, 256, err, errlen);
-		if (ncpus < 0) {
-			rc = ncpus;
-			goto fail;
-		}
-		rc = xtx_rx_open(e, cpus, ncpus, err, errlen);
-		if (rc)
-			goto fail;
-	}
-	char where[32] = "no NUMA node";
-
-	if (e->numa_node >= 0)
-		snprintf(where, sizeof(where), "NUMA node %d", e->numa_node);
-	xtx_info(e, "%s: %u queue(s) from %u, %s mode, %u frames of %u bytes%s, %s",
-		 e->ifname, e->nq, e->o.first_queue, e->zerocopy ? "zero-copy" : "copy",
-		 e->nframes, e->frame_size, e->area_huge ? " on huge pages" : "", where);
-	if (e->nrq)
-		xtx_info(e, "%s: %u receive queue(s) from %u, %s", e->rx_ifname, e->nrq,
-			 e->o.rx_first_queue, e->rx_copy ? "own UMEM, one copy per frame" :
-			 "shared UMEM, no copy in userspace");
-	for (unsigned i = 0; i < e->nq; i++) {
-		struct xtx_queue *q = &e->q[i];
-
-		rc = xtx_thread_start(&q->thread, q->cpu, xtx_dequeuer_main, q);
-		if (rc && q->cpu >= 0) {
-			xtx_errf(err, errlen, "cannot start the dequeuer of queue %u on CPU %d: %s%s",
-				 q->qid, q->cpu, strerror(-rc), rc == -EINVAL ? " (not a CPU "
-				 "this process may run on: taskset, cpuset, online CPUs)" : "");
-			goto fail_threads;
-		} else if (rc) {
-			xtx_errf(err, errlen, "cannot start the dequeuer thread: %s", strerror(-rc));
-			goto fail_threads;
-		}
-		q->thread_started = 1;
-	}
+		goto out_engine;
+	rc = open_frames(e, err, errlen);
+	if (rc)
+		goto out_engine;
+	rc = open_queues(e, err, errlen);
+	if (rc)
+		goto out_engine;
+	rc = open_rx(e, err, errlen);
+	if (rc)
+		goto out_engine;
+	report_open(e);
+	rc = start_dequeuers(e, err, errlen);
+	if (rc)
+		goto out_threads;
 	rc = xtx_rx_start(e, err, errlen);
 	if (rc)
-		goto fail_threads;
+		goto out_threads;
 	return e;
 
-fail_threads:
-	xtx_rx_stop(e);
-	/* Release, pairs with the dequeuers' acquire load of stop. */
-	atomic_store_explicit(&e->drop, 1, memory_order_relaxed);
-	atomic_store_explicit(&e->stop, 1, memory_order_release);
-	for (unsigned i = 0; i < e->nq; i++)
-		if (e->q[i].thread_started)
-			join_dequeuer(&e->q[i]);
-fail:
-	engine_free(e);
+out_threads:
+	stop_threads(e);
+out_engine:
+	engine_free(e);		/* every step's allocations, sockets and UMEM */
 	errno = -rc;
 	return NULL;
 }
