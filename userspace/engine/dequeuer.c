@@ -139,18 +139,10 @@ static unsigned intake(struct xtx_queue *q, struct xtx_desc *in, struct xtx_desc
 	return n;
 }
 
-void *xtx_dequeuer_main(void *arg)
+/* The thread's name, timer slack and priority, before its first step. */
+static void dequeuer_setup(struct xtx_queue *q)
 {
-	struct xtx_queue *q = arg;
 	struct xtx_engine *e = q->e;
-	struct xtx_desc in[XTX_DEQ_BATCH], out[XTX_DEQ_BATCH], drops[XTX_DEQ_BATCH];
-	uint64_t txt[XTX_DEQ_BATCH];
-	int dirty = 0;		/* class counters changed since the last publication */
-	int kick_rc = 0;	/* last kick's result: retry at once only if it worked */
-	uint64_t idle_since = 0;	/* first step of the current idle stretch, 0 = busy */
-	/* Queue 0's dequeuer reaps dead producers (producer.c), XTX_REAP_NS apart. */
-	int reaper = q == &e->q[0] && !e->o.no_reap;
-	uint64_t next_reap = xtx_now_ns() + XTX_REAP_NS;
 	char name[16];
 
 	snprintf(name, sizeof(name), "xtx-deq/%u", q->qid);
@@ -174,7 +166,150 @@ void *xtx_dequeuer_main(void *arg)
 			xtx_info(e, "dequeuer of queue %u: cannot run SCHED_FIFO at priority %d: "
 				 "%s (needs CAP_SYS_NICE)", q->qid, e->o.deq_rtprio, strerror(rc));
 	}
+}
 
+/* Steps 1 and 2 over one batch, or up to intake_batches while the stage keeps them
+ * full, waking producers after each. Returns how many were taken. Not inlined: gcc 12
+ * with -fsanitize=thread refuses the fence below once it is (-Wtsan). */
+static __attribute__((noinline)) unsigned
+intake_batches(struct xtx_queue *q, struct xtx_desc *in, struct xtx_desc *drops,
+	       uint64_t *txt, uint64_t now, int dropping)
+{
+	struct xtx_engine *e = q->e;
+	unsigned n = 0;
+
+	for (unsigned b = 0, got = XTX_DEQ_BATCH; b < e->intake && got == XTX_DEQ_BATCH; b++) {
+		got = intake(q, in, drops, txt, now, dropping);
+		n += got;
+		if (!got)
+			break;
+		/* (W1): the stage room just made is ordered before the waiters load in
+		 * xtx_room_wake(); pairs with the seq_cst fence in xtx_producer__wait(). */
+		atomic_thread_fence(memory_order_seq_cst);
+		xtx_room_wake(e, 0);
+	}
+	return n;
+}
+
+/* At stop with drop (or past the deadline): everything the scheduler holds, back to the
+ * pool. */
+static void purge(struct xtx_queue *q, struct xtx_desc *out)
+{
+	unsigned k;
+
+	while ((k = xtx_sched__purge(q->sched, out, XTX_DEQ_BATCH)))
+		for (unsigned i = 0; i < k; i++)
+			recycle(q, out[i].addr);
+}
+
+/* Step 4: what may leave now, as much as the TX ring has room for, in one reserve/submit.
+ * Returns how many were written; *next is the scheduler's next departure (now when the
+ * ring is full and the scheduler has more). */
+static unsigned transmit(struct xtx_queue *q, struct xtx_desc *out, uint64_t now,
+			 uint64_t *next)
+{
+	uint32_t room = xsk_prod_nb_free(&q->tx, XTX_DEQ_BATCH);
+	unsigned m = 0;
+
+	if (room > XTX_DEQ_BATCH)
+		room = XTX_DEQ_BATCH;
+	if (room) {
+		m = xtx_sched__dequeue_burst(q->sched, out, room, now, next);
+		if (m) {
+			uint32_t idx = 0;
+			uint64_t bytes = 0;
+
+			xsk_ring_prod__reserve(&q->tx, m, &idx);
+			for (unsigned i = 0; i < m; i++) {
+				struct xdp_desc *d = xsk_ring_prod__tx_desc(&q->tx, idx + i);
+
+				d->addr = out[i].addr & XTX_DESC_ADDR_MASK;
+				d->len = out[i].len;
+				d->options = 0;
+				bytes += out[i].len;
+			}
+			xsk_ring_prod__submit(&q->tx, m);
+			q->outstanding += m;
+			CTR_ADD(q->ctr.sent_pkts, m);
+			CTR_ADD(q->ctr.sent_bytes, bytes);
+		}
+	} else if (xtx_sched__qlen(q->sched)) {
+		CTR_ADD(q->ctr.tx_ring_full, 1);
+		*next = now;
+	}
+	return m;
+}
+
+/* The dequeuer's state across steps. */
+struct deq_state {
+	int dirty;		/* class counters changed since the last publication */
+	int kick_rc;		/* last kick's result: retry at once only if it worked */
+	uint64_t idle_since;	/* first step of the current idle stretch, 0 = busy */
+	int reaper;		/* queue 0's dequeuer reaps dead producers (producer.c) */
+	uint64_t next_reap;	/* XTX_REAP_NS apart */
+};
+
+/* A step that moved nothing: give back what we hold (and wake producers whatever the pool
+ * holds), publish the counters, then nap, poll or sleep on the stage's ticket until the
+ * scheduler's next departure `next`. Returns to take the next step. */
+static void idle(struct xtx_queue *q, struct deq_state *s, uint32_t ticket, uint64_t now,
+		 uint64_t next, int stopping)
+{
+	struct xtx_engine *e = q->e;
+
+	flush_recycle(q, 1);
+	xtx_room_wake(e, 1);
+	if (s->dirty) {
+		xtx_queue_publish_classes(q, now);
+		s->dirty = 0;
+	}
+	if (q->outstanding) {
+		/* Acquire, pairs with the kernel's release of the consumer index. */
+		uint32_t unread = q->tx.cached_prod -
+				  __atomic_load_n(q->tx.consumer, __ATOMIC_ACQUIRE);
+
+		/* The kernel has not read everything yet (copy mode sends at most 32
+		 * frames per sendto): kick again at once if it asks for it. */
+		if (unread && !s->kick_rc && xsk_ring_prod__needs_wakeup(&q->tx))
+			return;		/* kicked again in the next step */
+		/* Waiting for completions only (zero-copy: the driver's NAPI). */
+		xtx_mpsc__wait_ticket(q->stage, ticket, 20 * 1000);
+		return;
+	}
+	/* Adaptive poll: stay awake for XTX_IDLE_POLL_NS before sleeping. Under load the
+	 * stage is empty only for moments; sleeping then costs a futex wake in the
+	 * producer and two context switches per refill (a quarter of all cycles in a
+	 * profile of a saturated 2-producer run). */
+	if (!s->idle_since)
+		s->idle_since = now;
+	if (now - s->idle_since < XTX_IDLE_POLL_NS && !stopping) {
+		sched_yield();	/* let a producer on this CPU run */
+		return;
+	}
+	uint64_t timeout = next == UINT64_MAX ? UINT64_MAX : next > now ? next - now : 0;
+	if (stopping && timeout > 1000 * 1000)
+		timeout = 1000 * 1000;
+	/* While producers are open, wake for the next reap: a dead one may hold the
+	 * frames that the others wait for. Relaxed: a hint. */
+	if (s->reaper && atomic_load_explicit(&e->nprods, memory_order_relaxed) &&
+	    timeout > s->next_reap - now)
+		timeout = s->next_reap > now ? s->next_reap - now : 0;
+	if (!timeout)
+		return;
+	CTR_ADD(q->ctr.sleeps, 1);
+	xtx_mpsc__wait_ticket(q->stage, ticket, timeout);
+}
+
+void *xtx_dequeuer_main(void *arg)
+{
+	struct xtx_queue *q = arg;
+	struct xtx_engine *e = q->e;
+	struct xtx_desc in[XTX_DEQ_BATCH], out[XTX_DEQ_BATCH], drops[XTX_DEQ_BATCH];
+	uint64_t txt[XTX_DEQ_BATCH];
+	struct deq_state s = { .reaper = q == &e->q[0] && !e->o.no_reap,
+			       .next_reap = xtx_now_ns() + XTX_REAP_NS };
+
+	dequeuer_setup(q);
 	for (;;) {
 		/* The stage's sleep ticket, taken before the stop flag is read: a kick from
 		 * xtx_engine__stop() after this point makes the sleep below return at once. */
@@ -185,124 +320,37 @@ void *xtx_dequeuer_main(void *arg)
 		uint64_t now = xtx_now_ns(), next = UINT64_MAX;
 		int dropping = stopping && (atomic_load_explicit(&e->drop, memory_order_relaxed) ||
 					    now >= e->stop_deadline_ns);
-		unsigned n = 0, m = 0;
+		unsigned n, m;
 
 		CTR_ADD(q->ctr.loops, 1);
-		/* Intake: one batch, or up to intake_batches while the stage keeps them full. */
-		for (unsigned b = 0, got = XTX_DEQ_BATCH; b < e->intake && got == XTX_DEQ_BATCH;
-		     b++) {
-			got = intake(q, in, drops, txt, now, dropping);
-			n += got;
-			if (!got)
-				break;
-			/* (W1): the stage room just made is ordered before the waiters load in
-			 * xtx_room_wake(); pairs with the seq_cst fence in xtx_producer__wait(). */
-			atomic_thread_fence(memory_order_seq_cst);
-			xtx_room_wake(e, 0);
-		}
-		if (dropping) {
-			unsigned k;
-
-			while ((k = xtx_sched__purge(q->sched, out, XTX_DEQ_BATCH)))
-				for (unsigned i = 0; i < k; i++)
-					recycle(q, out[i].addr);
-		}
-
+		n = intake_batches(q, in, drops, txt, now, dropping);
+		if (dropping)
+			purge(q, out);
 		reap(q);
-
-		uint32_t room = xsk_prod_nb_free(&q->tx, XTX_DEQ_BATCH);
-		if (room > XTX_DEQ_BATCH)
-			room = XTX_DEQ_BATCH;
-		if (room) {
-			m = xtx_sched__dequeue_burst(q->sched, out, room, now, &next);
-			if (m) {
-				uint32_t idx = 0;
-				uint64_t bytes = 0;
-
-				xsk_ring_prod__reserve(&q->tx, m, &idx);
-				for (unsigned i = 0; i < m; i++) {
-					struct xdp_desc *d = xsk_ring_prod__tx_desc(&q->tx, idx + i);
-
-					d->addr = out[i].addr & XTX_DESC_ADDR_MASK;
-					d->len = out[i].len;
-					d->options = 0;
-					bytes += out[i].len;
-				}
-				xsk_ring_prod__submit(&q->tx, m);
-				q->outstanding += m;
-				CTR_ADD(q->ctr.sent_pkts, m);
-				CTR_ADD(q->ctr.sent_bytes, bytes);
-			}
-		} else if (xtx_sched__qlen(q->sched)) {
-			CTR_ADD(q->ctr.tx_ring_full, 1);
-			next = now;
-		}
+		m = transmit(q, out, now, &next);
 		if (q->outstanding && xsk_ring_prod__needs_wakeup(&q->tx))
-			kick_rc = kick(q);
-		dirty |= n || m;
-		if (dirty && now - q->snap_last_ns >= 10 * 1000 * 1000) {
+			s.kick_rc = kick(q);
+		s.dirty |= n || m;
+		if (s.dirty && now - q->snap_last_ns >= 10 * 1000 * 1000) {
 			xtx_queue_publish_classes(q, now);
-			dirty = 0;
+			s.dirty = 0;
 		}
 
-		if (reaper && now >= next_reap) {
+		if (s.reaper && now >= s.next_reap) {
 			/* Relaxed: a hint; the reap itself runs under the producers' lock. */
 			if (atomic_load_explicit(&e->nprods, memory_order_relaxed))
 				xtx_reap(e, 1);
-			next_reap = now + XTX_REAP_NS;
+			s.next_reap = now + XTX_REAP_NS;
 		}
 		if (stopping && !n && !xtx_sched__qlen(q->sched) && !q->outstanding)
 			break;
 		if (stopping && now >= e->stop_deadline_ns + 1000ull * 1000 * 1000)
 			break;	/* completions never came (link down): give up, counted as tx */
 		if (n || m) {
-			idle_since = 0;
+			s.idle_since = 0;
 			continue;
 		}
-
-		/* Idle: give back what we hold (and wake producers whatever the pool holds),
-		 * publish the counters, then sleep. */
-		flush_recycle(q, 1);
-		xtx_room_wake(e, 1);
-		if (dirty) {
-			xtx_queue_publish_classes(q, now);
-			dirty = 0;
-		}
-		if (q->outstanding) {
-			/* Acquire, pairs with the kernel's release of the consumer index. */
-			uint32_t unread = q->tx.cached_prod -
-					  __atomic_load_n(q->tx.consumer, __ATOMIC_ACQUIRE);
-
-			/* The kernel has not read everything yet (copy mode sends at most 32
-			 * frames per sendto): kick again at once if it asks for it. */
-			if (unread && !kick_rc && xsk_ring_prod__needs_wakeup(&q->tx))
-				continue;	/* kicked again in the next step */
-			/* Waiting for completions only (zero-copy: the driver's NAPI). */
-			xtx_mpsc__wait_ticket(q->stage, ticket, 20 * 1000);
-			continue;
-		}
-		/* Adaptive poll: stay awake for XTX_IDLE_POLL_NS before sleeping. Under load the
-		 * stage is empty only for moments; sleeping then costs a futex wake in the
-		 * producer and two context switches per refill (a quarter of all cycles in a
-		 * profile of a saturated 2-producer run). */
-		if (!idle_since)
-			idle_since = now;
-		if (now - idle_since < XTX_IDLE_POLL_NS && !stopping) {
-			sched_yield();	/* let a producer on this CPU run */
-			continue;
-		}
-		uint64_t timeout = next == UINT64_MAX ? UINT64_MAX : next > now ? next - now : 0;
-		if (stopping && timeout > 1000 * 1000)
-			timeout = 1000 * 1000;
-		/* While producers are open, wake for the next reap: a dead one may hold the
-		 * frames that the others wait for. Relaxed: a hint. */
-		if (reaper && atomic_load_explicit(&e->nprods, memory_order_relaxed) &&
-		    timeout > next_reap - now)
-			timeout = next_reap > now ? next_reap - now : 0;
-		if (!timeout)
-			continue;
-		CTR_ADD(q->ctr.sleeps, 1);
-		xtx_mpsc__wait_ticket(q->stage, ticket, timeout);
+		idle(q, &s, ticket, now, next, stopping);
 	}
 	flush_recycle(q, 1);
 	xtx_queue_publish_classes(q, xtx_now_ns());
