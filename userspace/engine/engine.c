@@ -25,6 +25,7 @@
 #include "engine_int.h"
 #include "nic.h"
 #include "opts.h"
+#include "print.h"
 
 uint64_t xtx_now_ns(void)
 {
@@ -51,11 +52,20 @@ void xtx_info(const struct xtx_engine *e, const char *fmt, ...)
 
 	if (e->o.quiet)
 		return;
-	fputs("xtx: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	xtx_vprint(XTX_INFO, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+}
+
+void xtx_warn(const struct xtx_engine *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e->o.quiet)
+		return;
+	va_start(ap, fmt);
+	xtx_vprint(XTX_WARN, fmt, ap);
+	va_end(ap);
 }
 
 static int is_pow2(uint32_t v)
@@ -144,16 +154,10 @@ static void format_cpus(const cpu_set_t *set, char *buf, size_t len)
  * be read or used. */
 static int nic_node(const struct xtx_engine *e, const char *ifname)
 {
-	int node, rc = xtx_nic_numa_node(NULL, ifname, &node);
+	int node = xtx_nic_numa_node_said(NULL, ifname, e->o.quiet);
 
-	if (rc) {
-		xtx_info(e, "cannot read the NUMA node of %s (/sys/class/net/%s/device/"
-			 "numa_node: %s): memory left local, threads not pinned by node",
-			 ifname, ifname, strerror(-rc));
-		return -1;
-	}
 	if (node >= 0 && (numa_available() < 0 || node > numa_max_node())) {
-		xtx_info(e, "%s is on NUMA node %d, which libnuma cannot use here (%s): "
+		xtx_warn(e, "%s is on NUMA node %d, which libnuma cannot use here (%s): "
 			 "memory left local, threads not pinned by node", ifname, node,
 			 numa_available() < 0 ? "no NUMA support" : "no such node");
 		return -1;
@@ -212,7 +216,7 @@ static int pick_cpus(const struct xtx_engine *e, const char *what, const char *l
 		}
 	numa_free_cpumask(bm);
 	if (!n && dropped)
-		xtx_info(e, "none of NUMA node %d's CPUs is one this process may run on (%s): "
+		xtx_warn(e, "none of NUMA node %d's CPUs is one this process may run on (%s): "
 			 "%ss not pinned", node, set, what);
 	else if (dropped)
 		xtx_info(e, "%ss on the %d CPU(s) of NUMA node %d that this process may run on "
@@ -371,7 +375,7 @@ static void size_frames_for_limits(struct xtx_engine *e, int may_grow, uint32_t 
 			return;
 		}
 	}
-	xtx_info(e, "the classes may queue %lu packets but the UMEM has %u frames: a class "
+	xtx_warn(e, "the classes may queue %lu packets but the UMEM has %u frames: a class "
 		 "held at its limit can starve the others of frames; lower the leaves' limit "
 		 "or use more frames", (unsigned long)(queued * e->nq), e->nframes);
 }

@@ -220,7 +220,11 @@ uint64_t xtx_now_ns(void);
 int xtx_thread_start(pthread_t *th, int cpu, void *(*fn)(void *), void *arg);
 void xtx_errf(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* A message through xtx_set_print()'s callback, unless opts.quiet: what was set up
+ * (info), or a fallback taken or a limit met (warn). */
 void xtx_info(const struct xtx_engine *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void xtx_warn(const struct xtx_engine *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 static inline void *xtx_frame_ptr(const struct xtx_engine *e, uint64_t addr)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nic.h"
+#include "print.h"
 
 int xtx_nic_numa_node(const char *sysfs, const char *ifname, int *node)
 {
@@ -38,6 +39,17 @@ int xtx_nic_numa_node(const char *sysfs, const char *ifname, int *node)
 		return -EINVAL;
 	*node = (int)v;
 	return 0;
+}
+
+int xtx_nic_numa_node_said(const char *sysfs, const char *ifname, int quiet)
+{
+	int node, rc = xtx_nic_numa_node(sysfs, ifname, &node);
+
+	if (rc && !quiet)
+		xtx_print(XTX_WARN, "cannot read the NUMA node of %s (%s/class/net/%s/device/"
+			  "numa_node: %s): memory left local, threads not pinned by node",
+			  ifname, sysfs ? sysfs : "/sys", ifname, strerror(-rc));
+	return rc ? -1 : node;
 }
 
 unsigned xtx_nic_tx_queues(const char *sysfs, const char *ifname)

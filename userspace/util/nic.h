@@ -10,6 +10,10 @@
  * cannot be read, -EINVAL when it does not hold one integer >= -1. */
 int xtx_nic_numa_node(const char *sysfs, const char *ifname, int *node);
 
+/* As xtx_nic_numa_node(), with a warning (print.h; none if quiet) when the file cannot
+ * be read or parsed. Returns the node, or -1 (none, or unreadable). */
+int xtx_nic_numa_node_said(const char *sysfs, const char *ifname, int quiet);
+
 /* The number of TX queues of IF (SYSFS/class/net/IF/queues/tx-*), 0 if unknown. */
 unsigned xtx_nic_tx_queues(const char *sysfs, const char *ifname);
 
