@@ -76,6 +76,8 @@ enum xtx_xdp_mode {
 	XTX_MODE_COPY,		/* force copy mode (XDP_COPY) */
 	XTX_MODE_ZEROCOPY,	/* require zero-copy (XDP_ZEROCOPY); open fails without it */
 };
+/* "auto", "copy", "zero-copy"; NULL for a value out of range. */
+const char *xtx_xdp_mode__str(enum xtx_xdp_mode mode);
 
 enum xtx_huge {
 	XTX_HUGE_AUTO = 0,	/* huge pages if available, else normal pages (reported) */
@@ -193,7 +195,10 @@ int xtx_engine__stop(struct xtx_engine *e);
 /* Stop (if not stopped yet) and free everything. Returns what stop returned, or 0. */
 int xtx_engine__close(struct xtx_engine *e);
 
-const char *xtx_engine__mode(const struct xtx_engine *e);	/* "copy" / "zero-copy" */
+/* The mode the TX sockets run in: XTX_MODE_COPY or XTX_MODE_ZEROCOPY. */
+enum xtx_xdp_mode xtx_engine__xdp_mode(const struct xtx_engine *e);
+/* xtx_xdp_mode__str(xtx_engine__xdp_mode(e)): "copy" / "zero-copy". */
+const char *xtx_engine__mode(const struct xtx_engine *e);
 unsigned xtx_engine__queues(const struct xtx_engine *e);
 /* The NUMA node the UMEM and stages were bound to: ifname's device's, -1 when it has none
  * (veth) or it cannot be used here (no NUMA support). */
@@ -333,8 +338,17 @@ unsigned xtx_engine__rx_queues(const struct xtx_engine *e);
  * key: the XDP program's ctx->rx_queue_index). -ENOENT for a bad rq, -EBADF once
  * stopped. */
 int xtx_engine__rx_socket(const struct xtx_engine *e, unsigned rq, uint32_t *qid);
-/* "shared UMEM" or "copy" (one copy per frame into an engine frame); NULL without a
- * receive side. */
+/* How received frames reach the TX queues (the head of this file). */
+enum xtx_rx_path {
+	XTX_RX_PATH_NONE = 0,	/* no receive side */
+	XTX_RX_PATH_SHARED,	/* the engine's UMEM, shared with the RX sockets: no copy */
+	XTX_RX_PATH_COPY,	/* a UMEM of its own: one copy per frame into an engine frame */
+};
+/* "none", "shared UMEM", "copy"; NULL for a value out of range. */
+const char *xtx_rx_path__str(enum xtx_rx_path path);
+enum xtx_rx_path xtx_engine__rx_path_kind(const struct xtx_engine *e);
+/* xtx_rx_path__str(xtx_engine__rx_path_kind(e)), but NULL without a receive side:
+ * "shared UMEM" or "copy". */
 const char *xtx_engine__rx_path(const struct xtx_engine *e);
 /* Counters of ingress queue rq; -ENOENT for a bad rq. The k_* fields are read from the
  * kernel (a syscall); kept from the last read before stop closed the socket. */

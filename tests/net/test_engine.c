@@ -439,6 +439,17 @@ int main(int argc, char **argv)
 	       "\"idle_cpu_s\": %.4f, \"mode\": \"%s\"}\n", (unsigned long)sent,
 	       (unsigned long)completed, (unsigned long)drops, (unsigned long)kicks, idle_cpu,
 	       xtx_engine__mode(eng));
+	/* The mode as an enum and its name; no receive side. */
+	CHECK(xtx_engine__xdp_mode(eng) == XTX_MODE_COPY ||
+	      xtx_engine__xdp_mode(eng) == XTX_MODE_ZEROCOPY);
+	CHECK(!strcmp(xtx_engine__mode(eng), xtx_xdp_mode__str(xtx_engine__xdp_mode(eng))));
+	CHECK(xtx_engine__rx_path_kind(eng) == XTX_RX_PATH_NONE);
+	CHECK(xtx_engine__rx_path(eng) == NULL);
+	CHECK_STR_CONTAINS(xtx_xdp_mode__str(XTX_MODE_AUTO), "auto");
+	CHECK_STR_CONTAINS(xtx_rx_path__str(XTX_RX_PATH_SHARED), "shared UMEM");
+	CHECK_STR_CONTAINS(xtx_rx_path__str(XTX_RX_PATH_COPY), "copy");
+	CHECK(xtx_xdp_mode__str((enum xtx_xdp_mode)99) == NULL);
+	CHECK(xtx_rx_path__str((enum xtx_rx_path)-1) == NULL);
 	CHECK_EQ_I64(0, xtx_engine__close(eng));
 	return check_summary("test_engine");
 }

@@ -602,7 +602,7 @@ static void report_open(const struct xtx_engine *e)
 	if (e->numa_node >= 0)
 		snprintf(where, sizeof(where), "NUMA node %d", e->numa_node);
 	xtx_info(e, "%s: %u queue(s) from %u, %s mode, %u frames of %u bytes%s, %s",
-		 e->ifname, e->nq, e->o.first_queue, e->zerocopy ? "zero-copy" : "copy",
+		 e->ifname, e->nq, e->o.first_queue, xtx_engine__mode(e),
 		 e->nframes, e->frame_size, e->area_huge ? " on huge pages" : "", where);
 	if (e->nrq)
 		xtx_info(e, "%s: %u receive queue(s) from %u, %s", e->rx_ifname, e->nrq,
@@ -767,9 +767,27 @@ int xtx_engine__close(struct xtx_engine *e)
 	return rc;
 }
 
+static const char *const xdp_mode_names[] = {
+	[XTX_MODE_AUTO] = "auto",
+	[XTX_MODE_COPY] = "copy",
+	[XTX_MODE_ZEROCOPY] = "zero-copy",
+};
+_Static_assert(sizeof(xdp_mode_names) / sizeof(xdp_mode_names[0]) == XTX_MODE_ZEROCOPY + 1,
+	       "a name for every enum xtx_xdp_mode");
+
+const char *xtx_xdp_mode__str(enum xtx_xdp_mode mode)
+{
+	return (unsigned)mode <= XTX_MODE_ZEROCOPY ? xdp_mode_names[mode] : NULL;
+}
+
+enum xtx_xdp_mode xtx_engine__xdp_mode(const struct xtx_engine *e)
+{
+	return e->zerocopy ? XTX_MODE_ZEROCOPY : XTX_MODE_COPY;
+}
+
 const char *xtx_engine__mode(const struct xtx_engine *e)
 {
-	return e->zerocopy ? "zero-copy" : "copy";
+	return xtx_xdp_mode__str(xtx_engine__xdp_mode(e));
 }
 
 unsigned xtx_engine__queues(const struct xtx_engine *e)
@@ -979,9 +997,29 @@ const char *xtx_rx_drop_reason__str(enum xtx_rx_drop_reason r)
 	return (unsigned)r < XTX_RX_DROP__MAX ? rx_drop_names[r] : NULL;
 }
 
+static const char *const rx_path_names[] = {
+	[XTX_RX_PATH_NONE] = "none",
+	[XTX_RX_PATH_SHARED] = "shared UMEM",
+	[XTX_RX_PATH_COPY] = "copy",
+};
+_Static_assert(sizeof(rx_path_names) / sizeof(rx_path_names[0]) == XTX_RX_PATH_COPY + 1,
+	       "a name for every enum xtx_rx_path");
+
+const char *xtx_rx_path__str(enum xtx_rx_path path)
+{
+	return (unsigned)path <= XTX_RX_PATH_COPY ? rx_path_names[path] : NULL;
+}
+
+enum xtx_rx_path xtx_engine__rx_path_kind(const struct xtx_engine *e)
+{
+	return !e->nrq ? XTX_RX_PATH_NONE : e->rx_copy ? XTX_RX_PATH_COPY : XTX_RX_PATH_SHARED;
+}
+
 const char *xtx_engine__rx_path(const struct xtx_engine *e)
 {
-	return !e->nrq ? NULL : e->rx_copy ? "copy" : "shared UMEM";
+	enum xtx_rx_path path = xtx_engine__rx_path_kind(e);
+
+	return path == XTX_RX_PATH_NONE ? NULL : xtx_rx_path__str(path);
 }
 
 int xtx_engine__rx_stats(const struct xtx_engine *e, unsigned rq, struct xtx_rx_stats *st)
