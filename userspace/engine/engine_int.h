@@ -13,6 +13,7 @@
 #include <xtx/mpsc.h>
 #include <xtx/sched.h>
 #include <xtx/xtx.h>
+#include "err.h"
 #include "pool.h"
 
 #define XTX_MAX_QUEUES		64
@@ -218,8 +219,6 @@ void xtx_queue_publish_classes(struct xtx_queue *q, uint64_t now);
 uint64_t xtx_now_ns(void);
 /* A thread started on `cpu` (-1: anywhere); 0 or -errno (a refused pin included). */
 int xtx_thread_start(pthread_t *th, int cpu, void *(*fn)(void *), void *arg);
-void xtx_errf(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 /* A message through xtx_set_print()'s callback, unless opts.quiet: what was set up
  * (info), or a fallback taken or a limit met (warn). */
 void xtx_info(const struct xtx_engine *e, const char *fmt, ...)

@@ -25,12 +25,12 @@
  * Slow path only: nothing here runs per packet.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <xtx/sched.h>
+#include "err.h"
 #include "mem.h"
 #include "opts.h"
 #include "sched_int.h"
@@ -39,18 +39,6 @@
 /* A scheduler whose whole allocation is at most this stays in a core's L2: its enqueue and
  * dequeue skip the prefetch passes, which then only cost instructions. */
 #define XTX_SCHED_SMALL_BYTES	(256u << 10)
-
-__attribute__((format(printf, 3, 4)))
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static int cmp_hmap(const void *a, const void *b)
 {
@@ -166,7 +154,7 @@ static int shape_measure(struct shape *sh, const struct xtx_sched_config *cfg, c
 	sh->depth = calloc(n, sizeof(*sh->depth));
 	sh->ord = calloc(2 * (size_t)n, sizeof(*sh->ord));
 	if (!sh->parent || !sh->nchild || !sh->depth || !sh->ord) {
-		set_err(err, errlen, "out of memory building %u classes", n);
+		xtx_errf(err, errlen, "out of memory building %u classes", n);
 		errno = ENOMEM;
 		return -ENOMEM;
 	}
@@ -190,7 +178,7 @@ static int shape_measure(struct shape *sh, const struct xtx_sched_config *cfg, c
 		}
 		sh->depth[i] = d;
 		if (sh->nchild[i] && d > _XTX_MAXDEPTH - 2) {
-			set_err(err, errlen, "class %x:%x: tree too deep: an inner class may be at "
+			xtx_errf(err, errlen, "class %x:%x: tree too deep: an inner class may be at "
 				"most %d levels below a root (sch_htb's %d levels); flatten the tree",
 				XTX_HANDLE_MAJ(co->handle), XTX_HANDLE_MIN(co->handle),
 				_XTX_MAXDEPTH - 2, _XTX_MAXDEPTH);
@@ -447,20 +435,20 @@ struct xtx_sched *xtx_sched__create(const struct xtx_sched_config *cfg,
 	shape_pool(&sh, &o);
 	if (make_layout(&lo, sh.n, sh.nleaves, sh.ninner, sh.nwords, sh.nflows, sh.fh_cap,
 			sh.npool)) {
-		set_err(err, errlen, "flow tables too large (%llu slots)",
+		xtx_errf(err, errlen, "flow tables too large (%llu slots)",
 			(unsigned long long)sh.nflows);
 		errno = ENOMEM;
 		goto out_shape;
 	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
-		set_err(err, errlen, "out of memory");
+		xtx_errf(err, errlen, "out of memory");
 		errno = ENOMEM;
 		goto out_shape;
 	}
 	base = xtx_mem__alloc(lo.total, -1);	/* zeroed: every bitmap starts empty */
 	if (!base) {
-		set_err(err, errlen, "cannot allocate %zu bytes for %u classes, %llu flow slots "
+		xtx_errf(err, errlen, "cannot allocate %zu bytes for %u classes, %llu flow slots "
 			"and %u packets; lower flows, limit or pkt_pool", lo.total, sh.n,
 			(unsigned long long)sh.nflows, sh.npool);
 		errno = ENOMEM;
@@ -580,7 +568,7 @@ uint64_t _xtx_sched__drop_no_class(const struct xtx_sched *s)
 	return s->drop_no_class;
 }
 
-#define FAIL(...) do { set_err(err, errlen, __VA_ARGS__); rc = -EPROTO; goto out; } while (0)
+#define FAIL(...) do { xtx_errf(err, errlen, __VA_ARGS__); rc = -EPROTO; goto out; } while (0)
 
 /* A set's three bitmap levels agree, its pointer is in range, and every member maps back
  * to itself through `local` (sib or lidx). */
