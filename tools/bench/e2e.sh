@@ -155,8 +155,9 @@ measure() { # config
   cpu[$c]+="$u "
 }
 
-read -r -a configs <<< "${E2E_CONFIGS:-plain-1q plain-2q xtx-1q-p2 xtx-1q-p4 xtx-1q-p8 xtx-2q-p4
-  xtx-fq-1q-p4 kernel-htb-t2 kernel-htb-t4 kernel-htb-t8 xtx-idle}"
+list=${E2E_CONFIGS:-plain-1q plain-2q xtx-1q-p2 xtx-1q-p4 xtx-1q-p8 xtx-2q-p4
+  xtx-fq-1q-p4 kernel-htb-t2 kernel-htb-t4 kernel-htb-t8 xtx-idle}
+read -r -a configs <<< "${list//$'\n'/ }"	# one line: read stops at a newline
 [ ${#configs[@]} -gt 0 ] || bench_die "E2E_CONFIGS is empty"
 declare -A pps cpu
 for ((r = 1; r <= runs; r++)); do
