@@ -200,6 +200,21 @@ static unsigned to_stages(struct xtx_rxq *r, const struct xtx_desc *d, unsigned 
 	return taken;
 }
 
+/* One receive step's counters: n frames of rx_bytes read, taken of fwd_bytes handed to
+ * the stages, bad and nofr dropped for their reasons. */
+static inline void count_step(struct xtx_rxq *r, unsigned n, uint64_t rx_bytes,
+			      unsigned taken, uint64_t fwd_bytes, unsigned bad, unsigned nofr)
+{
+	CTR_ADD(r->ctr.rx_pkts, n);
+	CTR_ADD(r->ctr.rx_bytes, rx_bytes);
+	CTR_ADD(r->ctr.fwd_pkts, taken);
+	CTR_ADD(r->ctr.fwd_bytes, fwd_bytes);
+	if (bad)
+		CTR_ADD(r->ctr.drops[XTX_RX_DROP_BAD_DESC], bad);
+	if (nofr)
+		CTR_ADD(r->ctr.drops[XTX_RX_DROP_NO_FRAME], nofr);
+}
+
 static unsigned step_shared(struct xtx_rxq *r)
 {
 	struct xtx_engine *e = r->e;
@@ -243,14 +258,7 @@ static unsigned step_shared(struct xtx_rxq *r)
 	xsk_ring_cons__release(&r->rx, n);
 	taken = to_stages(r, out, nf, back, &nb, &fwd_bytes);
 	refill(r, back, nb);
-	CTR_ADD(r->ctr.rx_pkts, n);
-	CTR_ADD(r->ctr.rx_bytes, rx_bytes);
-	CTR_ADD(r->ctr.fwd_pkts, taken);
-	CTR_ADD(r->ctr.fwd_bytes, fwd_bytes);
-	if (bad)
-		CTR_ADD(r->ctr.drops[XTX_RX_DROP_BAD_DESC], bad);
-	if (nofr)
-		CTR_ADD(r->ctr.drops[XTX_RX_DROP_NO_FRAME], nofr);
+	count_step(r, n, rx_bytes, taken, fwd_bytes, bad, nofr);
 	return n;
 }
 
@@ -298,14 +306,7 @@ static unsigned step_copy(struct xtx_rxq *r)
 		cache_put(r, refused[i]);
 	publish_held(r);
 	CTR_ADD(r->ctr.copied, nf);
-	CTR_ADD(r->ctr.rx_pkts, n);
-	CTR_ADD(r->ctr.rx_bytes, rx_bytes);
-	CTR_ADD(r->ctr.fwd_pkts, taken);
-	CTR_ADD(r->ctr.fwd_bytes, fwd_bytes);
-	if (bad)
-		CTR_ADD(r->ctr.drops[XTX_RX_DROP_BAD_DESC], bad);
-	if (nofr)
-		CTR_ADD(r->ctr.drops[XTX_RX_DROP_NO_FRAME], nofr);
+	count_step(r, n, rx_bytes, taken, fwd_bytes, bad, nofr);
 	return n;
 }
 
