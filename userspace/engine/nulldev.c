@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* nulldev.c - the built-in null device (rules in nulldev.h). */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nulldev.h"
+
+#define PS_PER_NS	1000ull
+
+/* A frame the emulated NIC has taken from the TX ring: its address and when the wire has
+ * sent its last bit. */
+struct hw_slot {
+	uint64_t addr;
+	uint64_t done_ps;
+	uint32_t len;
+};
+
+struct xtx_nulldev {
+	/* The words the kernel would map for the two rings, each on its own line as the
+	 * kernel lays them out. */
+	uint32_t tx_prod __attribute__((aligned(64)));
+	uint32_t tx_cons __attribute__((aligned(64)));
+	uint32_t comp_prod __attribute__((aligned(64)));
+	uint32_t comp_cons __attribute__((aligned(64)));
+	uint32_t flags __attribute__((aligned(64)));	/* never XDP_RING_NEED_WAKEUP */
+
+	uint32_t tx_mask, comp_size, comp_mask, hw_mask;
+	struct xdp_desc *txd;
+	uint64_t *compd;
+	struct hw_slot *hw;
+	uint32_t hw_head, hw_tail;	/* in flight: [hw_tail, hw_head) */
+	uint32_t hw_done;		/* hw_tail + frames the wire has finished */
+	uint64_t rate_bps;
+	uint64_t wire_free_ps;		/* end of the last frame given to the wire */
+
+	/* Written by the owner only; read by anyone (relaxed load + store). */
+	_Atomic uint64_t frames, bytes, wire_bytes, busy_ps, gap_ps;
+};
+
+static void ctr_add(_Atomic uint64_t *c, uint64_t v)
+{
+	/* Relaxed: one writer; readers want a recent value, not an order. */
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
+			      memory_order_relaxed);
+}
+
+static int pow2_ok(uint32_t v)
+{
+	return v >= 64 && !(v & (v - 1));
+}
+
+int xtx_nulldev_open(struct xtx_nulldev **out, uint32_t tx_size, uint32_t comp_size,
+		     uint64_t rate_bps, struct xsk_ring_prod *tx, struct xsk_ring_cons *comp)
+{
+	struct xtx_nulldev *d;
+
+	if (!pow2_ok(tx_size) || !pow2_ok(comp_size))
+		return -EINVAL;
+	d = aligned_alloc(64, (sizeof(*d) + 63) & ~(size_t)63);
+	if (!d)
+		return -ENOMEM;
+	memset(d, 0, sizeof(*d));
+	d->txd = calloc(tx_size, sizeof(*d->txd));
+	d->compd = calloc(comp_size, sizeof(*d->compd));
+	d->hw = calloc(tx_size, sizeof(*d->hw));
+	if (!d->txd || !d->compd || !d->hw) {
+		xtx_nulldev_close(d);
+		return -ENOMEM;
+	}
+	d->tx_mask = tx_size - 1;
+	d->comp_size = comp_size;
+	d->comp_mask = comp_size - 1;
+	d->hw_mask = tx_size - 1;
+	d->rate_bps = rate_bps;
+
+	*tx = (struct xsk_ring_prod){
+		.cached_prod = 0, .cached_cons = tx_size, .mask = tx_size - 1,
+		.size = tx_size, .producer = &d->tx_prod, .consumer = &d->tx_cons,
+		.ring = d->txd, .flags = &d->flags,
+	};
+	*comp = (struct xsk_ring_cons){
+		.cached_prod = 0, .cached_cons = 0, .mask = comp_size - 1, .size = comp_size,
+		.producer = &d->comp_prod, .consumer = &d->comp_cons, .ring = d->compd,
+		.flags = &d->flags,
+	};
+	*out = d;
+	return 0;
+}
+
+void xtx_nulldev_close(struct xtx_nulldev *d)
+{
+	if (!d)
+		return;
+	free(d->txd);
+	free(d->compd);
+	free(d->hw);
+	free(d);
+}
+
+/* Bytes on the wire for a frame of len bytes (without FCS). */
+static uint64_t wire_len(uint32_t len)
+{
+	return (len < XTX_NULL_MIN_FRAME ? XTX_NULL_MIN_FRAME : len) + XTX_NULL_WIRE_OVERHEAD;
+}
+
+/* Picoseconds the wire needs for a frame of len bytes, rounded up. */
+static uint64_t wire_ps(const struct xtx_nulldev *d, uint32_t len)
+{
+	return (wire_len(len) * 8 * 1000000000000ull + d->rate_bps - 1) / d->rate_bps;
+}
+
+/* Takes what was submitted into the hardware ring, timing each frame on the wire. */
+static void take(struct xtx_nulldev *d, uint64_t now_ps)
+{
+	/* Acquire, pairs with the release store of libxdp's xsk_ring_prod__submit(): the
+	 * descriptors written before it are visible. */
+	uint32_t prod = __atomic_load_n(&d->tx_prod, __ATOMIC_ACQUIRE);
+	uint32_t n = prod - d->tx_cons, room = d->hw_mask + 1 - (d->hw_head - d->hw_tail);
+
+	if (n > room)
+		n = room;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct xdp_desc *td = &d->txd[(d->tx_cons + i) & d->tx_mask];
+		struct hw_slot *s = &d->hw[(d->hw_head + i) & d->hw_mask];
+
+		s->addr = td->addr;
+		s->len = td->len;
+		if (d->rate_bps) {
+			uint64_t start = d->wire_free_ps, t = wire_ps(d, td->len);
+
+			if (start < now_ps) {
+				if (d->wire_free_ps)
+					ctr_add(&d->gap_ps, now_ps - d->wire_free_ps);
+				start = now_ps;
+			}
+			s->done_ps = start + t;
+			d->wire_free_ps = s->done_ps;
+		}
+	}
+	d->hw_head += n;
+	/* Release, pairs with libxdp's acquire load of the consumer in xsk_prod_nb_free():
+	 * the slots are free for the owner to write again. */
+	__atomic_store_n(&d->tx_cons, d->tx_cons + n, __ATOMIC_RELEASE);
+}
+
+/* Gives back, in order, what the wire has sent: a batch at a time while it is busy. */
+static unsigned complete(struct xtx_nulldev *d, uint64_t now_ps)
+{
+	uint64_t bytes = 0, wbytes = 0, busy = 0;
+	uint32_t n, room;
+
+	if (d->rate_bps)
+		while (d->hw_done != d->hw_head && d->hw[d->hw_done & d->hw_mask].done_ps <= now_ps)
+			d->hw_done++;
+	else
+		d->hw_done = d->hw_head;
+	n = d->hw_done - d->hw_tail;
+	if (!n || (n < XTX_NULL_COMP_BATCH && d->hw_done != d->hw_head))
+		return 0;
+	/* Acquire, pairs with the release store of xsk_ring_cons__release(): the owner has
+	 * read the addresses in the slots it gives back. */
+	room = d->comp_size - (d->comp_prod - __atomic_load_n(&d->comp_cons, __ATOMIC_ACQUIRE));
+	if (n > room)
+		n = room;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct hw_slot *s = &d->hw[(d->hw_tail + i) & d->hw_mask];
+
+		d->compd[(d->comp_prod + i) & d->comp_mask] = s->addr;
+		bytes += s->len;
+		wbytes += wire_len(s->len);
+		if (d->rate_bps)
+			busy += wire_ps(d, s->len);
+	}
+	d->hw_tail += n;
+	ctr_add(&d->frames, n);
+	ctr_add(&d->bytes, bytes);
+	ctr_add(&d->wire_bytes, wbytes);
+	ctr_add(&d->busy_ps, busy);
+	/* Release, pairs with the acquire load of the producer in xsk_ring_cons__peek(). */
+	__atomic_store_n(&d->comp_prod, d->comp_prod + n, __ATOMIC_RELEASE);
+	return n;
+}
+
+unsigned xtx_nulldev_run(struct xtx_nulldev *d, uint64_t now_ns)
+{
+	uint64_t now_ps = now_ns * PS_PER_NS;
+	unsigned n;
+
+	take(d, now_ps);
+	n = complete(d, now_ps);
+	if (n)
+		take(d, now_ps);	/* into the slots just freed */
+	return n;
+}
+
+uint32_t xtx_nulldev_inflight(const struct xtx_nulldev *d)
+{
+	return d->hw_head - d->hw_tail;
+}
+
+void xtx_nulldev_stats(const struct xtx_nulldev *d, struct xtx_nulldev_stats *st)
+{
+	/* Relaxed: counters, see ctr_add(). */
+	st->frames = atomic_load_explicit(&d->frames, memory_order_relaxed);
+	st->bytes = atomic_load_explicit(&d->bytes, memory_order_relaxed);
+	st->wire_bytes = atomic_load_explicit(&d->wire_bytes, memory_order_relaxed);
+	st->busy_ns = atomic_load_explicit(&d->busy_ps, memory_order_relaxed) / PS_PER_NS;
+	st->gap_ns = atomic_load_explicit(&d->gap_ps, memory_order_relaxed) / PS_PER_NS;
+}
