@@ -8,13 +8,14 @@
 set -euo pipefail
 
 # build: compiler, BPF toolchain, libraries; test: iproute2, capsh, jq, ethtool, tshark,
-# valgrind; bench peers: DPDK (rte_ring, rte_sched) and concurrencykit; plots: gnuplot.
+# valgrind; bench peers: DPDK (rte_ring, rte_sched; dpdk-dev ships dpdk-testpmd for
+# make bench-line) and concurrencykit; plots: gnuplot.
 PKGS=(
   build-essential pkg-config make
   clang llvm
   libxdp-dev libbpf-dev libnuma-dev libelf-dev zlib1g-dev
   bpftool xdp-tools iproute2 libcap2-bin jq ethtool tshark valgrind
-  libdpdk-dev libck-dev
+  libdpdk-dev dpdk-dev libck-dev
   gnuplot-nox
 )
 
