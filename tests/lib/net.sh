@@ -7,8 +7,26 @@
 #   sink_stop          SIGINT the sink, wait, leave its JSON in $SINK_JSON
 #   jget FILE EXPR     jq -r EXPR FILE; a missing field (null) fails the test, never a value
 #   in_tx / in_rx CMD  CMD inside the tx / rx namespace, after checking it is not the host's
-#   fail MSG           print and remember a failure (net_done then exits 1)
-#   net_done           the last line of a test: exit 1 if any check failed, else 0
+#   fail MSG           print and remember a failure (of the running test function)
+#   net_run_tests      the last line of a test: runs each function of $ALL_TESTS, one
+#                      result each (below), and exits 1 if any failed, else 0
+#   net_skip REASON    the running test function is skipped (a missing optional peer only)
+#   net_needs FUNC...  in a test function: 0 if each FUNC passed, else skips "needs FUNC"
+#   net_done           the last line of a test without test functions: exit 1 if any
+#                      check failed, else 0
+#
+# Test functions (as xdp-tools' test_runner.sh): a script defines test_NAME functions,
+# lists them in ALL_TESTS="test_a test_b ..." (a top-level assignment, one or more lines:
+# the runner reads it from the file) and ends with net_run_tests. Each function runs in
+# the script's shell, in order, on what the script set up before (net_init's testbed);
+# it is one result, net/SCRIPT/NAME: FAIL if fail was called while it ran (in it or in a
+# subshell of it), skip if it called net_skip, else ok. A failure before the first
+# function is net/SCRIPT/setup and no function runs; a function that exits the script
+# (tb_die, a crash, the runner's timeout) is reported by the runner as not finished.
+# Results go to $XTX_TEST_RESULTS when set (tests/run-tests.sh reads it), one line per
+# event, tab-separated: "start NAME", "ok|FAIL|skip NAME SECONDS", and after a FAIL or
+# skip "#" lines with its messages or reason. XTX_TEST_FILTER (a regex) selects the
+# functions whose name matches, or all of them when it matches net/SCRIPT.
 set -u
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 BIN=build/release/bin
@@ -77,4 +95,87 @@ send() { # xtx-send args (runs in the tx namespace)
 xdp_sockets() { # NS: AF_XDP sockets open in the namespace (/proc/net/protocols is per netns;
                 # ss --xdp needs xdp_diag, which this kernel lacks)
   ip netns exec "$1" awk '$1 == "XDP" { print $3 }' /proc/net/protocols
+}
+
+# --- test functions: one result each ---------------------------------------------------
+NET_TEST=net/$(basename "$0" .sh)
+NET_T0=$(date +%s.%N)
+declare -A NET_RESULT=()	# function -> ok | FAIL | skip, for net_needs
+
+net_skip() { # REASON: the running test function is skipped; the caller returns
+  echo "skip: $*"
+  printf '%s\n' "$*" >"$TMPD/skip"
+}
+net_needs() { # FUNC...: 0 if each FUNC ran and passed, else the caller is skipped (it returns)
+  local f
+  for f in "$@"; do
+    [ "${NET_RESULT[$f]:-}" = ok ] && continue
+    net_skip "needs ${f#test_} (${NET_RESULT[$f]:-not run})"
+    return 1
+  done
+}
+_net_since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+_net_event() { # fields...: one tab-separated line of the results file
+  [ -n "${XTX_TEST_RESULTS:-}" ] || return 0
+  local IFS=$'\t'
+  printf '%s\n' "$*" >>"$XTX_TEST_RESULTS"
+}
+_net_result() { # STATUS NAME SECONDS [FILE: messages]
+  printf '%-5s %-44s %ss\n' "$1" "$2" "$3"
+  [ -n "${4:-}" ] && sed 's/^/      | /' "$4"
+  [ -n "${XTX_TEST_RESULTS:-}" ] || return 0
+  _net_event "$1" "$2" "$3"
+  [ -n "${4:-}" ] && sed 's/^/#\t/' "$4" >>"$XTX_TEST_RESULTS"
+  return 0
+}
+
+net_run_tests() { # runs the functions of $ALL_TESTS that XTX_TEST_FILTER selects; exits
+  local f name off t0 dt sel=() pass=0 nfail=0 nskip=0 filter=${XTX_TEST_FILTER:-}
+  local msgs=$TMPD/net-msgs
+  touch "$TMPD/failures"
+  if [ -s "$TMPD/failures" ]; then
+    _net_result FAIL "$NET_TEST/setup" "$(_net_since "$NET_T0")" "$TMPD/failures"
+    echo "0 passed, 1 failed, 0 skipped"
+    exit 1
+  fi
+  for f in ${ALL_TESTS:-}; do
+    name=$NET_TEST/${f#test_}
+    if [ -n "$filter" ] && ! [[ $NET_TEST =~ $filter ]] && ! [[ $name =~ $filter ]]; then
+      continue
+    fi
+    sel+=("$f")
+  done
+  if [ ${#sel[@]} = 0 ]; then
+    echo "no test function selected (ALL_TESTS: ${ALL_TESTS:-none}; XTX_TEST_FILTER: $filter)" >"$msgs"
+    _net_result FAIL "$NET_TEST" 0.0 "$msgs"
+    exit 1
+  fi
+  for f in "${sel[@]}"; do
+    name=$NET_TEST/${f#test_}
+    echo "=== $name"
+    _net_event start "$name"
+    off=$(stat -c %s "$TMPD/failures")
+    rm -f "$TMPD/skip"
+    t0=$(date +%s.%N)
+    if declare -F "$f" >/dev/null; then
+      "$f"
+    else
+      fail "$f is listed in ALL_TESTS but not defined"
+    fi
+    dt=$(_net_since "$t0")
+    tail -c +$((off + 1)) "$TMPD/failures" >"$msgs"
+    if [ -s "$msgs" ]; then
+      NET_RESULT[$f]=FAIL nfail=$((nfail + 1))
+      _net_result FAIL "$name" "$dt" "$msgs"
+    elif [ -f "$TMPD/skip" ]; then
+      NET_RESULT[$f]=skip nskip=$((nskip + 1))
+      _net_result skip "$name" "$dt" "$TMPD/skip"
+    else
+      NET_RESULT[$f]=ok pass=$((pass + 1))
+      _net_result ok "$name" "$dt"
+    fi
+  done
+  echo "$NET_TEST: $pass passed, $nfail failed, $nskip skipped"
+  [ $nfail = 0 ] || exit 1
+  exit 0
 }
