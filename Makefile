@@ -191,6 +191,9 @@ $(OUT)/tests/%: tests/%.c $(LIB_A) $(TEST_LOBJ) $(wildcard include/xtx/*.h tests
 $(OUT)/obj/tools/common/dstguard.o: tools/common/dstguard.h
 $(OUT)/tests/unit/test_dstguard: $(OUT)/obj/tools/common/dstguard.o
 $(OUT)/tests/unit/test_dstguard: private TEST_CFLAGS += -Itools/common
+$(OUT)/obj/tools/common/units.o: tools/common/units.h
+$(OUT)/tests/unit/test_units: $(OUT)/obj/tools/common/units.o
+$(OUT)/tests/unit/test_units: private TEST_CFLAGS += -Itools/common
 # xtx-shape's rules: the classifier's tests (the fuzz targets: below).
 RULES_OBJ   := $(OUT)/obj/tools/xtx-shape/rules.o
 RULES_TESTS := $(OUT)/tests/unit/test_redirect_bpf $(OUT)/tests/net/test_receive

@@ -119,6 +119,17 @@ int xtx_sched_config__is_leaf(const struct xtx_sched_config *cfg, uint32_t handl
 #define XTX_HANDLE_STRLEN	16
 int xtx_handle__str(uint32_t handle, char *buf, size_t len);
 
+/* A rate as the config file reads one (docs/config.md), in tc's units: a decimal number
+ * ("100", "2.5", ".5", "5.") right before a unit matched without regard to case:
+ *   bit kbit mbit gbit tbit, kibit mibit gibit tibit   bits per second (decimal, binary)
+ *   bps kbps mbps gbps tbps, kibps mibps gibps tibps   bytes per second
+ *   none                                               bits per second, as tc reads it
+ * into *bytes_per_s, exactly ("1.5gbit" is 187500000; a fraction of a byte per second is
+ * truncated, as tc does; 0 is a valid result). Returns 0, -EINVAL (s or bytes_per_s NULL,
+ * or not such a rate: a sign, a blank, an exponent or hex included), -ERANGE (above
+ * UINT64_MAX bytes/s, or more than 24 significant digits). */
+int xtx_rate__parse(const char *s, uint64_t *bytes_per_s);
+
 /* --- the running scheduler --------------------------------------------------- */
 
 enum xtx_drop_reason {

@@ -252,6 +252,28 @@ static enum num_rc unit_parse(const struct tok *t, const struct unit *units, siz
 	return NUM_OK;
 }
 
+/* The one reading of a rate: the config file's (value_rate) and the tools' (xtx/sched.h). */
+int xtx_rate__parse(const char *s, uint64_t *bytes_per_s)
+{
+	struct tok t;
+	uint64_t v;
+
+	if (!s || !bytes_per_s)
+		return -EINVAL;
+	t = (struct tok){ .s = s, .len = strlen(s), .col = 1 };
+	switch (unit_parse(&t, rate_units, sizeof(rate_units) / sizeof(rate_units[0]),
+			   UINT64_MAX, &v)) {
+	case NUM_OK:
+		*bytes_per_s = v;
+		return 0;
+	case NUM_BIG:
+	case NUM_DIGITS:
+		return -ERANGE;
+	default:
+		return -EINVAL;
+	}
+}
+
 /* Plain decimal integer, no unit, no sign, in [min, max]. */
 static enum num_rc int_parse(const struct tok *t, uint64_t min, uint64_t max, uint64_t *out)
 {
