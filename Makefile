@@ -62,15 +62,15 @@ else
 $(error VARIANT must be release, asan or tsan, not '$(VARIANT)')
 endif
 
-# The public headers the stage and the scheduler may use: not xtx.h (the engine's API),
-# pkt.h or rxmeta.h. Their objects see these, util/ and their own folder only.
-CORE_HDRS := desc.h mpsc.h mpsc_pvt.h sched.h
+# The public headers the stage, the scheduler and util/ may use: not xtx.h (the engine's
+# API), pkt.h or rxmeta.h. Their objects see these, util/ and their own folder only.
+CORE_HDRS := desc.h mpsc.h mpsc_pvt.h print.h sched.h
 CORE_DIR  := build/core-include
 CORE_INC  := -I$(CORE_DIR) -Iuserspace/util
 CFLAGS_NOINC := $(filter-out -I%,$(CFLAGS))
 $(OUT)/obj/userspace/stage/%.o: CFLAGS := $(CFLAGS_NOINC) $(CORE_INC) -Iuserspace/stage
 $(OUT)/obj/userspace/sched/%.o: CFLAGS := $(CFLAGS_NOINC) $(CORE_INC) -Iuserspace/sched
-$(OUT)/obj/userspace/util/%.o: CFLAGS := $(CFLAGS_NOINC) -Iuserspace/util
+$(OUT)/obj/userspace/util/%.o: CFLAGS := $(CFLAGS_NOINC) $(CORE_INC)
 CORE_LINKS := $(addprefix $(CORE_DIR)/xtx/,$(CORE_HDRS))
 $(CORE_DIR)/xtx/%.h: include/xtx/%.h
 	@mkdir -p $(@D)

@@ -9,8 +9,14 @@
 
 #include <stdint.h>
 
+/* Descriptor address bits: UMEM offsets use the low 48 bits; bit 63 says that the 8 bytes
+ * before the frame (in its headroom) hold an earliest departure time (CLOCK_MONOTONIC ns).
+ * Use xtx_producer__set_txtime() rather than setting it by hand. */
+#define XTX_DESC_ADDR_MASK	((1ull << 48) - 1)
+#define XTX_DESC_F_TXTIME	(1ull << 63)
+
 struct xtx_desc {
-	uint64_t addr;	/* UMEM offset of the frame's first byte */
+	uint64_t addr;	/* UMEM offset of the packet's first byte, and flags (above) */
 	uint32_t hash;	/* flow hash: packets with equal hash are one flow, kept in order */
 	uint16_t len;	/* frame length in bytes, without FCS */
 	uint16_t cls;	/* class index (xtx_sched__class_index()); invalid -> default class */

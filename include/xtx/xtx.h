@@ -40,36 +40,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <xtx/desc.h>
+#include <xtx/print.h>
 #include <xtx/sched.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Descriptor address bits: UMEM offsets use the low 48 bits; bit 63 says that the 8 bytes
- * before the frame (in its headroom) hold an earliest departure time (CLOCK_MONOTONIC ns).
- * Use xtx_producer__set_txtime() rather than setting it by hand. */
-#define XTX_DESC_ADDR_MASK	((1ull << 48) - 1)
-#define XTX_DESC_F_TXTIME	(1ull << 63)
-
-/* Messages. The library writes nothing itself: each message it has for the application (a
- * fallback taken, where memory and threads went) goes to one callback for the process, as
- * libbpf_set_print(). A message is one line without its newline and without the "xtx: "
- * that the default callback puts before it; the default writes XTX_WARN and XTX_INFO to
- * stderr and drops XTX_DEBUG. opts.quiet still silences one engine's messages. */
-#ifndef XTX_PRINT_TYPES
-#define XTX_PRINT_TYPES		/* also defined, identically, in libxtx's util/print.h */
-enum xtx_print_level {
-	XTX_WARN,		/* a fallback or a limit the application should know of */
-	XTX_INFO,		/* what was set up, and where */
-	XTX_DEBUG,
-};
-typedef int (*xtx_print_fn_t)(enum xtx_print_level level, const char *fmt, va_list ap);
-#endif
-/* Sets the callback (NULL: no messages) and returns the previous one. Any thread may
- * call it at any time; library threads may be printing through the old one as it
- * returns. */
-xtx_print_fn_t xtx_set_print(xtx_print_fn_t fn);
 
 enum xtx_xdp_mode {
 	XTX_MODE_AUTO = 0,	/* zero-copy if the driver offers it, else copy */

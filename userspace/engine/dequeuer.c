@@ -153,7 +153,7 @@ static void dequeuer_setup(struct xtx_queue *q)
 	/* Ahead of the threads that feed us on a shared CPU: a dequeuer that waits for the
 	 * CPU misses departure times, and a class's tokens beyond its burst are lost. */
 	if (e->o.deq_nice && setpriority(PRIO_PROCESS, (id_t)gettid(), e->o.deq_nice))
-		xtx_warn(e, "dequeuer of queue %u: cannot set nice %d: %s (needs CAP_SYS_NICE)",
+		xtx_warn(&e->log, "dequeuer of queue %u: cannot set nice %d: %s (needs CAP_SYS_NICE)",
 			 q->qid, e->o.deq_nice, strerror(errno));
 	/* Further ahead: real-time, as the kernel's dequeue runs in softirq. Safe because
 	 * this thread never spins at it: it sleeps when nothing is eligible, and naps while
@@ -163,7 +163,7 @@ static void dequeuer_setup(struct xtx_queue *q)
 		int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 
 		if (rc)
-			xtx_warn(e, "dequeuer of queue %u: cannot run SCHED_FIFO at priority %d: "
+			xtx_warn(&e->log, "dequeuer of queue %u: cannot run SCHED_FIFO at priority %d: "
 				 "%s (needs CAP_SYS_NICE)", q->qid, e->o.deq_rtprio, strerror(rc));
 	}
 }

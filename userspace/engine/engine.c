@@ -10,52 +10,16 @@
  * to the queue) -> RX ring -> worker (owner cleared) -> stage -> ... as above.
  */
 #include <errno.h>
-#include <limits.h>
-#include <linux/futex.h>
 #include <numa.h>
 #include <sched.h>
-#include <sys/syscall.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "engine_int.h"
 #include "nic.h"
 #include "opts.h"
-#include "print.h"
-
-uint64_t xtx_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-void xtx_info(const struct xtx_engine *e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (e->o.quiet)
-		return;
-	va_start(ap, fmt);
-	xtx_vprint(XTX_INFO, fmt, ap);
-	va_end(ap);
-}
-
-void xtx_warn(const struct xtx_engine *e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (e->o.quiet)
-		return;
-	va_start(ap, fmt);
-	xtx_vprint(XTX_WARN, fmt, ap);
-	va_end(ap);
-}
 
 static int is_pow2(uint32_t v)
 {
@@ -146,7 +110,7 @@ static int nic_node(const struct xtx_engine *e, const char *ifname)
 	int node = xtx_nic_numa_node_said(NULL, ifname, e->o.quiet);
 
 	if (node >= 0 && (numa_available() < 0 || node > numa_max_node())) {
-		xtx_warn(e, "%s is on NUMA node %d, which libnuma cannot use here (%s): "
+		xtx_warn(&e->log, "%s is on NUMA node %d, which libnuma cannot use here (%s): "
 			 "memory left local, threads not pinned by node", ifname, node,
 			 numa_available() < 0 ? "no NUMA support" : "no such node");
 		return -1;
@@ -205,34 +169,12 @@ static int pick_cpus(const struct xtx_engine *e, const char *what, const char *l
 		}
 	numa_free_cpumask(bm);
 	if (!n && dropped)
-		xtx_warn(e, "none of NUMA node %d's CPUs is one this process may run on (%s): "
+		xtx_warn(&e->log, "none of NUMA node %d's CPUs is one this process may run on (%s): "
 			 "%ss not pinned", node, set, what);
 	else if (dropped)
-		xtx_info(e, "%ss on the %d CPU(s) of NUMA node %d that this process may run on "
+		xtx_info(&e->log, "%ss on the %d CPU(s) of NUMA node %d that this process may run on "
 			 "(%s), not on its %u other(s)", what, n, node, set, dropped);
 	return n;
-}
-
-/* Start a thread on `cpu` (-1: anywhere). The pin is part of the creation: if the kernel
- * refuses it, no thread runs and the error comes back (0 or -errno). */
-int xtx_thread_start(pthread_t *th, int cpu, void *(*fn)(void *), void *arg)
-{
-	pthread_attr_t attr;
-	cpu_set_t set;
-	int rc;
-
-	if (cpu < 0)
-		return -pthread_create(th, NULL, fn, arg);
-	rc = pthread_attr_init(&attr);
-	if (rc)
-		return -rc;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	rc = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	if (!rc)
-		rc = pthread_create(th, &attr, fn, arg);
-	pthread_attr_destroy(&attr);
-	return -rc;
 }
 
 static struct xtx_sched_config *one_class_config(void)
@@ -359,12 +301,12 @@ static void size_frames_for_limits(struct xtx_engine *e, int may_grow, uint32_t 
 
 		e->nframes = (uint32_t)((n + XTX_BATCH - 1) / XTX_BATCH * XTX_BATCH);
 		if (e->nframes >= need) {
-			xtx_info(e, "UMEM sized to %u frames so that every class can queue up to its "
+			xtx_info(&e->log, "UMEM sized to %u frames so that every class can queue up to its "
 				 "limit (%lu packets in all)", e->nframes, (unsigned long)(queued * e->nq));
 			return;
 		}
 	}
-	xtx_warn(e, "the classes may queue %lu packets but the UMEM has %u frames: a class "
+	xtx_warn(&e->log, "the classes may queue %lu packets but the UMEM has %u frames: a class "
 		 "held at its limit can starve the others of frames; lower the leaves' limit "
 		 "or use more frames", (unsigned long)(queued * e->nq), e->nframes);
 }
@@ -590,11 +532,11 @@ static void report_open(const struct xtx_engine *e)
 
 	if (e->numa_node >= 0)
 		snprintf(where, sizeof(where), "NUMA node %d", e->numa_node);
-	xtx_info(e, "%s: %u queue(s) from %u, %s mode, %u frames of %u bytes%s, %s",
+	xtx_info(&e->log, "%s: %u queue(s) from %u, %s mode, %u frames of %u bytes%s, %s",
 		 e->ifname, e->nq, e->o.first_queue, xtx_engine__mode(e),
 		 e->nframes, e->frame_size, e->area_huge ? " on huge pages" : "", where);
 	if (e->nrq)
-		xtx_info(e, "%s: %u receive queue(s) from %u, %s", e->rx_ifname, e->nrq,
+		xtx_info(&e->log, "%s: %u receive queue(s) from %u, %s", e->rx_ifname, e->nrq,
 			 e->o.rx_first_queue, e->rx_copy ? "own UMEM, one copy per frame" :
 			 "shared UMEM, no copy in userspace");
 }
@@ -668,6 +610,7 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 	}
 	/* Only the fields the caller's struct has (sz); the rest stay 0 (defaults). */
 	XTX_OPTS_LOAD(&e->o, opts, xtx_engine_opts, NULL, 0);
+	e->log.quiet = e->o.quiet;
 
 	rc = open_options(e, &min_frames, err, errlen);
 	if (rc)

@@ -5,7 +5,6 @@
 
 #include <net/if.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <sys/types.h>
 #include <xdp/xsk.h>
@@ -13,8 +12,11 @@
 #include <xtx/mpsc.h>
 #include <xtx/sched.h>
 #include <xtx/xtx.h>
+#include "clock.h"
 #include "err.h"
 #include "pool.h"
+#include "print.h"
+#include "thread.h"
 
 #define XTX_MAX_QUEUES		64
 #define XTX_DEQ_BATCH		64	/* bound of every dequeuer step (stage, TX, completions) */
@@ -129,6 +131,7 @@ struct xtx_producer {
 struct xtx_engine {
 	/* Read-mostly. */
 	struct xtx_engine_opts o;
+	struct xtx_log log;		/* o.quiet */
 	char ifname[IF_NAMESIZE];
 	int ifindex;
 	int numa_node;			/* ifname's node: UMEM, stage lanes, dequeuer CPUs; -1 none */
@@ -214,17 +217,6 @@ void xtx_room_wake(struct xtx_engine *e, int force);
 /* dequeuer.c */
 void *xtx_dequeuer_main(void *arg);
 void xtx_queue_publish_classes(struct xtx_queue *q, uint64_t now);
-
-/* engine.c */
-uint64_t xtx_now_ns(void);
-/* A thread started on `cpu` (-1: anywhere); 0 or -errno (a refused pin included). */
-int xtx_thread_start(pthread_t *th, int cpu, void *(*fn)(void *), void *arg);
-/* A message through xtx_set_print()'s callback, unless opts.quiet: what was set up
- * (info), or a fallback taken or a limit met (warn). */
-void xtx_info(const struct xtx_engine *e, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void xtx_warn(const struct xtx_engine *e, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 static inline void *xtx_frame_ptr(const struct xtx_engine *e, uint64_t addr)
 {

@@ -237,7 +237,7 @@ struct xtx_producer *xtx_producer__open(struct xtx_engine *e)
 		return NULL;
 	}
 	if (nokey)
-		xtx_warn(e, "producer: no thread-specific-data key left (%s): a thread that "
+		xtx_warn(&e->log, "producer: no thread-specific-data key left (%s): a thread that "
 			 "exits without closing is reaped only once the kernel has ended it",
 			 strerror(opener_key_err));
 	pthread_mutex_lock(&e->prod_lock);

@@ -59,7 +59,7 @@ static int raise_memlock(struct xtx_engine *e, size_t len, struct rlimit *cur)
 	if (getrlimit(RLIMIT_MEMLOCK, cur))
 		cur->rlim_cur = cur->rlim_max = 0;
 	if (cur->rlim_cur != RLIM_INFINITY && cur->rlim_cur < len && !has_cap_ipc_lock())
-		xtx_warn(e, "cannot raise RLIMIT_MEMLOCK from %llu KiB to unlimited (%s): the "
+		xtx_warn(&e->log, "cannot raise RLIMIT_MEMLOCK from %llu KiB to unlimited (%s): the "
 			 "UMEM of %zu MiB is charged to it unless this process has CAP_IPC_LOCK",
 			 (unsigned long long)cur->rlim_cur >> 10, strerror(err), len >> 20);
 	return err;
@@ -124,7 +124,7 @@ int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen)
 				 strerror(errno), hlen / HUGE_2M);
 			return -ENOMEM;
 		} else {
-			xtx_warn(e, "huge pages unavailable (%s): UMEM of %zu MiB on 4 KiB pages "
+			xtx_warn(&e->log, "huge pages unavailable (%s): UMEM of %zu MiB on 4 KiB pages "
 				 "(sysctl vm.nr_hugepages=%zu to use them)", strerror(errno),
 				 len >> 20, hlen / HUGE_2M);
 		}
@@ -142,9 +142,9 @@ int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen)
 	}
 	if (node >= 0) {	/* a node libnuma can use (engine.c, nic_node()) */
 		numa_tonode_memory(p, len, node);
-		xtx_info(e, "UMEM placed on NUMA node %d (the node of %s)", node, e->ifname);
+		xtx_info(&e->log, "UMEM placed on NUMA node %d (the node of %s)", node, e->ifname);
 	} else {
-		xtx_info(e, "%s reports no NUMA node (virtual device?): UMEM left local",
+		xtx_info(&e->log, "%s reports no NUMA node (virtual device?): UMEM left local",
 			 e->ifname);
 	}
 	e->area = p;
@@ -250,7 +250,7 @@ int xtx_queue_socket(struct xtx_engine *e, struct xtx_queue *q, char *err, size_
 		} else if (rc == -EPERM || rc == -EBUSY || rc == -ENODEV) {
 			goto fail;
 		} else {
-			xtx_warn(e, "%s: zero-copy not offered (%s): using copy mode", e->ifname,
+			xtx_warn(&e->log, "%s: zero-copy not offered (%s): using copy mode", e->ifname,
 				 strerror(-rc));
 		}
 		if (e->zerocopy)
@@ -409,7 +409,7 @@ int xtx_rx_sockets(struct xtx_engine *e, char *err, size_t errlen)
 		/* The kernel refused to bind an RX socket of the ingress device to the
 		 * egress UMEM (-EOPNOTSUPP: the ingress driver cannot do the egress
 		 * socket's zero-copy; -EINVAL and others: the pair cannot share). */
-		xtx_warn(e, "%s cannot share the UMEM of %s (%s mode): %s; receiving into a "
+		xtx_warn(&e->log, "%s cannot share the UMEM of %s (%s mode): %s; receiving into a "
 			 "UMEM of its own, one copy per frame", e->rx_ifname, e->ifname,
 			 e->zerocopy ? "zero-copy" : "copy", strerror(-rc));
 		xtx_rx_sockets_close(e);
