@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# privileges.sh - least privilege for xtx-send:
-#   - with exactly CAP_NET_RAW and CAP_IPC_LOCK (every other capability dropped from the
-#     bounding set with capsh) it sends, and the sink counts every packet;
-#   - without CAP_IPC_LOCK it fails and says what to do; without CAP_NET_RAW it fails and
-#     names CAP_NET_RAW;
-#   - once running it holds no capability at all (CapEff/CapPrm in /proc/PID/status).
+# privileges.sh - least privilege for xtx-send, one test function each:
+#   two_caps        with exactly CAP_NET_RAW and CAP_IPC_LOCK (every other capability
+#                   dropped from the bounding set with capsh) it sends, and the sink counts
+#                   every packet;
+#   no_ipc_lock     without CAP_IPC_LOCK it fails and says what to do;
+#   no_net_raw      without CAP_NET_RAW it fails and names CAP_NET_RAW;
+#   running_caps    once running it holds no capability at all (CapEff/CapPrm in
+#                   /proc/PID/status).
 . "$(dirname "$0")/../lib/net.sh"
+ALL_TESTS="test_two_caps test_no_ipc_lock test_no_net_raw test_running_caps"
 # capsh is libcap2-bin, one of tools/deps.sh's packages: without it the test fails.
 [ "$(id -u)" = 0 ] || { echo "skip: needs root (namespaces, AF_XDP)"; exit 77; }
 command -v capsh >/dev/null || {
@@ -24,30 +27,38 @@ send_caps() { # caps... -- xtx-send args
     "exec $BIN/xtx-send --dev $TX_DEV --dst-ip $RX_IP --dst-mac $TX_NEXTHOP_MAC $*"
 }
 
-sink_start --ports 9000-9000
-send_caps cap_net_raw cap_ipc_lock -- --count 20000 --json > $TMPD/ok.json 2>$TMPD/ok.err ||
-  { cat $TMPD/ok.err; fail "xtx-send with CAP_NET_RAW + CAP_IPC_LOCK failed"; }
-sink_stop
-echo "with cap_net_raw,cap_ipc_lock: sent $(jget $TMPD/ok.json .sent_pkts), sink $(jget $SINK_JSON .pkts)"
-[ "$(jget $SINK_JSON .pkts)" = 20000 ] || fail "sink counted $(jget $SINK_JSON .pkts) of 20000"
-
-send_caps cap_net_raw -- --count 10 2>$TMPD/e1 >/dev/null && fail "ran without CAP_IPC_LOCK"
-grep -q "CAP_IPC_LOCK" $TMPD/e1 || fail "no CAP_IPC_LOCK hint: $(tail -1 $TMPD/e1)"
-echo "without cap_ipc_lock: $(tail -1 $TMPD/e1)"
-send_caps cap_ipc_lock -- --count 10 2>$TMPD/e2 >/dev/null && fail "ran without CAP_NET_RAW"
-grep -q "CAP_NET_RAW" $TMPD/e2 || fail "no CAP_NET_RAW in: $(tail -1 $TMPD/e2)"
-echo "without cap_net_raw: $(tail -1 $TMPD/e2)"
-
+test_two_caps() {
+  sink_start --ports 9000-9000 || return
+  send_caps cap_net_raw cap_ipc_lock -- --count 20000 --json > $TMPD/ok.json 2>$TMPD/ok.err ||
+    { cat $TMPD/ok.err; fail "xtx-send with CAP_NET_RAW + CAP_IPC_LOCK failed"; }
+  sink_stop
+  echo "with cap_net_raw,cap_ipc_lock: sent $(jget $TMPD/ok.json .sent_pkts), sink $(jget $SINK_JSON .pkts)"
+  [ "$(jget $SINK_JSON .pkts)" = 20000 ] || fail "sink counted $(jget $SINK_JSON .pkts) of 20000"
+}
+test_no_ipc_lock() {
+  send_caps cap_net_raw -- --count 10 2>$TMPD/e1 >/dev/null && fail "ran without CAP_IPC_LOCK"
+  grep -q "CAP_IPC_LOCK" $TMPD/e1 || fail "no CAP_IPC_LOCK hint: $(tail -1 $TMPD/e1)"
+  echo "without cap_ipc_lock: $(tail -1 $TMPD/e1)"
+}
+test_no_net_raw() {
+  send_caps cap_ipc_lock -- --count 10 2>$TMPD/e2 >/dev/null && fail "ran without CAP_NET_RAW"
+  grep -q "CAP_NET_RAW" $TMPD/e2 || fail "no CAP_NET_RAW in: $(tail -1 $TMPD/e2)"
+  echo "without cap_net_raw: $(tail -1 $TMPD/e2)"
+}
 # Capabilities of a running sender (as root, with all of them to start with).
 # tb_private, then ip netns exec itself in the background (it execs xtx-send, so $! is the
 # sender's pid; in_tx in the background would give a subshell's).
-tb_private "$TX_NS"
-ip netns exec "$TX_NS" $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC" \
-  --rate 1000pps --duration 5 --json >/dev/null 2>&1 &
-pid=$!
-sleep 1.5
-eff=$(awk '/^CapEff/ {print $2}' /proc/$pid/status) prm=$(awk '/^CapPrm/ {print $2}' /proc/$pid/status)
-kill -INT $pid; wait $pid
-echo "running sender: CapEff $eff CapPrm $prm"
-[ "$eff" = 0000000000000000 ] && [ "$prm" = 0000000000000000 ] || fail "capabilities kept after setup"
-net_done
+test_running_caps() {
+  local pid eff prm
+  tb_private "$TX_NS"
+  ip netns exec "$TX_NS" $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC" \
+    --rate 1000pps --duration 5 --json >/dev/null 2>&1 &
+  pid=$!
+  sleep 1.5
+  eff=$(awk '/^CapEff/ {print $2}' /proc/$pid/status) prm=$(awk '/^CapPrm/ {print $2}' /proc/$pid/status)
+  kill -INT $pid; wait $pid
+  echo "running sender: CapEff $eff CapPrm $prm"
+  [ "$eff" = 0000000000000000 ] && [ "$prm" = 0000000000000000 ] || fail "capabilities kept after setup"
+}
+
+net_run_tests
