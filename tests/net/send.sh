@@ -1,109 +1,120 @@
 #!/usr/bin/env bash
-# send.sh - xtx-send end to end on a fresh testbed, trusted to the sink (XDP on rx0):
-#   1. 4 producers x 4 queues, 64 flows, --count: the sink counts exactly what the
-#      engine says it sent, which is exactly what was offered; every flow in order;
-#      the frame accounting adds up after the run.
-#   2. frames are well-formed: 200 frames captured on rx0 and decoded by tshark with IP
-#      and UDP checksum validation on: all good (IPv4), and the same for IPv6.
-#   3. class rates: two leaves at 24 and 12 Mbit/s (ceil = rate), 64 flows, 3 s: the
-#      sink's rate per class is within 2% of the configured rate on the wire
-#      (frames + 24 bytes of Ethernet overhead).
-#   4. SIGINT in the middle of a run: exit 0, a summary, no AF_XDP socket and no XDP
-#      program left on tx0.
+# send.sh - xtx-send end to end on a fresh testbed, trusted to the sink (XDP on rx0), one
+# test function each:
+#   counts         4 producers x 4 queues, 64 flows, --count: the sink counts exactly what
+#                  the engine says it sent, which is exactly what was offered; every flow
+#                  in order; the frame accounting adds up after the run.
+#   checksums_ipv4, checksums_ipv6
+#                  frames are well-formed: 200 frames captured on rx0 and decoded by
+#                  tshark with IP and UDP checksum validation on: all good.
+#   class_rates    two leaves at 24 and 12 Mbit/s (ceil = rate), 64 flows, 3 s: the
+#                  sink's rate per class is within 2% of the configured rate on the wire
+#                  (frames + 24 bytes of Ethernet overhead).
+#   sigint         SIGINT in the middle of a run: exit 0, a summary, no AF_XDP socket and
+#                  no XDP program left on tx0.
 . "$(dirname "$0")/../lib/net.sh"
+ALL_TESTS="test_counts test_checksums_ipv4 test_checksums_ipv6 test_class_rates test_sigint"
 net_init --queues 4
 
-# --- 1. exact counts and order ----------------------------------------------------------
-sink_start --ports 9000-9063
-send --queues 4 --producers 4 --flows 64 --count 400000 --json > $TMPD/send.json 2>$TMPD/send.err \
-  || { cat $TMPD/send.err; fail "xtx-send failed"; }
-sink_stop
-sent=$(jget $TMPD/send.json .sent_pkts)
-offered=$(jget $TMPD/send.json .offered_pkts)
-got=$(jget $SINK_JSON .pkts)
-echo "count run: offered $offered sent $sent sink $got checked $(jget $SINK_JSON .payload_pkts) in-order $(jget $SINK_JSON .in_order) ooo $(jget $SINK_JSON .out_of_order) gaps $(jget $SINK_JSON .gaps) ports $(jget $SINK_JSON '.per_port|length')"
-[ "$offered" = 400000 ] || fail "offered $offered, expected 400000"
-[ "$sent" = 400000 ] || fail "sent $sent, expected 400000"
-[ "$got" = "$sent" ] || fail "sink counted $got, engine sent $sent"
-[ "$(jget $SINK_JSON .payload_pkts)" = "$sent" ] || fail "sink checked the order of only $(jget $SINK_JSON .payload_pkts) of $sent frames"
-[ "$(jget $SINK_JSON .in_order)" = "$sent" ] || fail "only $(jget $SINK_JSON .in_order) frames in order"
-[ "$(jget $SINK_JSON .out_of_order)" = 0 ] || fail "out-of-order frames at the sink"
-[ "$(jget $SINK_JSON .gaps)" = 0 ] || fail "sequence gaps at the sink"
-[ "$(jget $SINK_JSON '.per_port|length')" = 64 ] || fail "not all 64 flows arrived"
-[ "$(jget $TMPD/send.json .frames.in_flight)" = 0 ] || fail "frames still in flight after the run"
-[ "$(jget $TMPD/send.json .frames.free)" = "$(jget $TMPD/send.json .frames.total)" ] \
-  || fail "frame accounting: free != total after the run"
+# --- exact counts and order -------------------------------------------------------------
+test_counts() {
+  local sent offered got
+  sink_start --ports 9000-9063 || return
+  send --queues 4 --producers 4 --flows 64 --count 400000 --json > $TMPD/send.json 2>$TMPD/send.err \
+    || { cat $TMPD/send.err; fail "xtx-send failed"; }
+  sink_stop
+  sent=$(jget $TMPD/send.json .sent_pkts)
+  offered=$(jget $TMPD/send.json .offered_pkts)
+  got=$(jget $SINK_JSON .pkts)
+  echo "count run: offered $offered sent $sent sink $got checked $(jget $SINK_JSON .payload_pkts) in-order $(jget $SINK_JSON .in_order) ooo $(jget $SINK_JSON .out_of_order) gaps $(jget $SINK_JSON .gaps) ports $(jget $SINK_JSON '.per_port|length')"
+  [ "$offered" = 400000 ] || fail "offered $offered, expected 400000"
+  [ "$sent" = 400000 ] || fail "sent $sent, expected 400000"
+  [ "$got" = "$sent" ] || fail "sink counted $got, engine sent $sent"
+  [ "$(jget $SINK_JSON .payload_pkts)" = "$sent" ] || fail "sink checked the order of only $(jget $SINK_JSON .payload_pkts) of $sent frames"
+  [ "$(jget $SINK_JSON .in_order)" = "$sent" ] || fail "only $(jget $SINK_JSON .in_order) frames in order"
+  [ "$(jget $SINK_JSON .out_of_order)" = 0 ] || fail "out-of-order frames at the sink"
+  [ "$(jget $SINK_JSON .gaps)" = 0 ] || fail "sequence gaps at the sink"
+  [ "$(jget $SINK_JSON '.per_port|length')" = 64 ] || fail "not all 64 flows arrived"
+  [ "$(jget $TMPD/send.json .frames.in_flight)" = 0 ] || fail "frames still in flight after the run"
+  [ "$(jget $TMPD/send.json .frames.free)" = "$(jget $TMPD/send.json .frames.total)" ] \
+    || fail "frame accounting: free != total after the run"
+}
 
-# --- 2. well-formed frames (tshark) ------------------------------------------------------
-if command -v tshark >/dev/null; then
-  for fam in 4 6; do
-    if [ $fam = 6 ]; then
-      ip -n "$TX_NS" addr add 2001:2:0:ff::1/64 dev "$TX_DEV" nodad
-      ip -n "$RX_NS" addr add 2001:2:0:ff::2/64 dev "$RX_DEV" nodad
-      dst=(--dst-ip 2001:2:0:ff::2 --src-ip 2001:2:0:ff::1)
-    else
-      dst=()
-    fi
-    tb_run "$RX_NS" timeout 20 tshark -q -i "$RX_DEV" -c 200 -w $TMPD/cap$fam.pcap \
-      -f "udp dst portrange 9000-9063" 2>/dev/null &
-    cap=$!
-    sleep 1.5
-    in_tx timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-mac "$TX_NEXTHOP_MAC" \
-      --dst-ip "$RX_IP" "${dst[@]}" --flows 8 --count 200 --size 128 --json >/dev/null 2>&1 \
-      || fail "xtx-send (IPv$fam capture run) failed"
-    wait $cap
-    total=$(tshark -r $TMPD/cap$fam.pcap -Y udp 2>/dev/null | wc -l)
-    bad=$(tshark -r $TMPD/cap$fam.pcap -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE \
-          -Y "ip.checksum.status == 0 || udp.checksum.status == 0 || _ws.malformed" 2>/dev/null | wc -l)
-    good=$(tshark -r $TMPD/cap$fam.pcap -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE \
-          -Y "udp.checksum.status == 1" 2>/dev/null | wc -l)
-    echo "tshark IPv$fam: $total UDP frames, $good with a verified UDP checksum, $bad bad"
-    [ "$total" = 200 ] || fail "IPv$fam: captured $total frames, expected 200"
-    [ "$bad" = 0 ] || fail "IPv$fam: $bad frames with a bad checksum or malformed"
-    [ "$good" = 200 ] || fail "IPv$fam: only $good of 200 UDP checksums verified good"
-  done
-else
-  fail "tshark not installed (make deps)"
-fi
+# --- well-formed frames (tshark) ---------------------------------------------------------
+checksums() { # FAMILY (4 or 6)
+  local fam=$1 dst=() cap total bad good
+  command -v tshark >/dev/null || { fail "tshark not installed (make deps)"; return; }
+  if [ $fam = 6 ]; then
+    ip -n "$TX_NS" addr add 2001:2:0:ff::1/64 dev "$TX_DEV" nodad
+    ip -n "$RX_NS" addr add 2001:2:0:ff::2/64 dev "$RX_DEV" nodad
+    dst=(--dst-ip 2001:2:0:ff::2 --src-ip 2001:2:0:ff::1)
+  fi
+  tb_run "$RX_NS" timeout 20 tshark -q -i "$RX_DEV" -c 200 -w $TMPD/cap$fam.pcap \
+    -f "udp dst portrange 9000-9063" 2>/dev/null &
+  cap=$!
+  sleep 1.5
+  in_tx timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-mac "$TX_NEXTHOP_MAC" \
+    --dst-ip "$RX_IP" "${dst[@]}" --flows 8 --count 200 --size 128 --json >/dev/null 2>&1 \
+    || fail "xtx-send (IPv$fam capture run) failed"
+  wait $cap
+  total=$(tshark -r $TMPD/cap$fam.pcap -Y udp 2>/dev/null | wc -l)
+  bad=$(tshark -r $TMPD/cap$fam.pcap -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE \
+        -Y "ip.checksum.status == 0 || udp.checksum.status == 0 || _ws.malformed" 2>/dev/null | wc -l)
+  good=$(tshark -r $TMPD/cap$fam.pcap -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE \
+        -Y "udp.checksum.status == 1" 2>/dev/null | wc -l)
+  echo "tshark IPv$fam: $total UDP frames, $good with a verified UDP checksum, $bad bad"
+  [ "$total" = 200 ] || fail "IPv$fam: captured $total frames, expected 200"
+  [ "$bad" = 0 ] || fail "IPv$fam: $bad frames with a bad checksum or malformed"
+  [ "$good" = 200 ] || fail "IPv$fam: only $good of 200 UDP checksums verified good"
+}
+test_checksums_ipv4() { checksums 4; }
+test_checksums_ipv6() { checksums 6; }
 
-# --- 3. class rates at the sink ----------------------------------------------------------
-cat > $TMPD/classes.conf <<'CONF'
+# --- class rates at the sink -------------------------------------------------------------
+test_class_rates() {
+  local dur c bytes pk err
+  cat > $TMPD/classes.conf <<'CONF'
 class 1: rate 100mbit
 class 1:10 parent 1: rate 24mbit prio 0
 class 1:20 parent 1: rate 12mbit prio 1 fq flows 1024
 CONF
-sink_start --ports 9000-9063
-send --classes $TMPD/classes.conf --flows 64 --producers 2 --size 1000 --duration 3 --drop \
-  --json > $TMPD/rate.json 2>$TMPD/rate.err || { cat $TMPD/rate.err; fail "xtx-send (rates) failed"; }
-sink_stop
-dur=$(jget $TMPD/rate.json .duration_s)
-# Even flows (ports 9000, 9002, ...) are in 1:10, odd ones in 1:20 (leaves round robin).
-for c in "0 24" "1 12"; do
-  set -- $c
-  bytes=$(jq "[.per_port[] | select((.port - 9000) % 2 == $1) | .bytes] | add" $SINK_JSON)
-  pk=$(jq "[.per_port[] | select((.port - 9000) % 2 == $1) | .pkts] | add" $SINK_JSON)
-  # wire rate = (frame bytes + 24 per frame) * 8 / duration
-  err=$(awk -v b="$bytes" -v p="$pk" -v d="$dur" -v r="$2" \
-        'BEGIN { m = (b + 24 * p) * 8 / d / 1e6; printf "%.2f %.3f", m, (m - r) / r * 100 }')
-  echo "class $((1 + $1)): sink $err (Mbit/s on the wire, % error) vs rate $2 Mbit/s"
-  awk -v e="${err#* }" 'BEGIN { exit !(e <= 2 && e >= -2) }' || fail "class rate off by ${err#* }%"
-done
+  sink_start --ports 9000-9063 || return
+  send --classes $TMPD/classes.conf --flows 64 --producers 2 --size 1000 --duration 3 --drop \
+    --json > $TMPD/rate.json 2>$TMPD/rate.err || { cat $TMPD/rate.err; fail "xtx-send (rates) failed"; }
+  sink_stop
+  dur=$(jget $TMPD/rate.json .duration_s)
+  # Even flows (ports 9000, 9002, ...) are in 1:10, odd ones in 1:20 (leaves round robin).
+  for c in "0 24" "1 12"; do
+    set -- $c
+    bytes=$(jq "[.per_port[] | select((.port - 9000) % 2 == $1) | .bytes] | add" $SINK_JSON)
+    pk=$(jq "[.per_port[] | select((.port - 9000) % 2 == $1) | .pkts] | add" $SINK_JSON)
+    # wire rate = (frame bytes + 24 per frame) * 8 / duration
+    err=$(awk -v b="$bytes" -v p="$pk" -v d="$dur" -v r="$2" \
+          'BEGIN { m = (b + 24 * p) * 8 / d / 1e6; printf "%.2f %.3f", m, (m - r) / r * 100 }')
+    echo "class $((1 + $1)): sink $err (Mbit/s on the wire, % error) vs rate $2 Mbit/s"
+    awk -v e="${err#* }" 'BEGIN { exit !(e <= 2 && e >= -2) }' || fail "class rate off by ${err#* }%"
+  done
+}
 
-# --- 4. SIGINT leaves nothing behind -----------------------------------------------------
-# Started directly (not through a function or timeout) so the signal reaches xtx-send:
+# --- SIGINT leaves nothing behind --------------------------------------------------------
+# Started directly (not through in_tx or timeout) so the signal reaches xtx-send:
 # ip netns exec execs it in place.
-tb_private "$TX_NS"
-ip netns exec "$TX_NS" $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" \
-  --dst-mac "$TX_NEXTHOP_MAC" --flows 8 --duration 30 --json > $TMPD/int.json 2>/dev/null &
-pid=$!
-sleep 1.5
-kill -INT $pid
-wait $pid; rc=$?
-[ $rc = 0 ] || fail "xtx-send exited $rc after SIGINT"
-[ "$(jget $TMPD/int.json .interrupted)" = true ] || fail "summary does not say interrupted"
-sleep 0.5
-left=$(xdp_sockets "$TX_NS")
-[ "$left" = 0 ] || fail "$left AF_XDP socket(s) left after SIGINT"
-ip -n "$TX_NS" link show "$TX_DEV" | grep -q xdp && fail "XDP program left on $TX_DEV"
-echo "SIGINT: exit $rc, summary printed, nothing left attached"
-net_done
+test_sigint() {
+  local pid rc left
+  tb_private "$TX_NS"
+  ip netns exec "$TX_NS" $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" \
+    --dst-mac "$TX_NEXTHOP_MAC" --flows 8 --duration 30 --json > $TMPD/int.json 2>/dev/null &
+  pid=$!
+  sleep 1.5
+  kill -INT $pid
+  wait $pid; rc=$?
+  [ $rc = 0 ] || fail "xtx-send exited $rc after SIGINT"
+  [ "$(jget $TMPD/int.json .interrupted)" = true ] || fail "summary does not say interrupted"
+  sleep 0.5
+  left=$(xdp_sockets "$TX_NS")
+  [ "$left" = 0 ] || fail "$left AF_XDP socket(s) left after SIGINT"
+  ip -n "$TX_NS" link show "$TX_DEV" | grep -q xdp && fail "XDP program left on $TX_DEV"
+  echo "SIGINT: exit $rc, summary printed, nothing left attached"
+}
+
+net_run_tests

@@ -2,12 +2,15 @@
 # send_pacing.sh - xtx-send --rate R over F flows paces every flow at R/F, whatever the
 # producer count, counted at the receiver (xtx-sink, per destination port = per flow).
 # --producers 2 --flows 3 is the case that tells: producer 0 owns flows 0 and 2,
-# producer 1 flow 1. For 5 s (far below what this VM can send):
-#   1. --rate 3000pps, 64-byte frames: each flow's packets within TOL of 1000 x 5 s;
-#   2. --rate 30mbit, imix frames: each flow's frame bytes within TOL of 10 Mbit/s x 5 s
-#      (imix: each flow must see the whole 60/590/1514 mix, not every other frame);
+# producer 1 flow 1. One test function each; for 5 s (far below what this VM can send):
+#   rate_pps    --rate 3000pps, 64-byte frames: each flow's packets within TOL of
+#               1000 x 5 s;
+#   rate_imix   --rate 30mbit, imix frames: each flow's frame bytes within TOL of
+#               10 Mbit/s x 5 s (imix: each flow must see the whole 60/590/1514 mix, not
+#               every other frame);
 # and in each the total within TOL of R x 5 s, and the sink got every packet sent. And
-#   3. --count 3001 (no rate): flow 0 gets 1001 packets, flows 1 and 2 1000, exactly.
+#   count       --count 3001 (no rate): flow 0 gets 1001 packets, flows 1 and 2 1000,
+#               exactly.
 # TOL = 5%. What moves a count away from R/F x T even when the pacing is right:
 #   - a producer builds bursts of 32 frames, the first at once: up to 32 packets early,
 #     +0.64% of a 5000-packet flow owned alone, +0.32% for each of two;
@@ -18,6 +21,7 @@
 # The old split (each producer at R/2 over its own flows) measured -24.8% / +50.4% /
 # -24.8% (3000pps) and +0.4% / +50.1% / -50.4% (imix), far outside TOL.
 . "$(dirname "$0")/../lib/net.sh"
+ALL_TESTS="test_rate_pps test_rate_imix test_count"
 net_init
 TOL=5
 DUR=5
@@ -54,12 +58,17 @@ run() { # NAME FIELD WANT_PER_FLOW WANT_TOTAL xtx-send args...
 }
 
 # 3000 pps over 3 flows: 1000 pps each.
-run "3000pps" pkts $((1000 * DUR)) $((3000 * DUR)) --rate 3000pps --size 64
+test_rate_pps() {
+  run "3000pps" pkts $((1000 * DUR)) $((3000 * DUR)) --rate 3000pps --size 64
+}
 # 30 Mbit/s of frame bytes over 3 flows: 10 Mbit/s = 1.25 MB/s each.
-run "30mbit imix" bytes $((1250000 * DUR)) $((3750000 * DUR)) --rate 30mbit --size imix
-
+test_rate_imix() {
+  run "30mbit imix" bytes $((1250000 * DUR)) $((3750000 * DUR)) --rate 30mbit --size imix
+}
 # --count over flows: each flow its share, the first count % F flows one more.
-sink_start --ports 9000-9002 && {
+test_count() {
+  local per
+  sink_start --ports 9000-9002 || return
   send --producers 2 --flows 3 --count 3001 --interval 0 --json > $TMPD/count.json \
     2> $TMPD/count.err || { cat $TMPD/count.err; fail "count: xtx-send failed"; }
   sink_stop
@@ -69,4 +78,5 @@ sink_start --ports 9000-9002 && {
     echo "ok    count 3001: 1001 / 1000 / 1000" ||
     fail "count 3001: per flow $per, expected 9000:1001 9001:1000 9002:1000"
 }
-net_done
+
+net_run_tests
