@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cpulist.h"
 
 static const char *prog = "xtx";
 
@@ -121,31 +122,7 @@ int cli_str_to_double(const char *s, double min, double max, double *out)
 
 int cli_str_to_cpus(const char *s, int max_cpu, int *cpus, int n)
 {
-	const char *p = s;
-	int count = 0;
-
-	while (*p) {
-		char *end;
-		long a = strtol(p, &end, 10), b = a;
-
-		if (end == p || a < 0 || a >= max_cpu)
-			return -EINVAL;
-		p = end;
-		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || b < a || b >= max_cpu)
-				return -EINVAL;
-			p = end;
-		}
-		for (long i = a; i <= b; i++, count++)
-			if (count < n)
-				cpus[count] = (int)i;
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return -EINVAL;
-	}
-	return count ? count : -EINVAL;
+	return xtx_cpulist_parse(s, max_cpu, cpus, n);
 }
 
 uint64_t cli_parse_uint(const char *opt, const char *s, uint64_t min, uint64_t max)

@@ -34,11 +34,9 @@ int cli_str_to_i64(const char *s, int64_t min, int64_t max, int64_t *out);
 /* s as a finite number in [min, max] (strtod()'s syntax, nothing after it), into *out.
  * 0, or -EINVAL (also on overflow and underflow). */
 int cli_str_to_double(const char *s, double min, double max, double *out);
-/* A CPU list like "0,2-3" (items N or A-B, decimal, A <= B, CPUs 0..max_cpu-1, separated
- * by commas; one comma at the end is taken): the CPUs in order, repeats kept, into
- * cpus[0..n) (the rest are counted, not stored; cpus may be NULL with n 0, to check only).
- * Returns how many the list names (at least 1), or -EINVAL. The engine's
- * xtx_engine_opts.cpus has this syntax with max_cpu 4096. */
+/* A CPU list like "0,2-3": xtx_cpulist_parse() (userspace/util/cpulist.h), the engine's
+ * reader of xtx_engine_opts.cpus (there with max_cpu 4096). Returns how many CPUs the list
+ * names (at least 1; the first n stored in cpus, which may be NULL with n 0), or -EINVAL. */
 int cli_str_to_cpus(const char *s, int max_cpu, int *cpus, int n);
 
 /* Write a --ready-file: fmt's text into "path.tmp.PID", then renamed to path, so that a

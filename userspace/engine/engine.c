@@ -17,9 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cpulist.h"
 #include "engine_int.h"
 #include "nic.h"
 #include "opts.h"
+
+#define CPU_LIST_MAX	4096	/* cpus and rx_cpus name CPUs 0..4095 */
 
 static int is_pow2(uint32_t v)
 {
@@ -56,53 +59,6 @@ static int check_rt_cpus(const struct xtx_engine *e, int ncpus, char *err, size_
 	return -EINVAL;
 }
 
-/* "2,3" / "0-3,8" -> cpus[], count; -EINVAL on syntax. */
-static int parse_cpus(const char *s, int *cpus, int max)
-{
-	int n = 0;
-
-	while (*s) {
-		char *end;
-		long a = strtol(s, &end, 10), b = a;
-
-		if (end == s || a < 0 || a > 4095)
-			return -EINVAL;
-		if (*end == '-') {
-			s = end + 1;
-			b = strtol(s, &end, 10);
-			if (end == s || b < a || b > 4095)
-				return -EINVAL;
-		}
-		for (long c = a; c <= b && n < max; c++)
-			cpus[n++] = (int)c;
-		if (*end == ',')
-			end++;
-		else if (*end)
-			return -EINVAL;
-		s = end;
-	}
-	return n ? n : -EINVAL;
-}
-
-/* A CPU set as "0-3,8" (truncated to len). */
-static void format_cpus(const cpu_set_t *set, char *buf, size_t len)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (int c = 0; c < CPU_SETSIZE && off < len; c++) {
-		int d = c;
-
-		if (!CPU_ISSET(c, set))
-			continue;
-		while (d + 1 < CPU_SETSIZE && CPU_ISSET(d + 1, set))
-			d++;
-		off += (size_t)snprintf(buf + off, len - off, d > c ? "%s%d-%d" : "%s%d",
-					off ? "," : "", c, d);
-		c = d;
-	}
-}
-
 /* The NUMA node of IF as the engine uses it (-1: none), with a message when it cannot
  * be read or used. */
 static int nic_node(const struct xtx_engine *e, const char *ifname)
@@ -136,14 +92,16 @@ static int pick_cpus(const struct xtx_engine *e, const char *what, const char *l
 			 strerror(-rc));
 		return rc;
 	}
-	format_cpus(&allowed, set, sizeof(set));
+	xtx_cpulist_format(&allowed, set, sizeof(set));
 	if (list) {
-		n = parse_cpus(list, cpus, max);
+		n = xtx_cpulist_parse(list, CPU_LIST_MAX, cpus, max);
 		if (n < 0) {
 			xtx_errf(err, errlen, "bad %s CPU list '%s': expected e.g. 2,3 or 2-5",
 				 what, list);
 			return n;
 		}
+		if (n > max)
+			n = max;	/* the first max of them */
 		for (int i = 0; i < n; i++)
 			if (cpus[i] >= CPU_SETSIZE || !CPU_ISSET(cpus[i], &allowed)) {
 				xtx_errf(err, errlen, "%s CPU %d (of '%s'): this process may "
