@@ -14,11 +14,14 @@
 # and out6 (--dst-ip 2001:db8::7) for xtx-send and xtx-compare, v6allow (--allow-dst
 # 2001:db8::/64, --dst-ip 2001:db8:0:1::7) and mapped (::ffff:192.0.2.7) for xtx-send,
 # sink (--sink 192.0.2.7:PORT, the control channel) for xtx-compare.
-# xtx-compare runs before this test's sink starts, with its own sink on rx0 and --json: a
-# run that got past the guard would write the JSON with what its sink counted.
+# One test function per tool: xtx_compare, xtx_send, udp_send, pkt_send, xsk_plain.
+# xtx-compare runs with its own sink on rx0 and --json: a run that got past the guard
+# would write the JSON with what its sink counted. Each other tool's function runs this
+# test's sink around its cases and checks at the end that it counted nothing.
 # Nothing here sends to an outside address on purpose; every run is bounded (--count 50,
 # timeout) should the guard fail. The allow path is tests/unit/test_dstguard.c's.
 . "$(dirname "$0")/../lib/net.sh"
+ALL_TESTS="test_xtx_compare test_xtx_send test_udp_send test_pkt_send test_xsk_plain"
 CMP=$BIN/xtx-compare
 for b in udp-send pkt-send xsk-plain xtx-compare; do
   [ -x $BIN/$b ] || { echo "missing $BIN/$b: run make"; exit 1; }
@@ -27,19 +30,21 @@ net_init
 
 OUT4=192.0.2.7          # TEST-NET-1: never sent to
 V6_TX=2001:2::1 V6_RX=2001:2::2
-setup() { "$@" || { fail "setup: '$*' failed"; net_done; }; }
+# A failed step stops the test: net_run_tests reports net/dst_guard/setup and exits.
+stop() { fail "$*"; net_run_tests; }
+setup() { "$@" || stop "setup: '$*' failed"; }
 setup ip -n "$TX_NS" route add 192.0.2.0/24 via "$RX_IP" dev "$TX_DEV"
 setup ip -n "$TX_NS" addr add $V6_TX/64 dev "$TX_DEV" nodad
 setup ip -n "$RX_NS" addr add $V6_RX/64 dev "$RX_DEV" nodad
 setup ip -n "$TX_NS" -6 route add 2001:db8::/64 via $V6_RX dev "$TX_DEV"
 r4=$(ip -n "$TX_NS" route get $OUT4) r6=$(ip -n "$TX_NS" -6 route get 2001:db8::7)
 echo "route: $r4" | head -1; echo "route: $r6" | head -1
-[[ $r4 == *"via $RX_IP dev $TX_DEV"* ]] || { fail "192.0.2.7 is not routed via $TX_DEV"; net_done; }
-[[ $r6 == *"via $V6_RX dev $TX_DEV"* ]] || { fail "2001:db8::7 is not routed via $TX_DEV"; net_done; }
+[[ $r4 == *"via $RX_IP dev $TX_DEV"* ]] || stop "192.0.2.7 is not routed via $TX_DEV"
+[[ $r6 == *"via $V6_RX dev $TX_DEV"* ]] || stop "2001:db8::7 is not routed via $TX_DEV"
 # Should the guard fail, what it lets through ends at rx0: the sink drops the cases' ports
 # (XDP) and the rx namespace forwards nothing.
 fwd=$(in_rx cat /proc/sys/net/ipv4/ip_forward /proc/sys/net/ipv6/conf/all/forwarding | tr -d '\n')
-[ "$fwd" = 00 ] || { fail "the rx namespace forwards (ip_forward, ipv6 forwarding: $fwd)"; net_done; }
+[ "$fwd" = 00 ] || stop "the rx namespace forwards (ip_forward, ipv6 forwarding: $fwd)"
 
 PORT=9100               # case k sends to PORT + k (flows 1)
 declare -A CASE_OF      # port -> case name
@@ -85,17 +90,38 @@ cmp_case() { # NAME REGEXES... -- ARGS...: xtx-compare --dev mode, sink on rx0, 
     fail "xtx-compare $name measured: its sink counted $(jq -c '[.runs[].sink_pkts]' $TMPD/cmp.json) packets"
 }
 SINKDEV=(--sink-dev "$RX_DEV" --sink-netns "$RX_NS")
-cmp_case out4 "${R4[@]}" -- --dst-ip $OUT4 "${SINKDEV[@]}"
-cmp_case allow25 "${R200[@]}" "and the --allow-dst prefixes given" -- \
-  --allow-dst 192.0.2.0/25 --dst-ip 192.0.2.200 "${SINKDEV[@]}"
-cmp_case bogus "$BOGUS" -- --allow-dst bogus --dst-ip $OUT4 "${SINKDEV[@]}"
-cmp_case out6 "${R6[@]}" -- --dst-ip 2001:db8::7 "${SINKDEV[@]}"
-cmp_case sink "${R4[@]}" "also takes loopback" -- --dst-ip "$RX_IP" --sink $OUT4:7807
+test_xtx_compare() {
+  local n0=$N
+  cmp_case out4 "${R4[@]}" -- --dst-ip $OUT4 "${SINKDEV[@]}"
+  cmp_case allow25 "${R200[@]}" "and the --allow-dst prefixes given" -- \
+    --allow-dst 192.0.2.0/25 --dst-ip 192.0.2.200 "${SINKDEV[@]}"
+  cmp_case bogus "$BOGUS" -- --allow-dst bogus --dst-ip $OUT4 "${SINKDEV[@]}"
+  cmp_case out6 "${R6[@]}" -- --dst-ip 2001:db8::7 "${SINKDEV[@]}"
+  cmp_case sink "${R4[@]}" "also takes loopback" -- --dst-ip "$RX_IP" --sink $OUT4:7807
+  [ $N -gt $n0 ] || fail "no cases ran"
+}
 
 # --- the other tools, counted by this test's sink -----------------------------------------
-sink_start --ports $PORT-$((PORT + 99)) || net_done
 MAC=(--dst-mac "$TX_NEXTHOP_MAC")
-for tool in xtx-send udp-send pkt-send xsk-plain; do
+# nothing_arrived N0: the sink (stopped) counted no packet for the cases from N0 on, and
+# no other UDP or IPv4 packet; at least one case ran.
+nothing_arrived() {
+  local n0=$1 pk other p
+  pk=$(jget $SINK_JSON .pkts)
+  other=$(jget $SINK_JSON '.other.udp_other_port.pkts + .other.ipv4_other.pkts')
+  echo "sink: $pk UDP packets to the cases' ports $((PORT + n0))-$((PORT + N - 1)), $other other UDP/IPv4 packets"
+  [ "$pk" = 0 ] || {
+    for p in $(jq -r '.per_port[] | "\(.port):\(.pkts)"' $SINK_JSON); do
+      fail "${CASE_OF[${p%:*}]:-port ${p%:*}}: ${p#*:} packets reached rx0"
+    done
+  }
+  [ "$other" = 0 ] || fail "the sink saw $other other UDP or IPv4 packets"
+  [ $N -gt "$n0" ] && [ ${#CASE_OF[@]} = $N ] || fail "no cases ran"
+  echo "dst_guard: $((N - n0)) cases"
+}
+# tool_cases TOOL: out4, allow25 and bogus for TOOL
+tool_cases() {
+  local tool=$1 a
   case $tool in
     xtx-send) a=(--dev "$TX_DEV" --count 50 --interval 0) ;;   # resolves the next hop itself
     udp-send) a=(--count 50 --timeout 10 --quiet) ;;            # the kernel routes
@@ -109,30 +135,32 @@ for tool in xtx-send udp-send pkt-send xsk-plain; do
   next_port "$tool bogus"
   expect "$tool bogus" "$BOGUS" -- $BIN/$tool "${a[@]}" --dst-port $P --allow-dst bogus \
     --dst-ip $OUT4
-done
-a=(--dev "$TX_DEV" --count 50 --interval 0)
-next_port "xtx-send out6"
-expect "xtx-send out6" "${R6[@]}" -- $BIN/xtx-send "${a[@]}" --dst-port $P --dst-ip 2001:db8::7
-next_port "xtx-send v6allow"
-mapfile -t R61 < <(REFUSED 2001:db8:0:1::7)
-expect "xtx-send v6allow" "${R61[@]}" -- $BIN/xtx-send "${a[@]}" --dst-port $P \
-  --allow-dst 2001:db8::/64 --dst-ip 2001:db8:0:1::7
-next_port "xtx-send mapped"
-mapfile -t RM < <(REFUSED ::ffff:$OUT4)
-expect "xtx-send mapped" "${RM[@]}" "--allow-dst 192\.0\.2\.0/24" -- $BIN/xtx-send "${a[@]}" \
-  --dst-port $P --dst-ip ::ffff:$OUT4
-sink_stop
-
-# --- nothing arrived -----------------------------------------------------------------------
-pk=$(jget $SINK_JSON .pkts)
-other=$(jget $SINK_JSON '.other.udp_other_port.pkts + .other.ipv4_other.pkts')
-echo "sink: $pk UDP packets to the cases' ports $PORT-$((PORT + N - 1)), $other other UDP/IPv4 packets"
-[ "$pk" = 0 ] || {
-  for p in $(jq -r '.per_port[] | "\(.port):\(.pkts)"' $SINK_JSON); do
-    fail "${CASE_OF[${p%:*}]:-port ${p%:*}}: ${p#*:} packets reached rx0"
-  done
 }
-[ "$other" = 0 ] || fail "the sink saw $other other UDP or IPv4 packets"
-[ $N -gt 0 ] && [ ${#CASE_OF[@]} = $N ] || fail "no cases ran"
-echo "dst_guard: $N cases"
-net_done
+# sink_cases TOOL: tool_cases TOOL with the sink on rx0 around them, then nothing_arrived
+sink_cases() {
+  local n0=$N
+  sink_start --ports $PORT-$((PORT + 99)) || return
+  tool_cases "$1"
+  [ "$1" = xtx-send ] && xtx_send_v6
+  sink_stop
+  nothing_arrived $n0
+}
+xtx_send_v6() { # xtx-send's IPv6 cases: out6, v6allow, mapped
+  local a=(--dev "$TX_DEV" --count 50 --interval 0) R61 RM
+  next_port "xtx-send out6"
+  expect "xtx-send out6" "${R6[@]}" -- $BIN/xtx-send "${a[@]}" --dst-port $P --dst-ip 2001:db8::7
+  next_port "xtx-send v6allow"
+  mapfile -t R61 < <(REFUSED 2001:db8:0:1::7)
+  expect "xtx-send v6allow" "${R61[@]}" -- $BIN/xtx-send "${a[@]}" --dst-port $P \
+    --allow-dst 2001:db8::/64 --dst-ip 2001:db8:0:1::7
+  next_port "xtx-send mapped"
+  mapfile -t RM < <(REFUSED ::ffff:$OUT4)
+  expect "xtx-send mapped" "${RM[@]}" "--allow-dst 192\.0\.2\.0/24" -- $BIN/xtx-send "${a[@]}" \
+    --dst-port $P --dst-ip ::ffff:$OUT4
+}
+test_xtx_send() { sink_cases xtx-send; }
+test_udp_send() { sink_cases udp-send; }
+test_pkt_send() { sink_cases pkt-send; }
+test_xsk_plain() { sink_cases xsk-plain; }
+
+net_run_tests
