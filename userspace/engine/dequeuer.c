@@ -39,7 +39,7 @@ static void flush_recycle(struct xtx_queue *q, int idle)
 	/* Cannot fail: the pool has a container for every frame in partial batches. */
 	xtx_pool__put(&q->e->pool, q->recycle, q->nrecycle);
 	q->nrecycle = 0;
-	xtx_room_wake(q->e, idle);
+	xtx_room__wake(&q->e->room, idle);
 	/* Relaxed: a gauge for xtx_engine__frames(), mirrors nrecycle. */
 	atomic_store_explicit(&q->ctr.held, 0, memory_order_relaxed);
 }
@@ -190,10 +190,11 @@ intake_batches(struct xtx_queue *q, struct xtx_desc *in, struct xtx_desc *drops,
 		n += got;
 		if (!got)
 			break;
-		/* (W1): the stage room just made is ordered before the waiters load in
-		 * xtx_room_wake(); pairs with the seq_cst fence in xtx_producer__wait(). */
+		/* (W1) fence: the stage room just made is ordered before the waiters load
+		 * in xtx_room__wake(); pairs with the seq_cst fence in
+		 * xtx_room__wait_prepare() (room.h). */
 		atomic_thread_fence(memory_order_seq_cst);
-		xtx_room_wake(e, 0);
+		xtx_room__wake(&e->room, 0);
 	}
 	return n;
 }
@@ -265,7 +266,7 @@ static void idle(struct xtx_queue *q, struct deq_state *s, uint32_t ticket, uint
 	struct xtx_engine *e = q->e;
 
 	flush_recycle(q, 1);
-	xtx_room_wake(e, 1);
+	xtx_room__wake(&e->room, 1);
 	if (s->dirty) {
 		xtx_queue_publish_classes(q, now);
 		s->dirty = 0;

@@ -421,8 +421,10 @@ static int open_frames(struct xtx_engine *e, char *err, size_t errlen)
 			b[k] = ((uint64_t)(f + k) << e->frame_shift) + XTX_HEADROOM;
 		xtx_pool__put(&e->pool, b, n);
 	}
-	/* 8 batches, or an eighth of the frames on a small UMEM. */
-	e->wake_frames = e->nframes / 8 < 8 * XTX_BATCH ? e->nframes / 8 : 8 * XTX_BATCH;
+	/* Producers wake when the pool holds 8 batches, or an eighth of the frames on a
+	 * small UMEM. */
+	xtx_room__init(&e->room, &e->pool,
+		       e->nframes / 8 < 8 * XTX_BATCH ? e->nframes / 8 : 8 * XTX_BATCH);
 	return 0;
 }
 

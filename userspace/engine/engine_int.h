@@ -16,6 +16,7 @@
 #include "err.h"
 #include "pool.h"
 #include "print.h"
+#include "room.h"
 #include "thread.h"
 
 #define XTX_MAX_QUEUES		64
@@ -140,7 +141,6 @@ struct xtx_engine {
 	size_t area_len;
 	int area_huge;
 	uint32_t frame_size, frame_shift, nframes;
-	uint32_t wake_frames;		/* producers wake when the pool holds this many */
 	unsigned intake;		/* stage batches per dequeuer step (opts.intake_batches) */
 	struct xsk_umem *umem;
 	int zerocopy;
@@ -170,13 +170,8 @@ struct xtx_engine {
 	pthread_mutex_t rx_lock;	/* socket close vs XDP_STATISTICS reads */
 	struct xtx_rxq rq[XTX_MAX_QUEUES];
 
-	/* Producers waiting for frames or stage room (xtx_producer__wait): a futex word the
-	 * dequeuers bump after making room, and the number of waiters, so that dequeuers
-	 * skip the wake when nobody waits. See xtx_producer__wait() for the pairing. */
-	struct {
-		_Atomic uint32_t seq;
-		_Atomic uint32_t waiters;
-	} room __attribute__((aligned(64)));
+	/* Producers waiting for frames or stage room (room.h). */
+	struct xtx_room room;
 
 	_Atomic int stop;		/* dequeuers: finish (drain or drop) and exit */
 	_Atomic int drop;		/* dequeuers: drop what is queued */
@@ -210,9 +205,6 @@ void *xtx_receiver_main(void *arg);
  * (a dequeuer must not block on an application's open/close). Returns how many. */
 int xtx_reap(struct xtx_engine *e, int trylock);
 #define XTX_REAP_NS	(1000ull * 1000 * 1000)	/* dequeuer 0 reaps this often */
-
-/* producer.c: wake producers blocked in xtx_producer__wait() (dequeuers, after making room). */
-void xtx_room_wake(struct xtx_engine *e, int force);
 
 /* dequeuer.c */
 void *xtx_dequeuer_main(void *arg);

@@ -143,7 +143,7 @@ int xtx_pool__put(struct xtx_pool *p, const uint64_t *addr, uint32_t n)
 	}
 	settle(p, (uint32_t)idx);
 out:
-	/* seq_cst: a counter, and the store half of the (W1) Dekker pair in engine.c: a
+	/* seq_cst: a counter, and the store half of the (W1) Dekker pair (room.h): a
 	 * producer that announced itself waiting either sees these frames or is woken. */
 	atomic_fetch_add_explicit(&p->frames, n, memory_order_seq_cst);
 	return n == XTX_BATCH || !left ? 0 : -ENOSPC;

@@ -19,13 +19,10 @@
  * (a raw exit syscall) and for a process whose keys ran out.
  */
 #include <errno.h>
-#include <limits.h>
-#include <linux/futex.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "engine_int.h"
@@ -210,7 +207,7 @@ int xtx_reap(struct xtx_engine *e, int trylock)
 	n = reap_locked(e);
 	pthread_mutex_unlock(&e->prod_lock);
 	if (n)
-		xtx_room_wake(e, 1);	/* producers waiting for frames */
+		xtx_room__wake(&e->room, 1);	/* producers waiting for frames */
 	return n;
 }
 
@@ -382,38 +379,12 @@ void xtx_producer__put_frames(struct xtx_producer *p, const uint64_t *addrs, uns
 	atomic_store_explicit(&p->cached_pub, p->ncache, memory_order_release);
 }
 
-/* Back-pressure waiting. (W1) is a Dekker pair between a producer about to sleep and a
- * dequeuer that just made room: the producer increments `waiters` (seq_cst RMW), then
- * checks for room (pool frames, seq_cst; lane room, after a seq_cst fence); the dequeuer
- * makes room (pool put: seq_cst RMW; stage: dequeue then a seq_cst fence), then loads
- * `waiters` (seq_cst). One of them sees the other: the producer finds room, or the
- * dequeuer bumps the futex word and wakes it. The producer read the word before checking,
- * so a bump in between fails its FUTEX_WAIT at once.
- * Both sides use the same threshold, wake_frames: a producer sleeps unless the pool holds
- * that many; a busy dequeuer wakes only when it does, and an idling one always wakes
- * (force), so every frame in the pipeline ends up either waking a producer or idle. */
-void xtx_room_wake(struct xtx_engine *e, int force)
-{
-	/* (W1) seq_cst load, pairs with the producer's seq_cst increment. */
-	if (!atomic_load_explicit(&e->room.waiters, memory_order_seq_cst))
-		return;
-	/* Hysteresis: a busy dequeuer wakes waiters only once the pool holds wake_frames,
-	 * so that a woken producer finds several batches, not one (each wake costs two
-	 * context switches). force: the dequeuer is going idle; wake whatever there is.
-	 * Relaxed: a heuristic; the waiter re-checks the real state (W1). */
-	if (!force && atomic_load_explicit(&e->pool.frames, memory_order_relaxed) <
-		      (int64_t)e->wake_frames)
-		return;
-	/* Release: the futex word changes after the room was made (W1 above). */
-	atomic_fetch_add_explicit(&e->room.seq, 1, memory_order_release);
-	syscall(SYS_futex, &e->room.seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-}
-
 static int lanes_have_room(const struct xtx_producer *p)
 {
 	for (unsigned i = 0; i < p->e->nq; i++) {
 		const struct xtx_mpsc_prod *l = p->lane[i];
-		/* Relaxed: our own tail; the consumer's head after the seq_cst fence (W1). */
+		/* Relaxed: our own tail; the consumer's head after the seq_cst fence of
+		 * xtx_room__wait_prepare() (W1). */
 		uint32_t used = atomic_load_explicit(&l->p.tail, memory_order_relaxed) -
 				atomic_load_explicit(&l->c.head, memory_order_relaxed);
 
@@ -423,33 +394,18 @@ static int lanes_have_room(const struct xtx_producer *p)
 	return 1;
 }
 
+/* Back-pressure: the room unit's wait (room.h, W1), the room being the pool's frames
+ * (or this producer's cache) and space in every lane. */
 int xtx_producer__wait(struct xtx_producer *p, uint64_t timeout_ns)
 {
-	struct xtx_engine *e = p->e;
-	struct timespec ts = { (time_t)(timeout_ns / 1000000000ull),
-			       (long)(timeout_ns % 1000000000ull) };
-	uint32_t seq;
-	long r;
+	struct xtx_room *room = &p->e->room;
+	uint32_t ticket = xtx_room__wait_prepare(room);
 
-	/* (W1) seq_cst increment: announces the waiter before the checks below. */
-	atomic_fetch_add_explicit(&e->room.waiters, 1, memory_order_seq_cst);
-	/* Acquire: pairs with the waker's release bump. */
-	seq = atomic_load_explicit(&e->room.seq, memory_order_acquire);
-	/* (W1) fence: the lane-room loads below come after the increment. */
-	atomic_thread_fence(memory_order_seq_cst);
-	if ((p->ncache || atomic_load_explicit(&e->pool.frames, memory_order_seq_cst) >=
-			  (int64_t)e->wake_frames) && lanes_have_room(p)) {
-		/* Relaxed: a count; a stale nonzero only costs a dequeuer one spurious wake. */
-		atomic_fetch_sub_explicit(&e->room.waiters, 1, memory_order_relaxed);
+	if ((p->ncache || xtx_room__has_frames(room)) && lanes_have_room(p)) {
+		xtx_room__wait_cancel(room);
 		return 0;
 	}
-	r = syscall(SYS_futex, &e->room.seq, FUTEX_WAIT_PRIVATE, seq,
-		    timeout_ns == UINT64_MAX ? NULL : &ts, NULL, 0);
-	/* Relaxed: a count; a stale nonzero only costs a dequeuer one spurious wake. */
-	atomic_fetch_sub_explicit(&e->room.waiters, 1, memory_order_relaxed);
-	if (r == 0 || errno == EAGAIN)
-		return 0;
-	return errno == ETIMEDOUT ? -ETIMEDOUT : -EINTR;
+	return xtx_room__wait_ticket(room, ticket, timeout_ns);
 }
 
 void xtx_producer__set_txtime(struct xtx_producer *p, struct xtx_desc *d, uint64_t t_ns)

@@ -78,7 +78,7 @@ static void cache_put(struct xtx_rxq *r, uint64_t addr)
 		r->ncache -= XTX_BATCH;
 		/* Cannot fail: the pool has a container for every holder's partial batch. */
 		xtx_pool__put(&r->e->pool, r->cache + r->ncache, XTX_BATCH);
-		xtx_room_wake(r->e, 0);
+		xtx_room__wake(&r->e->room, 0);
 	}
 	r->cache[r->ncache++] = xtx_frame_norm(r->e, addr);
 }
@@ -91,7 +91,7 @@ static void cache_flush(struct xtx_rxq *r)
 		r->ncache -= n;
 		xtx_pool__put(&r->e->pool, r->cache + r->ncache, n);
 	}
-	xtx_room_wake(r->e, 1);
+	xtx_room__wake(&r->e->room, 1);
 	publish_held(r);
 }
 
