@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "cli.h"
@@ -86,6 +87,39 @@ void run_watch(struct run_watch *w)
 			run_stop();
 		}
 	}
+}
+
+void run_sender_begin(struct run_sender *s)
+{
+	run_wait_start();
+	s->cpu0 = cli_now_ns(CLOCK_THREAD_CPUTIME_ID);
+	s->t_start = cli_now_ns(CLOCK_MONOTONIC);
+}
+
+void run_sender_end(struct run_sender *s)
+{
+	s->t_end = cli_now_ns(CLOCK_MONOTONIC);
+	s->cpu_ns = cli_now_ns(CLOCK_THREAD_CPUTIME_ID) - s->cpu0;
+}
+
+void run_join(pthread_t *tid, unsigned n, const struct run_sender *first, size_t stride,
+	      struct run_total *tot)
+{
+	uint64_t tmin = UINT64_MAX, tmax = 0;
+
+	memset(tot, 0, sizeof(*tot));
+	for (unsigned i = 0; i < n; i++) {
+		const struct run_sender *s = (const struct run_sender *)(const void *)
+					     ((const char *)first + (size_t)i * stride);
+
+		pthread_join(tid[i], NULL);
+		tot->sent += s->sent;
+		tot->cpu_ns += s->cpu_ns;
+		tmin = s->t_start < tmin ? s->t_start : tmin;
+		tmax = s->t_end > tmax ? s->t_end : tmax;
+		tot->fatal |= s->err != 0;
+	}
+	tot->dur = tmax > tmin ? (double)(tmax - tmin) / 1e9 : 0;
 }
 
 void run_print_rates(uint64_t sent, uint32_t frame_bytes, double dur, uint64_t cpu_ns,

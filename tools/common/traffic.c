@@ -2,9 +2,11 @@
 /* tools/common/traffic.c - the options the baseline senders share: their table, their
  * parsing and checks, the defaults read from --dev, and what follows from --duration,
  * --count and --timeout for the run. See traffic.h. */
+#include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netpacket/packet.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -341,9 +343,158 @@ void traffic_watch_init(const struct traffic_opts *t, struct run_watch *w)
 	w->n = t->threads;
 }
 
-void traffic_json_run(struct jsonw *w, const struct traffic_opts *t,
-		      const struct traffic_spec *spec, uint64_t sent, double dur, uint64_t cpu_ns)
+void *traffic_senders(const struct traffic_opts *t, size_t size)
 {
+	void *p = calloc(t->threads, size);
+
+	if (!p) {
+		fprintf(stderr, "%s: out of memory\n", cli_get_prog());
+		exit(1);
+	}
+	return p;
+}
+
+void traffic_share(const struct traffic_opts *t, uint32_t i, struct run_sender *r)
+{
+	r->i = i;
+	r->cpu = t->cpus[i % (uint32_t)t->ncpus];
+	r->limited = t->count != 0;
+	r->quota = t->count ? t->count / t->threads + (i < t->count % t->threads) : 0;
+}
+
+void traffic_udp_opts(const struct traffic_opts *t, uint32_t flow, struct xtx_pkt_udp_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->sz = sizeof(*o);
+	memcpy(o->dst_mac, t->dst_mac, 6);
+	memcpy(o->src_mac, t->src_mac, 6);
+	o->src4 = t->src_ip;
+	o->dst4 = t->dst_ip;
+	o->src_port = t->src_port;
+	o->dst_port = (uint16_t)(t->dst_port + flow);
+	o->tos = t->tos;
+	o->flags = XTX_PKT_F_DF;
+	o->frame_len = t->size;
+}
+
+int traffic_sockopts(int fd, const struct traffic_opts *t, const char *prio_what,
+		     const char **what)
+{
+	if (t->sndbuf) {
+		*what = "setsockopt(SO_SNDBUFFORCE) (needs CAP_NET_ADMIN)";
+		if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &t->sndbuf, sizeof(t->sndbuf)))
+			return -1;
+	}
+	if (t->have_priority) {
+		*what = prio_what;
+		if (setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &t->priority, sizeof(int)))
+			return -1;
+	}
+	return 0;
+}
+
+int traffic_send_error(struct traffic_errors *c, int e)
+{
+	switch (e) {
+	case ENOBUFS:
+		c->enobufs++;
+		return 0;
+	case EAGAIN:
+		c->eagain++;
+		return 0;
+	case EINTR:
+	case ENETDOWN:
+		c->other++;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+void traffic_sender_exit(struct run_sender *r, const char *call, const char *emsgsize_hint)
+{
+	run_sender_end(r);
+	if (r->err) {
+		fprintf(stderr, "%s: thread %u: %s: %s%s; stopping\n", cli_get_prog(), r->i, call,
+			strerror(r->err), r->err == EMSGSIZE ? emsgsize_hint : "");
+		run_stop();
+	}
+	run_done();
+}
+
+void traffic_print_plan(const struct traffic_opts *t, const struct traffic_spec *spec)
+{
+	if (t->count)
+		fprintf(stderr, "%llu %s", (unsigned long long)t->count, spec->units);
+	else
+		fprintf(stderr, "%g s", t->duration);
+	fprintf(stderr, "%s\n", t->stamp ? ", stamped" : "");
+}
+
+void traffic_run(const struct traffic_opts *t, const struct traffic_spec *spec,
+		 void *(*fn)(void *), struct run_sender *first, size_t stride,
+		 struct run_watch *w, struct run_total *tot)
+{
+	pthread_t *tid = calloc(t->threads, sizeof(*tid));
+
+	if (!tid) {
+		fprintf(stderr, "%s: out of memory\n", cli_get_prog());
+		exit(1);
+	}
+	run_block_signals(t->threads);
+	for (uint32_t i = 0; i < t->threads; i++) {
+		struct run_sender *s = run_sender_at(first, stride, i);
+		int e = run_spawn(&tid[i], s->cpu, fn, s);
+
+		if (e) {
+			fprintf(stderr, "%s: starting %s %u on CPU %d: %s (is the CPU in this "
+				"process's affinity mask? see --cpus)\n", cli_get_prog(),
+				spec->start_name, i, s->cpu, strerror(e));
+			exit(1);	/* threads already started wait in run_wait_start() */
+		}
+	}
+	*w = (struct run_watch){ 0 };
+	traffic_watch_init(t, w);
+	w->progress = &first->progress;
+	w->stride = stride;
+	/* Before the start: run_watch() releases the senders through a barrier. */
+	for (uint32_t i = 0; i < t->threads; i++)
+		run_sender_at(first, stride, i)->deadline = w->deadline;
+	run_watch(w);
+	run_join(tid, t->threads, first, stride, tot);
+	free(tid);
+}
+
+bool traffic_complete(const struct traffic_opts *t, const struct run_total *tot,
+		      bool interrupted)
+{
+	return !tot->fatal && (t->count ? tot->sent == t->count : !interrupted);
+}
+
+void traffic_print_sent(const struct traffic_opts *t, const struct traffic_spec *spec,
+			const struct run_total *tot)
+{
+	printf("  sent        %llu %s, %llu %s in %.3f s\n", (unsigned long long)tot->sent,
+	       spec->units, (unsigned long long)(tot->sent * t->size), spec->bytes_name,
+	       tot->dur);
+	run_print_rates(tot->sent, t->size, tot->dur, tot->cpu_ns, spec->unit);
+}
+
+void traffic_json_start(struct jsonw *w, const char *dev)
+{
+	jsonw_init(w, stdout);
+	jsonw_start_object(w);
+	jsonw_string_field(w, "tool", cli_get_prog());
+	if (dev)
+		jsonw_string_field(w, "dev", dev);
+}
+
+void traffic_json_run(struct jsonw *w, const struct traffic_opts *t,
+		      const struct traffic_spec *spec, const struct run_total *tot)
+{
+	double dur = tot->dur;
+	uint64_t sent = tot->sent;
+
 	jsonw_uint_field(w, spec->threads_name, t->threads);
 	jsonw_uint_field(w, "flows", t->flows);
 	jsonw_uint_field(w, "size", t->size);
@@ -352,20 +503,36 @@ void traffic_json_run(struct jsonw *w, const struct traffic_opts *t,
 	jsonw_uint_field(w, "sent_bytes", sent * t->size);
 	jsonw_float_field(w, "duration_s", dur, 6);
 	jsonw_float_field(w, "pps", dur > 0 ? (double)sent / dur : 0.0, 1);
-	jsonw_float_field(w, "cpu_ns_per_pkt", sent ? (double)cpu_ns / (double)sent : 0.0, 2);
+	jsonw_float_field(w, "cpu_ns_per_pkt", sent ? (double)tot->cpu_ns / (double)sent : 0.0,
+			  2);
 }
 
-void traffic_json_sender(struct jsonw *w, const struct traffic_spec *spec, uint32_t i, int cpu,
-			 uint64_t sent, const uint64_t *calls, uint64_t cpu_ns)
+void traffic_json_end(struct jsonw *w, const struct traffic_opts *t,
+		      const struct traffic_spec *spec, const struct run_total *tot,
+		      bool interrupted, const struct run_sender *first, size_t stride)
 {
-	jsonw_start_object(w);
-	jsonw_uint_field(w, spec->thread_name, i);
-	jsonw_int_field(w, "cpu", cpu);
-	jsonw_uint_field(w, "sent_pkts", sent);
-	if (calls)
-		jsonw_uint_field(w, "calls", *calls);
-	jsonw_uint_field(w, "cpu_ns", cpu_ns);
+	char per[32];
+
+	jsonw_bool_field(w, "complete", traffic_complete(t, tot, interrupted));
+	jsonw_bool_field(w, "interrupted", interrupted);
+	snprintf(per, sizeof(per), "per_%s", spec->thread_name);
+	jsonw_name(w, per);
+	jsonw_start_array(w);
+	for (uint32_t i = 0; i < t->threads; i++) {
+		const struct run_sender *s = run_sender_at((struct run_sender *)first, stride, i);
+
+		jsonw_start_object(w);
+		jsonw_uint_field(w, spec->thread_name, i);
+		jsonw_int_field(w, "cpu", s->cpu);
+		jsonw_uint_field(w, "sent_pkts", s->sent);
+		if (spec->calls)
+			jsonw_uint_field(w, "calls", s->calls);
+		jsonw_uint_field(w, "cpu_ns", s->cpu_ns);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
 	jsonw_end_object(w);
+	jsonw_finish(w);
 }
 
 int traffic_status(const struct traffic_opts *t, const struct run_watch *w, bool fatal,

@@ -145,27 +145,18 @@ struct flow {
 };
 
 struct sender {
+	struct run_sender run;		/* first: cpu, quota, results, progress */
 	/* --- setup, read-only in the loop --- */
 	const struct cfg *cfg;
-	uint32_t t;
-	int cpu;
 	int fd;
 	struct flow *flows;
 	uint32_t nflows;
-	uint64_t quota;			/* frames to send if limited */
-	bool limited;			/* --count: stop at quota (may be 0) */
 	struct xtx_pkt_layout lay;	/* of every frame of the batch */
 	uint8_t *frames;		/* batch frames, cfg->opt.size bytes apart */
 	uint32_t *frame_flow;		/* flow id each frame's port is set to now */
 	struct mmsghdr *msgs;
 	struct iovec *iov;
-	/* --- results --- */
-	uint64_t sent, calls, enobufs, eagain, other, cpu_ns, t_start, t_end;
-	int err;			/* fatal errno */
-	/* --- shared with the main thread --- */
-	/* Relaxed: a statistic for the per-second line; final values are read after
-	 * pthread_join, which orders them. */
-	_Alignas(64) _Atomic uint64_t progress;
+	struct traffic_errors errs;	/* results */
 };
 
 enum { O_BYPASS = TRAFFIC_OPT_OWN };
@@ -184,6 +175,11 @@ static const struct traffic_spec spec = {
 	.sockopts = true,
 	.dst_mac_like = "02:00:c6:12:07:02",
 	.src_mac_like = "02:00:c6:12:07:01",
+	.start_name = "thread",
+	.unit = "frame",
+	.units = "frames",
+	.bytes_name = "bytes",
+	.calls = true,
 	.need_dev = "--dev IF is required",
 	.need_dst_mac = "--dst-mac MAC is required (the next hop's address: PF_PACKET frames "
 			"are written whole, nothing resolves it)",
@@ -229,17 +225,8 @@ static int open_socket(const struct cfg *c, uint32_t t)
 		if (setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)))
 			goto fail;
 	}
-	if (c->opt.sndbuf) {
-		what = "setsockopt(SO_SNDBUFFORCE) (needs CAP_NET_ADMIN)";
-		if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &c->opt.sndbuf,
-			       sizeof(c->opt.sndbuf)))
-			goto fail;
-	}
-	if (c->opt.have_priority) {
-		what = "setsockopt(SO_PRIORITY)";
-		if (setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &c->opt.priority, sizeof(int)))
-			goto fail;
-	}
+	if (traffic_sockopts(fd, &c->opt, "setsockopt(SO_PRIORITY)", &what))
+		goto fail;
 	return fd;
 fail:
 	fprintf(stderr, PROG ": thread %u: %s: %s\n", t, what, strerror(errno));
@@ -264,24 +251,16 @@ static void *sender_main(void *arg)
 	struct sender *s = arg;
 	const struct cfg *c = s->cfg;
 	const bool stamp = c->opt.stamp && s->lay.pay_fit;
-	uint64_t cpu0;
 	uint32_t fi = 0;
 
-	run_wait_start();
-	cpu0 = cli_now_ns(CLOCK_THREAD_CPUTIME_ID);
-	s->t_start = cli_now_ns(CLOCK_MONOTONIC);
-
+	run_sender_begin(&s->run);
 	while (!run_stopping()) {
 		struct flow *f = &s->flows[fi];
-		uint32_t n = c->opt.batch;
+		uint32_t n = run_batch(&s->run, c->opt.batch, s->run.sent);
 		int r;
 
-		if (s->limited) {
-			if (s->sent == s->quota)
-				break;
-			if (n > s->quota - s->sent)
-				n = (uint32_t)(s->quota - s->sent);
-		}
+		if (!n)
+			break;
 		if (stamp || s->nflows > 1) {
 			uint64_t ts = stamp ? cli_now_ns(CLOCK_MONOTONIC) : 0;
 
@@ -294,42 +273,21 @@ static void *sender_main(void *arg)
 			}
 		}
 		r = sendmmsg(s->fd, s->msgs, n, 0);
-		s->calls++;
+		s->run.calls++;
 		if (r > 0) {
-			s->sent += (uint64_t)r;
+			run_sent(&s->run, (uint64_t)r);
 			f->seq += (uint64_t)r;
-			atomic_store_explicit(&s->progress, s->sent, memory_order_relaxed);
-		} else {
-			switch (errno) {
-			case ENOBUFS:
-				s->enobufs++;
+		} else if (traffic_send_error(&s->errs, errno)) {
+			if (errno != ENXIO) {
+				s->run.err = errno;
 				break;
-			case EAGAIN:
-				s->eagain++;
-				break;
-			case EINTR:
-			case ENETDOWN:
-			case ENXIO:	/* device going down */
-				s->other++;
-				break;
-			default:
-				s->err = errno;
-				goto out;
 			}
+			s->errs.other++;	/* ENXIO: the device is going down */
 		}
 		if (++fi == s->nflows)
 			fi = 0;
 	}
-out:
-	s->t_end = cli_now_ns(CLOCK_MONOTONIC);
-	s->cpu_ns = cli_now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
-	if (s->err) {
-		fprintf(stderr, PROG ": thread %u: sendmmsg: %s%s; stopping\n", s->t,
-			strerror(s->err), s->err == EMSGSIZE ?
-			" (--size larger than the MTU + 14?)" : "");
-		run_stop();
-	}
-	run_done();
+	traffic_sender_exit(&s->run, "sendmmsg", " (--size larger than the MTU + 14?)");
 	return NULL;
 }
 
@@ -339,13 +297,9 @@ static int setup_sender(struct sender *s, const struct cfg *c, uint32_t t)
 	int len;
 
 	s->cfg = c;
-	s->t = t;
 	s->fd = -1;
-	s->cpu = c->opt.cpus[t % (uint32_t)c->opt.ncpus];
-	s->nflows = (c->opt.flows - t + c->opt.threads - 1) / c->opt.threads;
-	s->limited = c->opt.count != 0;
-	s->quota = c->opt.count ?
-		   c->opt.count / c->opt.threads + (t < c->opt.count % c->opt.threads) : 0;
+	traffic_share(&c->opt, t, &s->run);
+	s->nflows = traffic_nflows(&c->opt, t);
 	s->flows = calloc(s->nflows, sizeof(*s->flows));
 	s->frames = calloc(c->opt.batch, c->opt.size);
 	s->frame_flow = calloc(c->opt.batch, sizeof(*s->frame_flow));
@@ -358,17 +312,7 @@ static int setup_sender(struct sender *s, const struct cfg *c, uint32_t t)
 	for (uint32_t i = 0; i < s->nflows; i++)
 		s->flows[i].id = t + i * c->opt.threads;
 
-	memset(&o, 0, sizeof(o));
-	o.sz = sizeof(o);
-	memcpy(o.dst_mac, c->opt.dst_mac, 6);
-	memcpy(o.src_mac, c->opt.src_mac, 6);
-	o.src4 = c->opt.src_ip;
-	o.dst4 = c->opt.dst_ip;
-	o.src_port = c->opt.src_port;
-	o.dst_port = (uint16_t)(c->opt.dst_port + s->flows[0].id);
-	o.tos = c->opt.tos;
-	o.flags = XTX_PKT_F_DF;
-	o.frame_len = c->opt.size;
+	traffic_udp_opts(&c->opt, s->flows[0].id, &o);
 	for (uint32_t i = 0; i < c->opt.batch; i++) {
 		uint8_t *fr = s->frames + (size_t)i * c->opt.size;
 
@@ -405,32 +349,60 @@ static void free_sender(struct sender *s)
 	free(s->iov);
 }
 
+/* The summary on stdout, as text or --json. */
+static void report(const struct cfg *c, const struct sender *snd, const struct run_total *tot,
+		   bool interrupted)
+{
+	uint64_t enobufs = 0, eagain = 0, other = 0, errors;
+
+	for (uint32_t t = 0; t < c->opt.threads; t++) {
+		enobufs += snd[t].errs.enobufs;
+		eagain += snd[t].errs.eagain;
+		other += snd[t].errs.other;
+	}
+	errors = enobufs + eagain + other;
+	if (c->opt.json) {
+		struct jsonw j;
+
+		traffic_json_start(&j, c->opt.dev);
+		jsonw_bool_field(&j, "qdisc_bypass", c->bypass);
+		traffic_json_run(&j, &c->opt, &spec, tot);
+		jsonw_uint_field(&j, "errors", errors);
+		jsonw_uint_field(&j, "enobufs", enobufs);
+		jsonw_uint_field(&j, "eagain", eagain);
+		jsonw_uint_field(&j, "errors_other", other);
+		traffic_json_end(&j, &c->opt, &spec, tot, interrupted, &snd[0].run, sizeof(*snd));
+	} else {
+		printf(PROG ": %s, %s, %u thread(s), %u flow(s), %u-byte frames\n", c->opt.dev,
+		       c->bypass ? "qdisc bypassed" : "through the qdisc", c->opt.threads,
+		       c->opt.flows, c->opt.size);
+		traffic_print_sent(&c->opt, &spec, tot);
+		printf("  errors      %llu (ENOBUFS %llu, EAGAIN %llu, other %llu)%s\n",
+		       (unsigned long long)errors, (unsigned long long)enobufs,
+		       (unsigned long long)eagain, (unsigned long long)other,
+		       interrupted ? ", interrupted" : "");
+	}
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	struct cfg c;
 	struct sender *snd;
-	pthread_t *tid;
-	bool interrupted = false;
-	int rc = 0;
+	struct run_watch w;
+	struct run_total tot;
+	int rc = 1;
 
 	parse_args(&c, argc, argv);
 	traffic_probe_dev(&c.opt);
 	traffic_dev_addrs(&c.opt);
 
-	snd = calloc(c.opt.threads, sizeof(*snd));
-	tid = calloc(c.opt.threads, sizeof(*tid));
-	if (!snd || !tid) {
-		fprintf(stderr, PROG ": out of memory\n");
-		return 1;
-	}
+	snd = traffic_senders(&c.opt, sizeof(*snd));
 	for (uint32_t t = 0; t < c.opt.threads; t++)
 		snd[t].fd = -1;
-	for (uint32_t t = 0; t < c.opt.threads; t++) {
-		if (setup_sender(&snd[t], &c, t)) {
-			rc = 1;
+	for (uint32_t t = 0; t < c.opt.threads; t++)
+		if (setup_sender(&snd[t], &c, t))
 			goto out;
-		}
-	}
 	if (!c.opt.quiet) {
 		char dst[INET_ADDRSTRLEN];
 
@@ -439,92 +411,14 @@ int main(int argc, char **argv)
 			c.opt.dev, dst, c.opt.dst_port, c.opt.dst_port + c.opt.flows - 1,
 			c.opt.threads, c.opt.size,
 			c.bypass ? "qdisc bypassed" : "through the qdisc");
-		if (c.opt.count)
-			fprintf(stderr, "%llu frames", (unsigned long long)c.opt.count);
-		else
-			fprintf(stderr, "%g s", c.opt.duration);
-		fprintf(stderr, "%s\n", c.opt.stamp ? ", stamped" : "");
+		traffic_print_plan(&c.opt, &spec);
 	}
-
-	run_block_signals(c.opt.threads);
-	for (uint32_t t = 0; t < c.opt.threads; t++) {
-		int e = run_spawn(&tid[t], snd[t].cpu, sender_main, &snd[t]);
-
-		if (e) {
-			fprintf(stderr, PROG ": starting thread %u on CPU %d: %s (is the CPU in "
-				"this process's affinity mask? see --cpus)\n", t, snd[t].cpu,
-				strerror(e));
-			exit(1);	/* threads already started wait in run_wait_start() */
-		}
-	}
-	struct run_watch w = { .progress = &snd[0].progress, .stride = sizeof(*snd) };
-
-	traffic_watch_init(&c.opt, &w);
-	run_watch(&w);
-	interrupted = w.interrupted;
-
-	uint64_t sent = 0, cpu = 0, enobufs = 0, eagain = 0, other = 0;
-	uint64_t tmin = UINT64_MAX, tmax = 0;
-	int fatal = 0;
-
-	for (uint32_t t = 0; t < c.opt.threads; t++) {
-		struct sender *s = &snd[t];
-
-		pthread_join(tid[t], NULL);
-		sent += s->sent;
-		cpu += s->cpu_ns;
-		enobufs += s->enobufs;
-		eagain += s->eagain;
-		other += s->other;
-		tmin = s->t_start < tmin ? s->t_start : tmin;
-		tmax = s->t_end > tmax ? s->t_end : tmax;
-		fatal |= s->err;
-	}
-	double dur = tmax > tmin ? (double)(tmax - tmin) / 1e9 : 0;
-	uint64_t errors = enobufs + eagain + other;
-	bool complete = !fatal && (c.opt.count ? sent == c.opt.count : !interrupted);
-
-	if (c.opt.json) {
-		struct jsonw j;
-
-		jsonw_init(&j, stdout);
-		jsonw_start_object(&j);
-		jsonw_string_field(&j, "tool", PROG);
-		jsonw_string_field(&j, "dev", c.opt.dev);
-		jsonw_bool_field(&j, "qdisc_bypass", c.bypass);
-		traffic_json_run(&j, &c.opt, &spec, sent, dur, cpu);
-		jsonw_uint_field(&j, "errors", errors);
-		jsonw_uint_field(&j, "enobufs", enobufs);
-		jsonw_uint_field(&j, "eagain", eagain);
-		jsonw_uint_field(&j, "errors_other", other);
-		jsonw_bool_field(&j, "complete", complete);
-		jsonw_bool_field(&j, "interrupted", interrupted);
-		jsonw_name(&j, "per_thread");
-		jsonw_start_array(&j);
-		for (uint32_t t = 0; t < c.opt.threads; t++)
-			traffic_json_sender(&j, &spec, t, snd[t].cpu, snd[t].sent, &snd[t].calls,
-					    snd[t].cpu_ns);
-		jsonw_end_array(&j);
-		jsonw_end_object(&j);
-		jsonw_finish(&j);
-	} else {
-		printf(PROG ": %s, %s, %u thread(s), %u flow(s), %u-byte frames\n", c.opt.dev,
-		       c.bypass ? "qdisc bypassed" : "through the qdisc", c.opt.threads,
-		       c.opt.flows, c.opt.size);
-		printf("  sent        %llu frames, %llu bytes in %.3f s\n",
-		       (unsigned long long)sent, (unsigned long long)(sent * c.opt.size), dur);
-		run_print_rates(sent, c.opt.size, dur, cpu, "frame");
-		printf("  errors      %llu (ENOBUFS %llu, EAGAIN %llu, other %llu)%s\n",
-		       (unsigned long long)errors, (unsigned long long)enobufs,
-		       (unsigned long long)eagain, (unsigned long long)other,
-		       interrupted ? ", interrupted" : "");
-	}
-	fflush(stdout);
-	rc = traffic_status(&c.opt, &w, fatal, sent, "the device");
+	traffic_run(&c.opt, &spec, sender_main, &snd[0].run, sizeof(*snd), &w, &tot);
+	report(&c, snd, &tot, w.interrupted);
+	rc = traffic_status(&c.opt, &w, tot.fatal, tot.sent, "the device");
 out:
 	for (uint32_t t = 0; t < c.opt.threads; t++)
 		free_sender(&snd[t]);
 	free(snd);
-	free(tid);
 	return rc;
 }

@@ -133,25 +133,18 @@ struct flow {
 };
 
 struct sender {
+	struct run_sender run;		/* first: cpu, quota, results, progress */
 	/* --- setup, read-only in the loop --- */
 	const struct traffic_opts *cfg;
-	uint32_t t;
-	int cpu;
 	struct flow *flows;
 	uint32_t nflows;
-	uint64_t quota;			/* datagrams to send if limited */
-	bool limited;			/* --count: stop at quota (may be 0) */
 	uint32_t pay_len, pay_fit;
 	uint8_t *bufs;			/* batch payload buffers */
 	struct mmsghdr *msgs;
 	struct iovec *iov;
 	/* --- results --- */
-	uint64_t sent, calls, enobufs, econnrefused, eagain, other, cpu_ns, t_start, t_end;
-	int err;			/* fatal errno */
-	/* --- shared with the main thread --- */
-	/* Relaxed: a statistic for the per-second line; final values are read after
-	 * pthread_join, which orders them. */
-	_Alignas(64) _Atomic uint64_t progress;
+	struct traffic_errors errs;
+	uint64_t econnrefused;
 };
 
 static const struct traffic_spec spec = {
@@ -161,6 +154,11 @@ static const struct traffic_spec spec = {
 	.max_size = 65535,
 	.min_src_port = 0,
 	.sockopts = true,
+	.start_name = "thread",
+	.unit = "datagram",
+	.units = "datagrams",
+	.bytes_name = "frame bytes",
+	.calls = true,
 };
 
 static void parse_args(struct traffic_opts *c, int argc, char **argv)
@@ -203,16 +201,9 @@ static int open_flow_socket(const struct traffic_opts *c, uint32_t id)
 		if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, c->dev, (socklen_t)strlen(c->dev)))
 			goto fail;
 	}
-	if (c->sndbuf) {
-		what = "setsockopt(SO_SNDBUFFORCE) (needs CAP_NET_ADMIN)";
-		if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &c->sndbuf, sizeof(c->sndbuf)))
-			goto fail;
-	}
-	if (c->have_priority) {
-		what = "setsockopt(SO_PRIORITY) (priorities above 6 need CAP_NET_ADMIN)";
-		if (setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &c->priority, sizeof(int)))
-			goto fail;
-	}
+	if (traffic_sockopts(fd, c, "setsockopt(SO_PRIORITY) (priorities above 6 need "
+			     "CAP_NET_ADMIN)", &what))
+		goto fail;
 	if (c->have_tos) {
 		int tos = c->tos;
 
@@ -289,81 +280,47 @@ static void *sender_main(void *arg)
 	struct sender *s = arg;
 	const struct traffic_opts *c = s->cfg;
 	const bool stamp = c->stamp && s->pay_fit;
-	uint64_t cpu0;
 	uint32_t fi = 0;
 
-	run_wait_start();
-	cpu0 = cli_now_ns(CLOCK_THREAD_CPUTIME_ID);
-	s->t_start = cli_now_ns(CLOCK_MONOTONIC);
-
+	run_sender_begin(&s->run);
 	while (!run_stopping()) {
 		struct flow *f = &s->flows[fi];
-		uint32_t n = c->batch;
+		uint32_t n = run_batch(&s->run, c->batch, s->run.sent);
 		int r;
 
-		if (s->limited) {
-			if (s->sent == s->quota)
-				break;
-			if (n > s->quota - s->sent)
-				n = (uint32_t)(s->quota - s->sent);
-		}
+		if (!n)
+			break;
 		if (stamp)
 			stamp_batch(s, f, n);
 		r = sendmmsg(f->fd, s->msgs, n, 0);
-		s->calls++;
+		s->run.calls++;
 		if (r > 0) {
-			s->sent += (uint64_t)r;
+			run_sent(&s->run, (uint64_t)r);
 			f->seq += (uint64_t)r;
-			atomic_store_explicit(&s->progress, s->sent, memory_order_relaxed);
-		} else {
-			switch (errno) {
-			case ENOBUFS:
-				s->enobufs++;
-				break;
-			case ECONNREFUSED:
-			case EHOSTUNREACH:
-			case ENETUNREACH:
+		} else if (traffic_send_error(&s->errs, errno)) {
+			if (errno == ECONNREFUSED || errno == EHOSTUNREACH || errno == ENETUNREACH) {
 				s->econnrefused += errno == ECONNREFUSED;
-				s->other += errno != ECONNREFUSED;
+				s->errs.other += errno != ECONNREFUSED;
 				drain_errqueue(f->fd);
+			} else if (errno == EPERM) {
+				s->errs.other++;	/* a firewall rule; retried until the deadline */
+			} else {
+				s->run.err = errno;
 				break;
-			case EAGAIN:
-				s->eagain++;
-				break;
-			case EINTR:
-			case ENETDOWN:
-			case EPERM:	/* a firewall rule; counted, retried until the deadline */
-				s->other++;
-				break;
-			default:
-				s->err = errno;
-				goto out;
 			}
 		}
 		if (++fi == s->nflows)
 			fi = 0;
 	}
-out:
-	s->t_end = cli_now_ns(CLOCK_MONOTONIC);
-	s->cpu_ns = cli_now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
-	if (s->err) {
-		fprintf(stderr, PROG ": thread %u: sendmmsg: %s%s; stopping\n", s->t,
-			strerror(s->err), s->err == EMSGSIZE ?
-			" (--size larger than the path MTU + 14?)" : "");
-		run_stop();
-	}
-	run_done();
+	traffic_sender_exit(&s->run, "sendmmsg", " (--size larger than the path MTU + 14?)");
 	return NULL;
 }
 
 static int setup_sender(struct sender *s, const struct traffic_opts *c, uint32_t t)
 {
 	s->cfg = c;
-	s->t = t;
-	s->cpu = c->cpus[t % (uint32_t)c->ncpus];
-	s->nflows = (c->flows - t + c->threads - 1) / c->threads;
-	s->limited = c->count != 0;
-	s->quota = c->count ? c->count / c->threads + (t < c->count % c->threads) : 0;
+	traffic_share(c, t, &s->run);
+	s->nflows = traffic_nflows(c, t);
 	s->pay_len = c->size - XTX_PKT_UDP4_HDRS;
 	s->pay_fit = xtx_pkt__payload_fit(s->pay_len);
 	s->flows = calloc(s->nflows, sizeof(*s->flows));
@@ -403,121 +360,72 @@ static void free_sender(struct sender *s)
 	free(s->iov);
 }
 
-int main(int argc, char **argv)
+/* The summary on stdout, as text or --json. */
+static void report(const struct traffic_opts *c, const struct sender *snd,
+		   const struct run_total *tot, bool interrupted)
 {
-	struct traffic_opts c;
-	struct sender *snd;
-	pthread_t *tid;
-	bool interrupted = false;
-	int rc = 0;
+	uint64_t enobufs = 0, refused = 0, eagain = 0, other = 0, errors;
 
-	parse_args(&c, argc, argv);
-	if (c.dev)
-		traffic_probe_dev(&c);
-
-	snd = calloc(c.threads, sizeof(*snd));
-	tid = calloc(c.threads, sizeof(*tid));
-	if (!snd || !tid) {
-		fprintf(stderr, PROG ": out of memory\n");
-		return 1;
+	for (uint32_t t = 0; t < c->threads; t++) {
+		enobufs += snd[t].errs.enobufs;
+		refused += snd[t].econnrefused;
+		eagain += snd[t].errs.eagain;
+		other += snd[t].errs.other;
 	}
-	for (uint32_t t = 0; t < c.threads; t++) {
-		if (setup_sender(&snd[t], &c, t)) {
-			rc = 1;
-			goto out;
-		}
-	}
-	if (!c.quiet) {
-		char dst[INET_ADDRSTRLEN];
-
-		inet_ntop(AF_INET, &c.dst_ip, dst, sizeof(dst));
-		fprintf(stderr, PROG ": to %s ports %u..%u, %u thread(s), %u-byte frames, ", dst,
-			c.dst_port, c.dst_port + c.flows - 1, c.threads, c.size);
-		if (c.count)
-			fprintf(stderr, "%llu datagrams", (unsigned long long)c.count);
-		else
-			fprintf(stderr, "%g s", c.duration);
-		fprintf(stderr, "%s\n", c.stamp ? ", stamped" : "");
-	}
-
-	run_block_signals(c.threads);
-	for (uint32_t t = 0; t < c.threads; t++) {
-		int e = run_spawn(&tid[t], snd[t].cpu, sender_main, &snd[t]);
-
-		if (e) {
-			fprintf(stderr, PROG ": starting thread %u on CPU %d: %s (is the CPU in "
-				"this process's affinity mask? see --cpus)\n", t, snd[t].cpu,
-				strerror(e));
-			exit(1);	/* threads already started wait in run_wait_start() */
-		}
-	}
-	struct run_watch w = { .progress = &snd[0].progress, .stride = sizeof(*snd) };
-
-	traffic_watch_init(&c, &w);
-	run_watch(&w);
-	interrupted = w.interrupted;
-
-	uint64_t sent = 0, cpu = 0, enobufs = 0, refused = 0, eagain = 0, other = 0;
-	uint64_t tmin = UINT64_MAX, tmax = 0;
-	int fatal = 0;
-
-	for (uint32_t t = 0; t < c.threads; t++) {
-		struct sender *s = &snd[t];
-
-		pthread_join(tid[t], NULL);
-		sent += s->sent;
-		cpu += s->cpu_ns;
-		enobufs += s->enobufs;
-		refused += s->econnrefused;
-		eagain += s->eagain;
-		other += s->other;
-		tmin = s->t_start < tmin ? s->t_start : tmin;
-		tmax = s->t_end > tmax ? s->t_end : tmax;
-		fatal |= s->err;
-	}
-	double dur = tmax > tmin ? (double)(tmax - tmin) / 1e9 : 0;
-	uint64_t errors = enobufs + refused + eagain + other;
-	bool complete = !fatal && (c.count ? sent == c.count : !interrupted);
-
-	if (c.json) {
+	errors = enobufs + refused + eagain + other;
+	if (c->json) {
 		struct jsonw j;
 
-		jsonw_init(&j, stdout);
-		jsonw_start_object(&j);
-		jsonw_string_field(&j, "tool", PROG);
-		traffic_json_run(&j, &c, &spec, sent, dur, cpu);
+		traffic_json_start(&j, NULL);
+		traffic_json_run(&j, c, &spec, tot);
 		jsonw_uint_field(&j, "errors", errors);
 		jsonw_uint_field(&j, "enobufs", enobufs);
 		jsonw_uint_field(&j, "econnrefused", refused);
 		jsonw_uint_field(&j, "eagain", eagain);
 		jsonw_uint_field(&j, "errors_other", other);
-		jsonw_bool_field(&j, "complete", complete);
-		jsonw_bool_field(&j, "interrupted", interrupted);
-		jsonw_name(&j, "per_thread");
-		jsonw_start_array(&j);
-		for (uint32_t t = 0; t < c.threads; t++)
-			traffic_json_sender(&j, &spec, t, snd[t].cpu, snd[t].sent, &snd[t].calls,
-					    snd[t].cpu_ns);
-		jsonw_end_array(&j);
-		jsonw_end_object(&j);
-		jsonw_finish(&j);
+		traffic_json_end(&j, c, &spec, tot, interrupted, &snd[0].run, sizeof(*snd));
 	} else {
-		printf(PROG ": %u thread(s), %u flow(s), %u-byte frames\n", c.threads, c.flows,
-		       c.size);
-		printf("  sent        %llu datagrams, %llu frame bytes in %.3f s\n",
-		       (unsigned long long)sent, (unsigned long long)(sent * c.size), dur);
-		run_print_rates(sent, c.size, dur, cpu, "datagram");
+		printf(PROG ": %u thread(s), %u flow(s), %u-byte frames\n", c->threads, c->flows,
+		       c->size);
+		traffic_print_sent(c, &spec, tot);
 		printf("  errors      %llu (ENOBUFS %llu, ECONNREFUSED %llu, EAGAIN %llu, other "
 		       "%llu)%s\n", (unsigned long long)errors, (unsigned long long)enobufs,
 		       (unsigned long long)refused, (unsigned long long)eagain,
 		       (unsigned long long)other, interrupted ? ", interrupted" : "");
 	}
 	fflush(stdout);
-	rc = traffic_status(&c, &w, fatal, sent, "the route");
+}
+
+int main(int argc, char **argv)
+{
+	struct traffic_opts c;
+	struct sender *snd;
+	struct run_watch w;
+	struct run_total tot;
+	int rc = 1;
+
+	parse_args(&c, argc, argv);
+	if (c.dev)
+		traffic_probe_dev(&c);
+
+	snd = traffic_senders(&c, sizeof(*snd));
+	for (uint32_t t = 0; t < c.threads; t++)
+		if (setup_sender(&snd[t], &c, t))
+			goto out;
+	if (!c.quiet) {
+		char dst[INET_ADDRSTRLEN];
+
+		inet_ntop(AF_INET, &c.dst_ip, dst, sizeof(dst));
+		fprintf(stderr, PROG ": to %s ports %u..%u, %u thread(s), %u-byte frames, ", dst,
+			c.dst_port, c.dst_port + c.flows - 1, c.threads, c.size);
+		traffic_print_plan(&c, &spec);
+	}
+	traffic_run(&c, &spec, sender_main, &snd[0].run, sizeof(*snd), &w, &tot);
+	report(&c, snd, &tot, w.interrupted);
+	rc = traffic_status(&c, &w, tot.fatal, tot.sent, "the route");
 out:
 	for (uint32_t t = 0; t < c.threads; t++)
 		free_sender(&snd[t]);
 	free(snd);
-	free(tid);
 	return rc;
 }

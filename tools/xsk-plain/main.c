@@ -146,12 +146,11 @@ struct cfg {
 };
 
 /* One queue: socket, UMEM, free-frame FIFO, results. Used by its thread only, except
- * `progress` (read by the main thread) and the results (read after join). */
+ * run.progress (read by the main thread) and the results (read after join). */
 struct sender {
+	struct run_sender run;			/* first; run.sent: completed */
 	/* --- setup, read-only in the loop --- */
 	const struct cfg *cfg;
-	uint32_t q;
-	int cpu;
 	struct xsk_umem *umem;
 	struct xsk_socket *xsk;
 	struct xsk_ring_prod tx, fq;
@@ -160,9 +159,6 @@ struct sender {
 	size_t area_len;
 	uint32_t nframes, frame_size, nflows;	/* nflows: flows of this queue */
 	unsigned frame_shift;			/* log2(frame_size) */
-	uint64_t quota;				/* packets to send if limited */
-	bool limited;				/* --count: stop at quota (may be 0) */
-	uint64_t hard_deadline;			/* CLOCK_MONOTONIC ns */
 	struct xtx_pkt_layout lay;
 	uint32_t *frame_flow;			/* frame index -> local flow index */
 	uint64_t *seq;				/* local flow -> next seq */
@@ -170,13 +166,8 @@ struct sender {
 	uint32_t fifo_head, fifo_len;
 	bool zero_copy;
 	/* --- results --- */
-	uint64_t submitted, completed, kicks, kick_busy, cpu_ns, t_start, t_end;
+	uint64_t submitted, kicks, kick_busy;
 	struct xdp_statistics xstats;
-	int err;		/* -errno of a fatal send error */
-	/* --- shared with the main thread --- */
-	/* Relaxed: a statistic read for the per-second line; the final value is read
-	 * after pthread_join, which orders it. */
-	_Alignas(64) _Atomic uint64_t progress;
 };
 
 static int quiet_print(enum libxdp_print_level level, const char *fmt, va_list ap)
@@ -204,6 +195,11 @@ static const struct traffic_spec spec = {
 	.max_size = 4096,
 	.min_src_port = 1,
 	.sockopts = false,
+	.start_name = "the thread of queue",
+	.unit = "packet",
+	.units = "packets",
+	.bytes_name = "bytes",
+	.calls = false,
 	.dst_mac_like = "02:00:5e:10:00:02",
 	.src_mac_like = "02:00:5e:10:00:01",
 	.need_dev = "--dev IF is required (the interface to send on)",
@@ -270,7 +266,7 @@ static const char *errno_hint(int err)
 	}
 }
 
-/* Create the UMEM and socket of queue s->q with the bind flags of cfg->mode. */
+/* Create the UMEM and socket of queue s->run.i with the bind flags of cfg->mode. */
 static int setup_socket(struct sender *s)
 {
 	const struct cfg *c = s->cfg;
@@ -298,21 +294,21 @@ static int setup_socket(struct sender *s)
 		sc.bind_flags |= XDP_ZEROCOPY;
 	err = xsk_umem__create(&s->umem, s->area, s->area_len, &s->fq, &s->cq, &uc);
 	if (err) {
-		fprintf(stderr, PROG ": queue %u: creating the UMEM (%zu bytes): %s%s\n", s->q,
+		fprintf(stderr, PROG ": queue %u: creating the UMEM (%zu bytes): %s%s\n", s->run.i,
 			s->area_len, strerror(-err), errno_hint(-err));
 		return err;
 	}
 	/* A socket closed just before (a previous run) releases its queue binding from a
 	 * deferred kernel work item: EBUSY for a moment. Retry for up to 2 s. */
 	for (int tries = 0; tries < 40; tries++) {
-		err = xsk_socket__create(&s->xsk, c->opt.dev, s->q, s->umem, NULL, &s->tx, &sc);
+		err = xsk_socket__create(&s->xsk, c->opt.dev, s->run.i, s->umem, NULL, &s->tx, &sc);
 		if (err != -EBUSY)
 			break;
 		usleep(50000);
 	}
 	if (err) {
 		fprintf(stderr, PROG ": %s queue %u: creating the AF_XDP socket (%s mode): %s%s\n",
-			c->opt.dev, s->q,
+			c->opt.dev, s->run.i,
 			c->mode == 1 ? "copy" : c->mode == 2 ? "zero-copy" : "any",
 			strerror(-err), errno_hint(-err));
 		xsk_umem__delete(s->umem);
@@ -334,21 +330,11 @@ static int setup_frames(struct sender *s)
 
 	for (uint32_t i = 0; i < s->nframes; i++) {
 		uint8_t *f = s->area + (uint64_t)i * s->frame_size;
-		uint32_t local = i % s->nflows, flow = s->q + local * qn;
+		uint32_t local = i % s->nflows, flow = s->run.i + local * qn;
 		struct xtx_pkt_udp_opts o;
 		int len;
 
-		memset(&o, 0, sizeof(o));
-		o.sz = sizeof(o);
-		memcpy(o.dst_mac, c->opt.dst_mac, 6);
-		memcpy(o.src_mac, c->opt.src_mac, 6);
-		o.src4 = c->opt.src_ip;
-		o.dst4 = c->opt.dst_ip;
-		o.src_port = c->opt.src_port;
-		o.dst_port = (uint16_t)(c->opt.dst_port + flow);
-		o.tos = c->opt.tos;
-		o.flags = XTX_PKT_F_DF;
-		o.frame_len = c->opt.size;
+		traffic_udp_opts(&c->opt, flow, &o);
 		len = xtx_pkt__build_udp4(f, s->frame_size, &o);
 		if (len < 0)
 			return len;
@@ -395,8 +381,7 @@ static void reap(struct sender *s)
 	if (n) {
 		xsk_ring_cons__release(&s->cq, n);
 		s->fifo_len += n;
-		s->completed += n;
-		atomic_store_explicit(&s->progress, s->completed, memory_order_relaxed);
+		run_sent(&s->run, n);
 	}
 }
 
@@ -405,26 +390,21 @@ static void *sender_main(void *arg)
 	struct sender *s = arg;
 	const struct cfg *c = s->cfg;
 	const bool stamp = c->opt.stamp;
-	uint64_t cpu0, drain_until;
+	uint64_t drain_until;
 	int err = 0;
 
-	run_wait_start();
-	cpu0 = cli_now_ns(CLOCK_THREAD_CPUTIME_ID);
-	s->t_start = cli_now_ns(CLOCK_MONOTONIC);
-
+	run_sender_begin(&s->run);
 	for (;;) {
 		uint32_t want, got, idx;
 
 		reap(s);
 		if (run_stopping())
 			break;
-		if (s->limited && s->submitted == s->quota)
+		want = run_batch(&s->run, c->opt.batch, s->submitted);
+		if (!want)
 			break;
-		want = c->opt.batch;
 		if (want > s->fifo_len)
 			want = s->fifo_len;
-		if (s->limited && want > s->quota - s->submitted)
-			want = (uint32_t)(s->quota - s->submitted);
 		got = want ? xsk_ring_prod__reserve(&s->tx, want, &idx) : 0;
 		if (got) {
 			uint64_t ts = stamp ? cli_now_ns(CLOCK_MONOTONIC) : 0;
@@ -448,16 +428,17 @@ static void *sender_main(void *arg)
 			xsk_ring_prod__submit(&s->tx, got);
 			s->submitted += got;
 		}
-		if (s->submitted != s->completed && xsk_ring_prod__needs_wakeup(&s->tx)) {
+		if (s->submitted != s->run.sent && xsk_ring_prod__needs_wakeup(&s->tx)) {
 			err = kick(s);
 			if (err)
 				break;
 		}
 	}
 
-	/* Drain: wait for the completions of everything submitted. */
-	drain_until = s->hard_deadline;
-	while (!err && s->completed < s->submitted) {
+	/* Drain: wait for the completions of everything submitted, at most DRAIN_NS past the
+	 * run's deadline. */
+	drain_until = s->run.deadline + DRAIN_NS;
+	while (!err && s->run.sent < s->submitted) {
 		uint64_t t = cli_now_ns(CLOCK_MONOTONIC);
 
 		if (run_stopping() &&
@@ -469,16 +450,49 @@ static void *sender_main(void *arg)
 			err = kick(s);
 		reap(s);
 	}
-	s->t_end = cli_now_ns(CLOCK_MONOTONIC);
-	s->cpu_ns = cli_now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
-	s->err = err;
+	run_sender_end(&s->run);
+	s->run.err = err;
 	if (err) {
-		fprintf(stderr, PROG ": %s queue %u: sendto: %s; stopping\n", c->opt.dev, s->q,
+		fprintf(stderr, PROG ": %s queue %u: sendto: %s; stopping\n", c->opt.dev, s->run.i,
 			strerror(-err));
 		run_stop();
 	}
 	run_done();
 	return NULL;
+}
+
+/* Queue q's UMEM area, frames and socket. 0, or -1 after saying why. */
+static int setup_sender(struct sender *s, struct cfg *c, uint32_t q)
+{
+	uint32_t base = c->ring * 2;
+
+	s->cfg = c;
+	traffic_share(&c->opt, q, &s->run);
+	s->nflows = traffic_nflows(&c->opt, q);
+	s->nframes = (base + s->nflows - 1) / s->nflows * s->nflows;
+	s->frame_size = c->opt.size <= 2048 ? 2048 : 4096;
+	s->frame_shift = c->opt.size <= 2048 ? 11 : 12;
+	s->area_len = (size_t)s->nframes * s->frame_size;
+	s->area = mmap(NULL, s->area_len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (s->area == MAP_FAILED) {
+		s->area = NULL;
+		fprintf(stderr, PROG ": queue %u: mmap of %zu bytes for the UMEM: %s\n", q,
+			s->area_len, strerror(errno));
+		return -1;
+	}
+	s->frame_flow = calloc(s->nframes, sizeof(*s->frame_flow));
+	s->seq = calloc(s->nflows, sizeof(*s->seq));
+	s->fifo = calloc(s->nframes, sizeof(*s->fifo));
+	if (!s->frame_flow || !s->seq || !s->fifo) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return -1;
+	}
+	if (setup_frames(s)) {
+		fprintf(stderr, PROG ": building the frames failed (size %u)\n", c->opt.size);
+		return -1;
+	}
+	return setup_socket(s) ? -1 : 0;
 }
 
 static void free_sender(struct sender *s)
@@ -504,13 +518,53 @@ static void raise_memlock(void)
 	}
 }
 
+/* The summary on stdout, as text or --json. */
+static void report(const struct cfg *c, struct sender *snd, const struct run_total *tot,
+		   bool interrupted, const char *mode)
+{
+	uint64_t submitted = 0, kicks = 0, invalid = 0;
+
+	for (uint32_t q = 0; q < c->opt.threads; q++) {
+		struct sender *s = &snd[q];
+		socklen_t len = sizeof(s->xstats);
+
+		if (getsockopt(xsk_socket__fd(s->xsk), SOL_XDP, XDP_STATISTICS, &s->xstats,
+			       &len))
+			memset(&s->xstats, 0, sizeof(s->xstats));
+		submitted += s->submitted;
+		kicks += s->kicks;
+		invalid += s->xstats.tx_invalid_descs;
+	}
+	if (c->opt.json) {
+		struct jsonw j;
+
+		traffic_json_start(&j, c->opt.dev);
+		jsonw_string_field(&j, "mode", mode);
+		traffic_json_run(&j, &c->opt, &spec, tot);
+		jsonw_uint_field(&j, "kicks", kicks);
+		jsonw_uint_field(&j, "tx_invalid_descs", invalid);
+		jsonw_uint_field(&j, "unconfirmed", submitted - tot->sent);
+		traffic_json_end(&j, &c->opt, &spec, tot, interrupted, &snd[0].run, sizeof(*snd));
+	} else {
+		printf(PROG ": %s, %s mode, %u queue(s), %u flow(s), %u-byte frames\n", c->opt.dev,
+		       mode, c->opt.threads, c->opt.flows, c->opt.size);
+		traffic_print_sent(&c->opt, &spec, tot);
+		printf("  kicks       %llu, tx_invalid_descs %llu, unconfirmed %llu%s\n",
+		       (unsigned long long)kicks, (unsigned long long)invalid,
+		       (unsigned long long)(submitted - tot->sent),
+		       interrupted ? ", interrupted" : "");
+	}
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	struct cfg c;
 	struct sender *snd;
-	pthread_t *tid;
-	bool interrupted = false, zc_all = true, zc_any = false;
-	int rc = 0;
+	struct run_watch w;
+	struct run_total tot;
+	bool zc_all = true, zc_any = false;
+	int rc = 1;
 
 	parse_args(&c, argc, argv);
 	traffic_probe_dev(&c.opt);
@@ -519,56 +573,12 @@ int main(int argc, char **argv)
 	if (!c.verbose)
 		libxdp_set_print(quiet_print);
 
-	snd = calloc(c.opt.threads, sizeof(*snd));
-	tid = calloc(c.opt.threads, sizeof(*tid));
-	if (!snd || !tid) {
-		fprintf(stderr, PROG ": out of memory\n");
-		return 1;
-	}
+	snd = traffic_senders(&c.opt, sizeof(*snd));
 	for (uint32_t q = 0; q < c.opt.threads; q++) {
-		struct sender *s = &snd[q];
-		uint32_t base = c.ring * 2;
-
-		s->cfg = &c;
-		s->q = q;
-		s->cpu = c.opt.cpus[q % (uint32_t)c.opt.ncpus];
-		s->nflows = (c.opt.flows - q + c.opt.threads - 1) / c.opt.threads;
-		s->nframes = (base + s->nflows - 1) / s->nflows * s->nflows;
-		s->frame_size = c.opt.size <= 2048 ? 2048 : 4096;
-		s->frame_shift = c.opt.size <= 2048 ? 11 : 12;
-		s->area_len = (size_t)s->nframes * s->frame_size;
-		s->limited = c.opt.count != 0;
-		s->quota = c.opt.count ?
-			   c.opt.count / c.opt.threads + (q < c.opt.count % c.opt.threads) : 0;
-		s->area = mmap(NULL, s->area_len, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-		if (s->area == MAP_FAILED) {
-			s->area = NULL;
-			fprintf(stderr, PROG ": queue %u: mmap of %zu bytes for the UMEM: %s\n", q,
-				s->area_len, strerror(errno));
-			rc = 1;
+		if (setup_sender(&snd[q], &c, q))
 			goto out;
-		}
-		s->frame_flow = calloc(s->nframes, sizeof(*s->frame_flow));
-		s->seq = calloc(s->nflows, sizeof(*s->seq));
-		s->fifo = calloc(s->nframes, sizeof(*s->fifo));
-		if (!s->frame_flow || !s->seq || !s->fifo) {
-			fprintf(stderr, PROG ": out of memory\n");
-			rc = 1;
-			goto out;
-		}
-		if (setup_frames(s)) {
-			fprintf(stderr, PROG ": building the frames failed (size %u)\n",
-				c.opt.size);
-			rc = 1;
-			goto out;
-		}
-		if (setup_socket(s)) {
-			rc = 1;
-			goto out;
-		}
-		zc_all &= s->zero_copy;
-		zc_any |= s->zero_copy;
+		zc_all &= snd[q].zero_copy;
+		zc_any |= snd[q].zero_copy;
 	}
 	if (zc_any != zc_all)
 		fprintf(stderr, PROG ": warning: some queues got zero-copy, others copy mode\n");
@@ -576,96 +586,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s: %u queue(s), %s mode, %u flow(s), %u-byte frames, ",
 			c.opt.dev, c.opt.threads, zc_all ? "zero-copy" : "copy", c.opt.flows,
 			c.opt.size);
-		if (c.opt.count)
-			fprintf(stderr, "%llu packets", (unsigned long long)c.opt.count);
-		else
-			fprintf(stderr, "%g s", c.opt.duration);
-		fprintf(stderr, "%s\n", c.opt.stamp ? ", stamped" : "");
+		traffic_print_plan(&c.opt, &spec);
 	}
-
-	/* Signals are taken synchronously by the main thread only. */
-	run_block_signals(c.opt.threads);
-	for (uint32_t q = 0; q < c.opt.threads; q++) {
-		int e = run_spawn(&tid[q], snd[q].cpu, sender_main, &snd[q]);
-
-		if (e) {
-			fprintf(stderr, PROG ": starting the thread of queue %u on CPU %d: %s "
-				"(is the CPU in this process's affinity mask? see --cpus)\n", q,
-				snd[q].cpu, strerror(e));
-			exit(1);	/* threads already started wait in run_wait_start() */
-		}
-	}
-	struct run_watch w = { .progress = &snd[0].progress, .stride = sizeof(*snd) };
-
-	traffic_watch_init(&c.opt, &w);
-	for (uint32_t q = 0; q < c.opt.threads; q++)
-		snd[q].hard_deadline = w.deadline + DRAIN_NS;
-	run_watch(&w);
-	interrupted = w.interrupted;
-
-	uint64_t sent = 0, submitted = 0, kicks = 0, cpu = 0, invalid = 0, tmin = UINT64_MAX;
-	uint64_t tmax = 0;
-	int fatal = 0;
-
-	for (uint32_t q = 0; q < c.opt.threads; q++) {
-		struct sender *s = &snd[q];
-		socklen_t len = sizeof(s->xstats);
-
-		pthread_join(tid[q], NULL);
-		if (getsockopt(xsk_socket__fd(s->xsk), SOL_XDP, XDP_STATISTICS, &s->xstats,
-			       &len))
-			memset(&s->xstats, 0, sizeof(s->xstats));
-		sent += s->completed;
-		submitted += s->submitted;
-		kicks += s->kicks;
-		cpu += s->cpu_ns;
-		invalid += s->xstats.tx_invalid_descs;
-		tmin = s->t_start < tmin ? s->t_start : tmin;
-		tmax = s->t_end > tmax ? s->t_end : tmax;
-		fatal |= s->err;
-	}
-	double dur = tmax > tmin ? (double)(tmax - tmin) / 1e9 : 0;
-	bool complete = !fatal && (c.opt.count ? sent == c.opt.count : !interrupted);
-	const char *mode = zc_all ? "zero-copy" : "copy";
-
-	if (c.opt.json) {
-		struct jsonw j;
-
-		jsonw_init(&j, stdout);
-		jsonw_start_object(&j);
-		jsonw_string_field(&j, "tool", PROG);
-		jsonw_string_field(&j, "dev", c.opt.dev);
-		jsonw_string_field(&j, "mode", mode);
-		traffic_json_run(&j, &c.opt, &spec, sent, dur, cpu);
-		jsonw_uint_field(&j, "kicks", kicks);
-		jsonw_uint_field(&j, "tx_invalid_descs", invalid);
-		jsonw_uint_field(&j, "unconfirmed", submitted - sent);
-		jsonw_bool_field(&j, "complete", complete);
-		jsonw_bool_field(&j, "interrupted", interrupted);
-		jsonw_name(&j, "per_queue");
-		jsonw_start_array(&j);
-		for (uint32_t q = 0; q < c.opt.threads; q++)
-			traffic_json_sender(&j, &spec, q, snd[q].cpu, snd[q].completed, NULL,
-					    snd[q].cpu_ns);
-		jsonw_end_array(&j);
-		jsonw_end_object(&j);
-		jsonw_finish(&j);
-	} else {
-		printf(PROG ": %s, %s mode, %u queue(s), %u flow(s), %u-byte frames\n", c.opt.dev,
-		       mode, c.opt.threads, c.opt.flows, c.opt.size);
-		printf("  sent        %llu packets, %llu bytes in %.3f s\n",
-		       (unsigned long long)sent, (unsigned long long)(sent * c.opt.size), dur);
-		run_print_rates(sent, c.opt.size, dur, cpu, "packet");
-		printf("  kicks       %llu, tx_invalid_descs %llu, unconfirmed %llu%s\n",
-		       (unsigned long long)kicks, (unsigned long long)invalid,
-		       (unsigned long long)(submitted - sent), interrupted ? ", interrupted" : "");
-	}
-	fflush(stdout);
-	rc = traffic_status(&c.opt, &w, fatal, sent, "the link");
+	/* Signals are taken synchronously by the main thread only (traffic_run()). */
+	traffic_run(&c.opt, &spec, sender_main, &snd[0].run, sizeof(*snd), &w, &tot);
+	report(&c, snd, &tot, w.interrupted, zc_all ? "zero-copy" : "copy");
+	rc = traffic_status(&c.opt, &w, tot.fatal, tot.sent, "the link");
 out:
 	for (uint32_t q = 0; q < c.opt.threads; q++)
 		free_sender(&snd[q]);
 	free(snd);
-	free(tid);
 	return rc;
 }
