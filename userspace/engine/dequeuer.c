@@ -48,7 +48,7 @@ static void flush_recycle(struct xtx_queue *q, int idle)
  * packet started (received frames start after the kernel's headroom). */
 static void recycle(struct xtx_queue *q, uint64_t addr)
 {
-	q->recycle[q->nrecycle++] = xtx_frame_norm(q->e, addr);
+	q->recycle[q->nrecycle++] = xtx_frame_norm(&q->e->fr, addr);
 	if (q->nrecycle == XTX_BATCH)
 		flush_recycle(q, 0);
 	else
@@ -129,7 +129,7 @@ static unsigned intake(struct xtx_queue *q, struct xtx_desc *in, struct xtx_desc
 	for (unsigned i = 0; i < n; i++) {
 		txt[i] = 0;
 		if (in[i].addr & XTX_DESC_F_TXTIME) {
-			memcpy(&txt[i], (char *)xtx_frame_ptr(e, in[i].addr) - 8, sizeof(txt[i]));
+			memcpy(&txt[i], (char *)xtx_frame_ptr(&e->fr, in[i].addr) - 8, sizeof(txt[i]));
 			any = 1;
 		}
 	}

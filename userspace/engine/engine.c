@@ -163,7 +163,7 @@ static void engine_free(struct xtx_engine *e)
 	}
 	xtx_umem_teardown(e);
 	xtx_pool__fini(&e->pool);
-	free(e->owner);
+	free(e->fr.owner);
 	xtx_sched_config__free(e->own_cfg);
 	pthread_mutex_destroy(&e->prod_lock);
 	pthread_mutex_destroy(&e->rx_lock);
@@ -234,7 +234,7 @@ static void join_dequeuer(struct xtx_queue *q)
 static void size_frames_for_limits(struct xtx_engine *e, int may_grow, uint32_t min_frames)
 {
 	uint8_t *has_child = calloc(e->ncls ? e->ncls : 1, 1);
-	uint64_t queued = 0, need, cap = (512ull << 20) / e->frame_size;
+	uint64_t queued = 0, need, cap = (512ull << 20) / e->fr.size;
 	unsigned nleaves = 0;
 
 	if (!has_child)
@@ -252,21 +252,21 @@ static void size_frames_for_limits(struct xtx_engine *e, int may_grow, uint32_t 
 		}
 	free(has_child);
 	need = queued * e->nq + min_frames;
-	if (nleaves < 2 || need <= e->nframes)
+	if (nleaves < 2 || need <= e->fr.count)
 		return;
 	if (may_grow) {
 		uint64_t n = need < cap ? need : cap;
 
-		e->nframes = (uint32_t)((n + XTX_BATCH - 1) / XTX_BATCH * XTX_BATCH);
-		if (e->nframes >= need) {
+		e->fr.count = (uint32_t)((n + XTX_BATCH - 1) / XTX_BATCH * XTX_BATCH);
+		if (e->fr.count >= need) {
 			xtx_info(&e->log, "UMEM sized to %u frames so that every class can queue up to its "
-				 "limit (%lu packets in all)", e->nframes, (unsigned long)(queued * e->nq));
+				 "limit (%lu packets in all)", e->fr.count, (unsigned long)(queued * e->nq));
 			return;
 		}
 	}
 	xtx_warn(&e->log, "the classes may queue %lu packets but the UMEM has %u frames: a class "
 		 "held at its limit can starve the others of frames; lower the leaves' limit "
-		 "or use more frames", (unsigned long)(queued * e->nq), e->nframes);
+		 "or use more frames", (unsigned long)(queued * e->nq), e->fr.count);
 }
 
 /* Defaults and checks of the caller's options (e->o), from the interface's name to the
@@ -347,16 +347,16 @@ static int open_options(struct xtx_engine *e, uint32_t *min_frames, char *err,
 		return -EINVAL;
 	}
 	e->nq = e->o.queues;
-	e->frame_size = e->o.frame_size;
-	e->frame_shift = (uint32_t)__builtin_ctz(e->frame_size);
-	e->nframes = e->o.frame_count;
+	e->fr.size = e->o.frame_size;
+	e->fr.shift = (uint32_t)__builtin_ctz(e->fr.size);
+	e->fr.count = e->o.frame_count;
 	/* Enough frames for every TX ring and some for each producer to work with; with a
 	 * receive side also every fill and RX ring full and the workers' caches. */
 	*min_frames = e->nq * (e->o.tx_ring_size + 2 * XTX_BATCH) +
 		      e->nrq * (e->fill_size + e->rx_size + XTX_RX_CACHE);
-	if (e->nframes < *min_frames || e->nframes > (1u << 26)) {
+	if (e->fr.count < *min_frames || e->fr.count > (1u << 26)) {
 		xtx_errf(err, errlen, "frame count %u out of range: at least %u for %u queue(s) "
-			 "with TX rings of %u%s, at most %u", e->nframes, *min_frames, e->nq,
+			 "with TX rings of %u%s, at most %u", e->fr.count, *min_frames, e->nq,
 			 e->o.tx_ring_size, e->nrq ? " and the receive queues' fill and RX rings" :
 			 "", 1u << 26);
 		return -EINVAL;
@@ -393,14 +393,14 @@ static int open_frames(struct xtx_engine *e, char *err, size_t errlen)
 {
 	int rc;
 
-	rc = xtx_pool__init(&e->pool, e->nframes / XTX_BATCH + 2 +
+	rc = xtx_pool__init(&e->pool, e->fr.count / XTX_BATCH + 2 +
 					2 * (e->nq + e->nrq + e->o.max_producers));
 	if (rc) {
 		xtx_errf(err, errlen, "out of memory for the frame pool");
 		return rc;
 	}
-	e->owner = calloc(e->nframes, sizeof(*e->owner));
-	if (!e->owner) {
+	e->fr.owner = calloc(e->fr.count, sizeof(*e->fr.owner));
+	if (!e->fr.owner) {
 		xtx_errf(err, errlen, "out of memory for the frame table");
 		return -ENOMEM;
 	}
@@ -413,18 +413,18 @@ static int open_frames(struct xtx_engine *e, char *err, size_t errlen)
 	rc = xtx_umem_setup(e, err, errlen);
 	if (rc)
 		return rc;
-	for (uint32_t f = 0; f < e->nframes; f += XTX_BATCH) {
+	for (uint32_t f = 0; f < e->fr.count; f += XTX_BATCH) {
 		uint64_t b[XTX_BATCH];
-		uint32_t n = e->nframes - f < XTX_BATCH ? e->nframes - f : XTX_BATCH;
+		uint32_t n = e->fr.count - f < XTX_BATCH ? e->fr.count - f : XTX_BATCH;
 
 		for (uint32_t k = 0; k < n; k++)
-			b[k] = ((uint64_t)(f + k) << e->frame_shift) + XTX_HEADROOM;
+			b[k] = ((uint64_t)(f + k) << e->fr.shift) + XTX_HEADROOM;
 		xtx_pool__put(&e->pool, b, n);
 	}
 	/* Producers wake when the pool holds 8 batches, or an eighth of the frames on a
 	 * small UMEM. */
 	xtx_room__init(&e->room, &e->pool,
-		       e->nframes / 8 < 8 * XTX_BATCH ? e->nframes / 8 : 8 * XTX_BATCH);
+		       e->fr.count / 8 < 8 * XTX_BATCH ? e->fr.count / 8 : 8 * XTX_BATCH);
 	return 0;
 }
 
@@ -494,7 +494,7 @@ static void report_open(const struct xtx_engine *e)
 		snprintf(where, sizeof(where), "NUMA node %d", e->numa_node);
 	xtx_info(&e->log, "%s: %u queue(s) from %u, %s mode, %u frames of %u bytes%s, %s",
 		 e->ifname, e->nq, e->o.first_queue, xtx_engine__mode(e),
-		 e->nframes, e->frame_size, e->area_huge ? " on huge pages" : "", where);
+		 e->fr.count, e->fr.size, e->area_huge ? " on huge pages" : "", where);
 	if (e->nrq)
 		xtx_info(&e->log, "%s: %u receive queue(s) from %u, %s", e->rx_ifname, e->nrq,
 			 e->o.rx_first_queue, e->rx_copy ? "own UMEM, one copy per frame" :
@@ -694,12 +694,12 @@ int xtx_engine__numa_node(const struct xtx_engine *e)
 
 uint32_t xtx_engine__frame_size(const struct xtx_engine *e)
 {
-	return e->frame_size;
+	return e->fr.size;
 }
 
 uint32_t xtx_engine__frame_room(const struct xtx_engine *e)
 {
-	return e->frame_size - XTX_HEADROOM;
+	return e->fr.size - XTX_HEADROOM;
 }
 
 int xtx_engine__class_index(const struct xtx_engine *e, uint32_t handle)
@@ -714,7 +714,7 @@ unsigned xtx_engine__class_count(const struct xtx_engine *e)
 
 void *xtx_engine__frame(const struct xtx_engine *e, uint64_t addr)
 {
-	return xtx_frame_ptr(e, addr);
+	return xtx_frame_ptr(&e->fr, addr);
 }
 
 /* --- counters -------------------------------------------------------------------------- */
@@ -820,7 +820,7 @@ void xtx_engine__frames(const struct xtx_engine *e, struct xtx_frame_count *fc)
 	struct xtx_engine *me = (struct xtx_engine *)e;
 
 	memset(fc, 0, sizeof(*fc));
-	fc->total = e->nframes;
+	fc->total = e->fr.count;
 	/* Relaxed: gauges and counters, each exact on its own. */
 	fc->pool = (uint64_t)atomic_load_explicit(&me->pool.frames, memory_order_relaxed);
 	fc->app = atomic_load_explicit(&me->closed_app, memory_order_relaxed);

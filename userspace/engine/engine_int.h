@@ -38,6 +38,18 @@
 	atomic_load_explicit(&(c), memory_order_relaxed) + (v), memory_order_relaxed)
 #define CTR_GET(c) atomic_load_explicit(&(c), memory_order_relaxed)
 
+/* The UMEM's frames, as every thread sees them; set at open, read-only after. */
+struct xtx_frames {
+	void *area;			/* the UMEM: frame i at i << shift */
+	uint32_t size, shift;		/* frame size (2048 or 4096) and its log2 */
+	uint32_t count;			/* frames */
+	/* Frame ownership: producer id + 1 while a producer's application holds the frame,
+	 * XTX_OWNER_RXQ + i while ingress queue i's kernel rings do, 0 otherwise. Written
+	 * only by the owner (and by nobody else while it is nonzero), read by that producer
+	 * to validate descriptors, and by whoever takes a dead owner's frames back. */
+	_Atomic uint16_t *owner;
+};
+
 struct xtx_queue_ctr {
 	_Atomic uint64_t stage_pkts, sent_pkts, sent_bytes, completed;
 	_Atomic uint64_t drops[XTX_DROP__MAX];
@@ -137,10 +149,9 @@ struct xtx_engine {
 	int ifindex;
 	int numa_node;			/* ifname's node: UMEM, stage lanes, dequeuer CPUs; -1 none */
 	unsigned nq;
-	void *area;			/* the UMEM */
-	size_t area_len;
+	struct xtx_frames fr;		/* the UMEM's frames and their owners */
+	size_t area_len;		/* of fr.area, rounded up to its pages */
 	int area_huge;
-	uint32_t frame_size, frame_shift, nframes;
 	unsigned intake;		/* stage batches per dequeuer step (opts.intake_batches) */
 	struct xsk_umem *umem;
 	int zerocopy;
@@ -149,10 +160,7 @@ struct xtx_engine {
 	unsigned ncls;
 	int default_cls;
 	struct xtx_pool pool;
-	/* Frame ownership: producer id + 1 while a producer's application holds the frame,
-	 * 0 otherwise. Written only by the owning producer (and by nobody else while it is
-	 * nonzero), read by that producer to validate descriptors. */
-	_Atomic uint16_t *owner;
+
 
 	struct xtx_queue q[XTX_MAX_QUEUES];
 
@@ -210,23 +218,43 @@ int xtx_reap(struct xtx_engine *e, int trylock);
 void *xtx_dequeuer_main(void *arg);
 void xtx_queue_publish_classes(struct xtx_queue *q, uint64_t now);
 
-static inline void *xtx_frame_ptr(const struct xtx_engine *e, uint64_t addr)
+static inline void *xtx_frame_ptr(const struct xtx_frames *f, uint64_t addr)
 {
-	return (char *)e->area + (addr & XTX_DESC_ADDR_MASK);
+	return (char *)f->area + (addr & XTX_DESC_ADDR_MASK);
 }
 
-/* The egress queue of a flow hash. Multiply-shift: stable for a given hash and queue
- * count, no division. */
-static inline unsigned xtx_queue_of(const struct xtx_engine *e, uint32_t hash)
+/* A frame's index from any address inside it (flags ignored). */
+static inline uint32_t xtx_frame_index(const struct xtx_frames *f, uint64_t addr)
 {
-	return (unsigned)(((uint64_t)hash * e->nq) >> 32);
+	return (uint32_t)((addr & XTX_DESC_ADDR_MASK) >> f->shift);
 }
 
 /* A frame's pool address (base + XTX_HEADROOM) from any address inside it: received
  * frames start elsewhere in their frame (the kernel's headroom). */
-static inline uint64_t xtx_frame_norm(const struct xtx_engine *e, uint64_t addr)
+static inline uint64_t xtx_frame_norm(const struct xtx_frames *f, uint64_t addr)
 {
-	return ((addr & XTX_DESC_ADDR_MASK) & ~(uint64_t)(e->frame_size - 1)) + XTX_HEADROOM;
+	return ((addr & XTX_DESC_ADDR_MASK) & ~(uint64_t)(f->size - 1)) + XTX_HEADROOM;
+}
+
+/* Owner table entries (struct xtx_frames): relaxed. While a thread owns a frame it alone
+ * writes the frame's entry; a thread that reads another's entries (the reaper, stop()) is
+ * ordered after that owner's writes by other means (registry.c's (X), a join), and the
+ * frames themselves change hands through the pool and the stages, which order them. */
+static inline uint16_t xtx_owner_get(const struct xtx_frames *f, uint32_t idx)
+{
+	return atomic_load_explicit(&f->owner[idx], memory_order_relaxed);
+}
+
+static inline void xtx_owner_set(const struct xtx_frames *f, uint32_t idx, uint16_t who)
+{
+	atomic_store_explicit(&f->owner[idx], who, memory_order_relaxed);
+}
+
+/* The egress queue of a flow hash among nq. Multiply-shift: stable for a given hash and
+ * queue count, no division. */
+static inline unsigned xtx_queue_of(unsigned nq, uint32_t hash)
+{
+	return (unsigned)(((uint64_t)hash * nq) >> 32);
 }
 
 #endif /* XTX_ENGINE_INT_H */

@@ -159,12 +159,11 @@ static uint64_t reap_one(struct xtx_engine *e, struct xtx_producer *p)
 	/* Acquire, pairs with the release stores of cached_pub (see above). */
 	cached = atomic_load_explicit(&p->cached_pub, memory_order_acquire);	/* == ncache */
 	give_back_cache(p);
-	for (uint32_t f = 0; f < e->nframes; f++) {
-		/* Relaxed: see get_frames(); only the dead producer wrote "me" here. */
-		if (atomic_load_explicit(&e->owner[f], memory_order_relaxed) != me)
+	for (uint32_t f = 0; f < e->fr.count; f++) {
+		if (xtx_owner_get(&e->fr, f) != me)	/* only the dead producer wrote "me" */
 			continue;
-		atomic_store_explicit(&e->owner[f], 0, memory_order_relaxed);
-		batch[nb++] = ((uint64_t)f << e->frame_shift) + XTX_HEADROOM;
+		xtx_owner_set(&e->fr, f, 0);
+		batch[nb++] = ((uint64_t)f << e->fr.shift) + XTX_HEADROOM;
 		if (nb == XTX_BATCH) {
 			xtx_pool__put(&e->pool, batch, nb);
 			nb = 0;
@@ -309,11 +308,6 @@ void xtx_producer__close(struct xtx_producer *p)
 	pthread_mutex_unlock(&e->prod_lock);
 }
 
-static inline uint32_t frame_index(const struct xtx_engine *e, uint64_t addr)
-{
-	return (uint32_t)((addr & XTX_DESC_ADDR_MASK) >> e->frame_shift);
-}
-
 unsigned xtx_producer__get_frames(struct xtx_producer *p, uint64_t *addrs, unsigned n)
 {
 	struct xtx_engine *e = p->e;
@@ -329,10 +323,7 @@ unsigned xtx_producer__get_frames(struct xtx_producer *p, uint64_t *addrs, unsig
 	k = n < p->ncache ? n : p->ncache;
 	for (unsigned i = 0; i < k; i++) {
 		addrs[i] = p->cache[--p->ncache];
-		/* Relaxed: only this producer reads or writes the entry while it owns the
-		 * frame; the hand-over between owners is ordered by the pool and stage. */
-		atomic_store_explicit(&e->owner[frame_index(e, addrs[i])], (uint16_t)(p->id + 1),
-				      memory_order_relaxed);
+		xtx_owner_set(&e->fr, xtx_frame_index(&e->fr, addrs[i]), (uint16_t)(p->id + 1));
 	}
 	if (k)
 		CTR_ADD(p->got, k);
@@ -348,12 +339,11 @@ static inline int desc_ok(const struct xtx_producer *p, uint64_t addr, uint32_t 
 {
 	const struct xtx_engine *e = p->e;
 	uint64_t a = addr & XTX_DESC_ADDR_MASK;
-	uint32_t idx = frame_index(e, a);
+	uint32_t idx = xtx_frame_index(&e->fr, a);
 
-	return idx < e->nframes && (a & (e->frame_size - 1)) == XTX_HEADROOM &&
-	       len >= 14 && len <= e->frame_size - XTX_HEADROOM &&
-	       /* Relaxed: see get_frames(). */
-	       atomic_load_explicit(&e->owner[idx], memory_order_relaxed) == p->id + 1 &&
+	return idx < e->fr.count && (a & (e->fr.size - 1)) == XTX_HEADROOM &&
+	       len >= 14 && len <= e->fr.size - XTX_HEADROOM &&
+	       xtx_owner_get(&e->fr, idx) == p->id + 1 &&
 	       !(addr & ~(XTX_DESC_ADDR_MASK | XTX_DESC_F_TXTIME));
 }
 
@@ -366,8 +356,7 @@ void xtx_producer__put_frames(struct xtx_producer *p, const uint64_t *addrs, uns
 			CTR_ADD(p->bad_desc, 1);
 			continue;
 		}
-		/* Relaxed: see get_frames(). */
-		atomic_store_explicit(&e->owner[frame_index(e, addrs[i])], 0, memory_order_relaxed);
+		xtx_owner_set(&e->fr, xtx_frame_index(&e->fr, addrs[i]), 0);
 		if (p->ncache == XTX_PROD_CACHE) {
 			p->ncache -= XTX_BATCH;
 			xtx_pool__put(&e->pool, p->cache + p->ncache, XTX_BATCH);
@@ -410,7 +399,7 @@ int xtx_producer__wait(struct xtx_producer *p, uint64_t timeout_ns)
 
 void xtx_producer__set_txtime(struct xtx_producer *p, struct xtx_desc *d, uint64_t t_ns)
 {
-	memcpy((char *)xtx_frame_ptr(p->e, d->addr) - 8, &t_ns, sizeof(t_ns));
+	memcpy((char *)xtx_frame_ptr(&p->e->fr, d->addr) - 8, &t_ns, sizeof(t_ns));
 	d->addr |= XTX_DESC_F_TXTIME;
 }
 
@@ -426,15 +415,14 @@ unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc 
 	if (ok < n)
 		CTR_ADD(p->bad_desc, 1);
 	for (unsigned i = 0; i < ok; i++)
-		/* Relaxed: see get_frames(). Cleared before the frame is published to the
-		 * stage; restored below for what the stage does not take. */
-		atomic_store_explicit(&e->owner[frame_index(e, d[i].addr)], 0,
-				      memory_order_relaxed);
+		/* Cleared before the frame is published to the stage; restored below for
+		 * what the stage does not take. */
+		xtx_owner_set(&e->fr, xtx_frame_index(&e->fr, d[i].addr), 0);
 	/* Runs of consecutive descriptors bound for the same queue. */
 	while (done < ok) {
-		unsigned q = xtx_queue_of(e, d[done].hash), run = 1, k;
+		unsigned q = xtx_queue_of(e->nq, d[done].hash), run = 1, k;
 
-		while (done + run < ok && xtx_queue_of(e, d[done + run].hash) == q)
+		while (done + run < ok && xtx_queue_of(e->nq, d[done + run].hash) == q)
 			run++;
 		k = xtx_mpsc__enqueue_burst(p->lane[q], d + done, run);
 		done += k;
@@ -444,9 +432,7 @@ unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc 
 		}
 	}
 	for (unsigned i = done; i < ok; i++)
-		/* Relaxed: still ours, not published. */
-		atomic_store_explicit(&e->owner[frame_index(e, d[i].addr)], (uint16_t)(p->id + 1),
-				      memory_order_relaxed);
+		xtx_owner_set(&e->fr, xtx_frame_index(&e->fr, d[i].addr), (uint16_t)(p->id + 1));
 	if (done) {
 		uint64_t bytes = 0;
 

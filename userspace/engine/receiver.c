@@ -80,7 +80,7 @@ static void cache_put(struct xtx_rxq *r, uint64_t addr)
 		xtx_pool__put(&r->e->pool, r->cache + r->ncache, XTX_BATCH);
 		xtx_room__wake(&r->e->room, 0);
 	}
-	r->cache[r->ncache++] = xtx_frame_norm(r->e, addr);
+	r->cache[r->ncache++] = xtx_frame_norm(&r->e->fr, addr);
 }
 
 static void cache_flush(struct xtx_rxq *r)
@@ -111,7 +111,7 @@ static void refill(struct xtx_rxq *r, const uint64_t *back, unsigned nb)
 {
 	struct xtx_engine *e = r->e;
 	uint32_t room = xsk_prod_nb_free(&r->fill, e->fill_size), idx = 0, from_back, total;
-	uint64_t mask = ~(uint64_t)(e->frame_size - 1);
+	uint64_t mask = ~(uint64_t)(e->fr.size - 1);
 
 	from_back = nb < room ? nb : room;
 	if (r->ncache < room - from_back)
@@ -124,9 +124,8 @@ static void refill(struct xtx_rxq *r, const uint64_t *back, unsigned nb)
 
 			a &= mask & XTX_DESC_ADDR_MASK;
 			*xsk_ring_prod__fill_addr(&r->fill, idx + i) = a;
-			/* Relaxed: read by this worker, or by stop() after joining it. */
-			atomic_store_explicit(&e->owner[a >> e->frame_shift],
-					      (uint16_t)(XTX_OWNER_RXQ + r->idx), memory_order_relaxed);
+			xtx_owner_set(&e->fr, (uint32_t)(a >> e->fr.shift),
+				      (uint16_t)(XTX_OWNER_RXQ + r->idx));
 		}
 		xsk_ring_prod__submit(&r->fill, total);
 		CTR_ADD(r->ctr.filled, total);
@@ -141,7 +140,7 @@ static void refill(struct xtx_rxq *r, const uint64_t *back, unsigned nb)
 static void refill_copy(struct xtx_rxq *r, const uint64_t *back, unsigned nb)
 {
 	uint32_t idx = 0;
-	uint64_t mask = ~(uint64_t)(r->e->frame_size - 1);
+	uint64_t mask = ~(uint64_t)(r->e->fr.size - 1);
 
 	if (!nb || xsk_ring_prod__reserve(&r->fill, nb, &idx) != nb)
 		return;
@@ -183,9 +182,9 @@ static unsigned to_stages(struct xtx_rxq *r, const struct xtx_desc *d, unsigned 
 	unsigned taken = 0;
 
 	for (unsigned i = 0; i < n;) {
-		unsigned q = xtx_queue_of(e, d[i].hash), run = 1, k;
+		unsigned q = xtx_queue_of(e->nq, d[i].hash), run = 1, k;
 
-		while (i + run < n && xtx_queue_of(e, d[i + run].hash) == q)
+		while (i + run < n && xtx_queue_of(e->nq, d[i + run].hash) == q)
 			run++;
 		k = xtx_mpsc__enqueue_burst(r->lane[q], d + i, run);
 		for (unsigned j = 0; j < k; j++)
@@ -230,17 +229,16 @@ static unsigned step_shared(struct xtx_rxq *r)
 	avail = r->ncache;
 	for (unsigned i = 0; i < n; i++) {
 		const struct xdp_desc *rd = xsk_ring_cons__rx_desc(&r->rx, idx + i);
-		uint64_t a = rd->addr & XTX_DESC_ADDR_MASK, off = a & (e->frame_size - 1);
-		uint64_t fi = a >> e->frame_shift;
+		uint64_t a = rd->addr & XTX_DESC_ADDR_MASK, off = a & (e->fr.size - 1);
+		uint64_t fi = a >> e->fr.shift;
 
 		rx_bytes += rd->len;
-		if (fi >= e->nframes) {		/* not ours: the kernel never does this */
+		if (fi >= e->fr.count) {		/* not ours: the kernel never does this */
 			bad++;
 			continue;
 		}
-		/* Relaxed: see refill(). */
-		atomic_store_explicit(&e->owner[fi], 0, memory_order_relaxed);
-		if (rd->len < 14 || off + rd->len > e->frame_size) {
+		xtx_owner_set(&e->fr, (uint32_t)fi, 0);
+		if (rd->len < 14 || off + rd->len > e->fr.size) {
 			bad++;
 			back[nb++] = a;
 			continue;
@@ -252,7 +250,7 @@ static unsigned step_shared(struct xtx_rxq *r)
 		}
 		out[nf].addr = a;
 		out[nf].len = (uint16_t)rd->len;
-		read_meta(r, (uint8_t *)e->area + a, off, &out[nf]);
+		read_meta(r, (uint8_t *)e->fr.area + a, off, &out[nf]);
 		nf++;
 	}
 	xsk_ring_cons__release(&r->rx, n);
@@ -269,7 +267,7 @@ static unsigned step_copy(struct xtx_rxq *r)
 	uint64_t back[XTX_RX_BATCH], refused[XTX_RX_BATCH], rx_bytes = 0, fwd_bytes = 0;
 	unsigned n, nf = 0, nb = 0, nref = 0, taken, bad = 0, nofr = 0;
 	uint32_t idx = 0;
-	uint32_t room = e->frame_size - XTX_HEADROOM;
+	uint32_t room = e->fr.size - XTX_HEADROOM;
 
 	n = xsk_ring_cons__peek(&r->rx, XTX_RX_BATCH, &idx);
 	if (!n)
@@ -277,15 +275,15 @@ static unsigned step_copy(struct xtx_rxq *r)
 	cache_top_up(r, n);
 	for (unsigned i = 0; i < n; i++) {
 		const struct xdp_desc *rd = xsk_ring_cons__rx_desc(&r->rx, idx + i);
-		uint64_t a = rd->addr, off = a & (e->frame_size - 1);
+		uint64_t a = rd->addr, off = a & (e->fr.size - 1);
 
 		rx_bytes += rd->len;
-		if (a < r->rx_base || a >= r->rx_base + (uint64_t)e->fill_size * e->frame_size) {
+		if (a < r->rx_base || a >= r->rx_base + (uint64_t)e->fill_size * e->fr.size) {
 			bad++;			/* not this queue's: the kernel never does this */
 			continue;
 		}
 		back[nb++] = a;
-		if (rd->len < 14 || off + rd->len > e->frame_size || rd->len > room) {
+		if (rd->len < 14 || off + rd->len > e->fr.size || rd->len > room) {
 			bad++;
 			continue;
 		}
@@ -296,7 +294,7 @@ static unsigned step_copy(struct xtx_rxq *r)
 		out[nf].addr = r->cache[--r->ncache];
 		out[nf].len = (uint16_t)rd->len;
 		read_meta(r, (uint8_t *)e->rx_area + a, off, &out[nf]);
-		memcpy(xtx_frame_ptr(e, out[nf].addr), (uint8_t *)e->rx_area + a, rd->len);
+		memcpy(xtx_frame_ptr(&e->fr, out[nf].addr), (uint8_t *)e->rx_area + a, rd->len);
 		nf++;
 	}
 	xsk_ring_cons__release(&r->rx, n);
@@ -406,7 +404,7 @@ int xtx_rx_open(struct xtx_engine *e, const int *cpus, int ncpus, char *err, siz
 					     XTX_RX_BATCH;
 
 				for (unsigned k = 0; k < n; k++)
-					back[k] = r->rx_base + (uint64_t)(f + k) * e->frame_size;
+					back[k] = r->rx_base + (uint64_t)(f + k) * e->fr.size;
 				refill_copy(r, back, n);
 			}
 		} else {
@@ -468,16 +466,14 @@ void xtx_rx_stop(struct xtx_engine *e)
 		cache_flush(&e->rq[i]);		/* workers that never ran */
 	xtx_rx_sockets_close(e);
 	/* The kernel is done with the closed sockets' frames: take them back. */
-	for (uint32_t f = 0; e->owner && !e->rx_copy && f < e->nframes; f++) {
-		/* Relaxed: every writer has been joined. */
-		uint16_t o = atomic_load_explicit(&e->owner[f], memory_order_relaxed);
+	for (uint32_t f = 0; e->fr.owner && !e->rx_copy && f < e->fr.count; f++) {
+		uint16_t o = xtx_owner_get(&e->fr, f);	/* every writer has been joined */
 
 		if (o < XTX_OWNER_RXQ || o >= XTX_OWNER_RXQ + e->nrq)
 			continue;
-		/* Relaxed: as above, every writer has been joined. */
-		atomic_store_explicit(&e->owner[f], 0, memory_order_relaxed);
+		xtx_owner_set(&e->fr, f, 0);
 		CTR_ADD(e->rq[o - XTX_OWNER_RXQ].ctr.reclaimed, 1);
-		b[nb++] = ((uint64_t)f << e->frame_shift) + XTX_HEADROOM;
+		b[nb++] = ((uint64_t)f << e->fr.shift) + XTX_HEADROOM;
 		if (nb == XTX_BATCH) {
 			xtx_pool__put(&e->pool, b, nb);
 			nb = 0;

@@ -95,7 +95,7 @@ static int set_busy_poll(const char *ifname, uint32_t qid, int fd, int budget, c
 
 int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen)
 {
-	size_t len = (size_t)e->nframes * e->frame_size;
+	size_t len = (size_t)e->fr.count * e->fr.size;
 	int node = e->numa_node, lim_err;
 	unsigned nqueues = xtx_nic_tx_queues(NULL, e->ifname);
 	struct rlimit lim;
@@ -135,8 +135,8 @@ int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen)
 			int rc = -errno;
 
 			xtx_errf(err, errlen, "cannot allocate a UMEM of %zu MiB (%u frames of %u "
-				 "bytes): %s; use fewer or smaller frames", len >> 20, e->nframes,
-				 e->frame_size, strerror(errno));
+				 "bytes): %s; use fewer or smaller frames", len >> 20, e->fr.count,
+				 e->fr.size, strerror(errno));
 			return rc;
 		}
 	}
@@ -147,7 +147,7 @@ int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen)
 		xtx_info(&e->log, "%s reports no NUMA node (virtual device?): UMEM left local",
 			 e->ifname);
 	}
-	e->area = p;
+	e->fr.area = p;
 	e->area_len = len;
 
 	struct xsk_umem_config ucfg = {
@@ -155,11 +155,11 @@ int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen)
 		 * first TX socket's, which stays empty. */
 		.fill_size = e->nrq ? e->fill_size : 64,
 		.comp_size = e->o.comp_ring_size,
-		.frame_size = e->frame_size,
+		.frame_size = e->fr.size,
 		.frame_headroom = 0,
 		.flags = 0,
 	};
-	int rc = xsk_umem__create(&e->umem, e->area, (uint64_t)e->nframes * e->frame_size,
+	int rc = xsk_umem__create(&e->umem, e->fr.area, (uint64_t)e->fr.count * e->fr.size,
 				  &e->q[0].fill, &e->q[0].comp, &ucfg);
 	if (rc == -ENOBUFS) {		/* xdp_umem_account_pages(): over RLIMIT_MEMLOCK */
 		char was[96] = "", cur[32] = "unlimited";
@@ -189,9 +189,9 @@ void xtx_umem_teardown(struct xtx_engine *e)
 	if (e->umem)
 		xsk_umem__delete(e->umem);
 	e->umem = NULL;
-	if (e->area)
-		munmap(e->area, e->area_len);
-	e->area = NULL;
+	if (e->fr.area)
+		munmap(e->fr.area, e->area_len);
+	e->fr.area = NULL;
 }
 
 static int try_socket_once(struct xtx_engine *e, struct xtx_queue *q, uint16_t mode_flag)
@@ -341,10 +341,10 @@ static int rx_sockets_copy(struct xtx_engine *e, char *err, size_t errlen)
 	struct xsk_umem_config ucfg = {
 		.fill_size = e->fill_size,
 		.comp_size = 64,	/* no TX on these sockets */
-		.frame_size = e->frame_size,
+		.frame_size = e->fr.size,
 		.frame_headroom = 0,
 	};
-	size_t per = (size_t)e->fill_size * e->frame_size;
+	size_t per = (size_t)e->fill_size * e->fr.size;
 	uint16_t mode = e->o.mode == XTX_MODE_COPY ? XDP_COPY : XDP_ZEROCOPY;
 	int rc;
 
