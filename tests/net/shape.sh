@@ -1,29 +1,38 @@
 #!/usr/bin/env bash
 # shape.sh - xtx-shape on a fresh three-namespace testbed (tx0 -> fw0 [xtx-shape] fw1 -> rx0,
-# two queues per veth):
-#   1. rates: three classes offered above the egress ceil (30 Mbit/s) by xtx-send on two
-#      queues, received by two workers (--queues 2) feeding one scheduler: one class
-#      under its rate, two above; at the receiver (xtx-sink, a window in the steady state)
-#      each class is within 2% of what HTB gives: the under-rate class all it offers, the
-#      prio-1 class its rate, the prio-0 class its rate plus all that is left over; flow
-#      order preserved; every frame accounted for (received = forwarded = sent + dropped
-#      by the scheduler; all frames back in the pool after exit);
-#   2. router mode, compared with tshark captures on tx0 and rx0 (kernel UDP sender): every
-#      frame arrives, byte for byte the same except the MACs (next hop's, fw1's) and the
-#      TTL (one less; IP checksum valid);
-#   3. while it runs: ARP and ICMP echo to the shaper's own addresses answered (the tx
-#      side's neighbour entry deleted first, so ARP must work); ICMP through it too;
-#   4. l2 mode (bump in the wire), on the one-copy receive path (--rx-copy, the fallback
-#      when the interfaces cannot share a UMEM): frames arrive unchanged, byte for byte;
-#   6. (run before 5) IPv6 in router mode: captures identical but the MACs and the hop
-#      limit (one less);
-#   5. a shaper killed with SIGKILL leaves its program on fw0 (traffic still flows through
-#      the kernel); the next run removes it; after a clean exit no XDP program and no
-#      AF_XDP socket is left in the forwarding namespace;
-#   7. (during 1 and 4) the dequeuer runs at nice -10 by default, SCHED_FIFO at priority
-#      1 with --deq-rt 1; --deq-rt is refused with --busy-poll (usage error) and when the
-#      real-time dequeuers would hold every CPU the process may use (taskset -c 0).
+# two queues per veth), one test function each:
+#   rates           three classes offered above the egress ceil (30 Mbit/s) by xtx-send on
+#                   two queues, received by two workers (--queues 2) feeding one scheduler:
+#                   one class under its rate, two above; at the receiver (xtx-sink, a window
+#                   in the steady state) each class is within 2% of what HTB gives: the
+#                   under-rate class all it offers, the prio-1 class its rate, the prio-0
+#                   class its rate plus all that is left over; flow order preserved; every
+#                   frame accounted for (received = forwarded = sent + dropped by the
+#                   scheduler; all frames back in the pool after exit); the dequeuer runs at
+#                   nice -10 by default;
+#   router          router mode, compared with tshark captures on tx0 and rx0 (kernel UDP
+#                   sender): every frame arrives, byte for byte the same except the MACs
+#                   (next hop's, fw1's) and the TTL (one less; IP checksum valid);
+#   arp_icmp        while it runs: ARP and ICMP echo to the shaper's own addresses answered
+#                   (the tx side's neighbour entry deleted first, so ARP must work); ICMP
+#                   through it too;
+#   deq_rt_refused  --deq-rt is refused with --busy-poll (usage error) and when the
+#                   real-time dequeuers would hold every CPU the process may use
+#                   (taskset -c 0); nothing is left attached;
+#   l2              l2 mode (bump in the wire), on the one-copy receive path (--rx-copy, the
+#                   fallback when the interfaces cannot share a UMEM): frames arrive
+#                   unchanged, byte for byte; with --deq-rt 1 the dequeuer runs SCHED_FIFO
+#                   at priority 1;
+#   ipv6            IPv6 in router mode: captures identical but the MACs and the hop limit
+#                   (one less);
+#   sigkill         a shaper killed with SIGKILL leaves its program on fw0 (traffic still
+#                   flows through the kernel); the next run removes it; after a clean exit
+#                   no XDP program and no AF_XDP socket is left in the forwarding namespace.
+# Each function starts and stops its own shaper on the testbed set up once; l2 points tx0's
+# neighbour entry for fw0 at rx0's MAC and puts it back before it returns.
 . "$(dirname "$0")/../lib/net.sh"
+ALL_TESTS="test_rates test_router test_arp_icmp test_deq_rt_refused test_l2 test_ipv6
+  test_sigkill"
 PROBE=build/release/tests/net/test_icmp_probe
 for b in xtx-shape udp-send; do
   [ -x $BIN/$b ] || { echo "missing $BIN/$b: run make"; exit 1; }
@@ -52,57 +61,15 @@ match proto udp dport 9014-9027 class 1:20
 match proto udp dport 9028-9029 class 1:30
 EOF
 
-# --- 1. rates, order, accounting ----------------------------------------------------------
-shape_start --classes $TMPD/classes.conf --rules $TMPD/rules --queues 2
-echo "shaper: $(tr '\n' ' ' < "$TMPD/shape.ready")"
-read -r pol prio nice <<< "$(deq_sched)"
-echo "dequeuer: policy $pol rt priority $prio nice $nice (default)"
-[ "$pol $prio $nice" = "0 0 -10" ] || fail "default dequeuer: policy $pol priority $prio nice $nice, expected SCHED_OTHER at nice -10"
-# 30 flows of 2 Mbit/s of frame bytes (1000-byte frames: 2.048 Mbit/s on the wire).
-in_tx timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" \
-  --dst-mac "$TX_NEXTHOP_MAC" --flows 30 --size 1000 --rate 60mbit --duration 7 --producers 2 \
-  --queues 2 \
-  --interval 0 --json > $TMPD/send.json 2> $TMPD/send.err &
-send_pid=$!
-sleep 2.5			# queues full, rates settled
-sink_start --ports 9000-9029 --duration 3
-wait "$SINK_PID"; SINK_PID=
-wait $send_pid || { cat $TMPD/send.err; fail "xtx-send failed"; }
-sleep 1.5			# the queues drain
-shape_stop
-dur=$(jget $SINK_JSON .duration_s)
-wire() { # port_lo port_hi -> Mbit/s on the wire at the sink
-  jq --argjson lo "$1" --argjson hi "$2" --argjson d "$dur" \
-    '[.per_port[] | select(.port >= $lo and .port <= $hi)] | ((map(.bytes) | add) + 24 * (map(.pkts) | add)) * 8 / $d / 1e6' \
-    $SINK_JSON
-}
-a=$(wire 9000 9013) b=$(wire 9014 9027) c=$(wire 9028 9029)
-# HTB: 1:30 is offered 2 flows x 2.048 = 4.096 Mbit/s, under its rate: it gets all of it.
-# 1:20 (prio 1) is above its rate; 1:10 (prio 0) borrows first, so it gets the rest of
-# the parent's 30 Mbit/s: 30 - 10 - 1:30's share.
-exp_c=4.096 exp_b=10 exp_a=$(awk -v c="$exp_c" 'BEGIN { print 30 - 10 - c }')
-for x in "1:10 $a $exp_a" "1:20 $b $exp_b" "1:30 $c $exp_c"; do
-  set -- $x
-  e=$(awk -v m="$2" -v w="$3" 'BEGIN { printf "%.2f", (m - w) / w * 100 }')
-  echo "class $1: $(printf %.3f "$2") Mbit/s at the sink, HTB gives $3 ($e%)"
-  awk -v e="$e" 'BEGIN { exit !(e <= 2 && e >= -2) }' || fail "class $1 off by $e%"
-done
-[ "$(jget $TMPD/shape.json '.classes[] | select(.handle == "1:30") | .dropped_pkts')" = 0 ] ||
-  fail "the under-rate class 1:30 lost frames in the shaper"
-echo "sink: $(jget $SINK_JSON .pkts) frames, in order $(jget $SINK_JSON .in_order), out of order $(jget $SINK_JSON .out_of_order)"
-[ "$(jget $SINK_JSON .out_of_order)" = 0 ] || fail "frames out of order at the sink"
-[ "$(jget $SINK_JSON '.per_port | length')" = 30 ] || fail "not all 30 flows arrived"
-echo "shaper: rx $(jget $TMPD/shape.json .rx.pkts) fwd $(jget $TMPD/shape.json .rx.fwd_pkts) sent $(jget $TMPD/shape.json .tx.sent_pkts) sched drops $(jq -c .tx.drops $TMPD/shape.json) xdp redirect $(jget $TMPD/shape.json .xdp.redirect.pkts)"
-[ "$(jget $TMPD/shape.json .rx.pkts)" -gt 30000 ] || fail "the shaper received too little"
-[ "$(jget $TMPD/shape.json .xdp.pass_no_socket.pkts)" = 0 ] || fail "frames arrived on a queue without a socket"
-[ "$(jget $TMPD/shape.json .xdp.redirect.pkts)" = "$(( $(jget $TMPD/shape.json .rx.pkts) + $(jget $TMPD/shape.json .rx.kernel.dropped) ))" ] ||
-  fail "XDP redirected $(jget $TMPD/shape.json .xdp.redirect.pkts), sockets got $(jget $TMPD/shape.json .rx.pkts) + kernel drops"
-check_frames
-
-# --- 2. router mode byte comparison, 3. ARP and ICMP ------------------------------------
+# --- helpers ------------------------------------------------------------------------------
 capture() { # ns dev file
   tb_run "$1" timeout 20 tshark -q -i "$2" -c 300 -w "$3" \
     -f "udp dst portrange 9000-9029" 2>/dev/null &
+}
+wire() { # port_lo port_hi -> Mbit/s on the wire at the sink (over the caller's $dur)
+  jq --argjson lo "$1" --argjson hi "$2" --argjson d "$dur" \
+    '[.per_port[] | select(.port >= $lo and .port <= $hi)] | ((map(.bytes) | add) + 24 * (map(.pkts) | add)) * 8 / $d / 1e6' \
+    $SINK_JSON
 }
 hexes() { tshark -r "$1" -T json -x 2>/dev/null | jq -r '.[]._source.layers.frame_raw[0]'; }
 compare() { # mode(router|l2) -> checks $TMPD/tx.pcap against $TMPD/rx.pcap
@@ -129,85 +96,151 @@ compare() { # mode(router|l2) -> checks $TMPD/tx.pcap against $TMPD/rx.pcap
   [ "${#TXF[@]}" = 300 ] && [ "$n" = 300 ] || fail "$mode: captured ${#TXF[@]} sent / $n received, expected 300"
   [ $miss = 0 ] && [ $bad = 0 ] && [ "$ck" = 0 ] || fail "$mode: frames changed beyond what the mode allows"
 }
-shape_start --classes $TMPD/classes.conf --rules $TMPD/rules
-capture "$TX_NS" "$TX_DEV" $TMPD/tx.pcap; cap1=$!
-capture "$RX_NS" "$RX_DEV" $TMPD/rx.pcap; cap2=$!
-sleep 1.5
-in_tx timeout 30 $BIN/udp-send --dst-ip "$RX_IP" --flows 30 --count 300 \
-  --size 200 --stamp --quiet --json > /dev/null || fail "udp-send failed"
-wait $cap1 $cap2
-compare router
-# ARP: drop the tx side's static entry for fw0 first; ICMP to both shaper addresses and
-# through it.
-ip -n "$TX_NS" neigh del "$FW_IN_IP" dev "$TX_DEV"
-in_tx $PROBE "$FW_IN_IP" 3 5 || fail "no ICMP echo reply from the shaper's $FW_IN_IP"
-ip -n "$TX_NS" neigh show "$FW_IN_IP" dev "$TX_DEV" | grep -q "lladdr $FW_IN_MAC" ||
-  fail "ARP for $FW_IN_IP was not answered ($(ip -n "$TX_NS" neigh show "$FW_IN_IP"))"
-in_tx $PROBE "$FW_OUT_IP" 3 5 || fail "no ICMP echo reply from the shaper's $FW_OUT_IP"
-in_tx $PROBE "$RX_IP" 3 5 || fail "no ICMP echo reply through the shaper"
-shape_stop
-echo "xdp: $(jq -c '.xdp | to_entries | map(select(.value.pkts > 0)) | map({(.key): .value.pkts}) | add' $TMPD/shape.json)"
-[ "$(jget $TMPD/shape.json .xdp.pass_arp.pkts)" -ge 1 ] || fail "no ARP went to the kernel"
-[ "$(jget $TMPD/shape.json .xdp.pass_not_fwded.pkts)" -ge 6 ] || fail "echo requests to the shaper were not passed"
-check_frames
 
-# --- 7. --deq-rt with --busy-poll ----------------------------------------------------------
-tb_run "$FW_NS" $BIN/xtx-shape --in fw0 --out fw1 --classes $TMPD/classes.conf --deq-rt 2 --busy-poll \
-  > /dev/null 2> $TMPD/e.txt
-rc=$?
-[ $rc = 2 ] && grep -q -- "--deq-rt 2 with --busy-poll" $TMPD/e.txt ||
-  fail "--deq-rt with --busy-poll: exit $rc, $(head -1 $TMPD/e.txt)"
-taskset -c 0 $BIN/xtx-shape --netns "$FW_NS" --in "$FW_IN_DEV" --out "$FW_OUT_DEV" \
-  --classes $TMPD/classes.conf --rules $TMPD/rules --deq-rt 1 --duration 1 --interval 0 \
-  > /dev/null 2> $TMPD/e.txt
-rc=$?
-echo "--deq-rt 1 on one CPU: exit $rc: $(grep -m1 deq_rtprio $TMPD/e.txt)"
-[ $rc = 1 ] && grep -q "could hold all 1 CPU" $TMPD/e.txt ||
-  fail "--deq-rt on one CPU: exit $rc, $(head -3 $TMPD/e.txt)"
-nothing_attached "after a refused --deq-rt"
+# --- rates, order, accounting -------------------------------------------------------------
+test_rates() {
+  local pol prio nice send_pid dur a b c exp_a exp_b exp_c x e
+  shape_start --classes $TMPD/classes.conf --rules $TMPD/rules --queues 2 || return
+  echo "shaper: $(tr '\n' ' ' < "$TMPD/shape.ready")"
+  read -r pol prio nice <<< "$(deq_sched)"
+  echo "dequeuer: policy $pol rt priority $prio nice $nice (default)"
+  [ "$pol $prio $nice" = "0 0 -10" ] || fail "default dequeuer: policy $pol priority $prio nice $nice, expected SCHED_OTHER at nice -10"
+  # 30 flows of 2 Mbit/s of frame bytes (1000-byte frames: 2.048 Mbit/s on the wire).
+  in_tx timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" \
+    --dst-mac "$TX_NEXTHOP_MAC" --flows 30 --size 1000 --rate 60mbit --duration 7 --producers 2 \
+    --queues 2 \
+    --interval 0 --json > $TMPD/send.json 2> $TMPD/send.err &
+  send_pid=$!
+  sleep 2.5			# queues full, rates settled
+  sink_start --ports 9000-9029 --duration 3
+  wait "$SINK_PID"; SINK_PID=
+  wait $send_pid || { cat $TMPD/send.err; fail "xtx-send failed"; }
+  sleep 1.5			# the queues drain
+  shape_stop
+  dur=$(jget $SINK_JSON .duration_s)
+  a=$(wire 9000 9013) b=$(wire 9014 9027) c=$(wire 9028 9029)
+  # HTB: 1:30 is offered 2 flows x 2.048 = 4.096 Mbit/s, under its rate: it gets all of it.
+  # 1:20 (prio 1) is above its rate; 1:10 (prio 0) borrows first, so it gets the rest of
+  # the parent's 30 Mbit/s: 30 - 10 - 1:30's share.
+  exp_c=4.096 exp_b=10 exp_a=$(awk -v c="$exp_c" 'BEGIN { print 30 - 10 - c }')
+  for x in "1:10 $a $exp_a" "1:20 $b $exp_b" "1:30 $c $exp_c"; do
+    set -- $x
+    e=$(awk -v m="$2" -v w="$3" 'BEGIN { printf "%.2f", (m - w) / w * 100 }')
+    echo "class $1: $(printf %.3f "$2") Mbit/s at the sink, HTB gives $3 ($e%)"
+    awk -v e="$e" 'BEGIN { exit !(e <= 2 && e >= -2) }' || fail "class $1 off by $e%"
+  done
+  [ "$(jget $TMPD/shape.json '.classes[] | select(.handle == "1:30") | .dropped_pkts')" = 0 ] ||
+    fail "the under-rate class 1:30 lost frames in the shaper"
+  echo "sink: $(jget $SINK_JSON .pkts) frames, in order $(jget $SINK_JSON .in_order), out of order $(jget $SINK_JSON .out_of_order)"
+  [ "$(jget $SINK_JSON .out_of_order)" = 0 ] || fail "frames out of order at the sink"
+  [ "$(jget $SINK_JSON '.per_port | length')" = 30 ] || fail "not all 30 flows arrived"
+  echo "shaper: rx $(jget $TMPD/shape.json .rx.pkts) fwd $(jget $TMPD/shape.json .rx.fwd_pkts) sent $(jget $TMPD/shape.json .tx.sent_pkts) sched drops $(jq -c .tx.drops $TMPD/shape.json) xdp redirect $(jget $TMPD/shape.json .xdp.redirect.pkts)"
+  [ "$(jget $TMPD/shape.json .rx.pkts)" -gt 30000 ] || fail "the shaper received too little"
+  [ "$(jget $TMPD/shape.json .xdp.pass_no_socket.pkts)" = 0 ] || fail "frames arrived on a queue without a socket"
+  [ "$(jget $TMPD/shape.json .xdp.redirect.pkts)" = "$(( $(jget $TMPD/shape.json .rx.pkts) + $(jget $TMPD/shape.json .rx.kernel.dropped) ))" ] ||
+    fail "XDP redirected $(jget $TMPD/shape.json .xdp.redirect.pkts), sockets got $(jget $TMPD/shape.json .rx.pkts) + kernel drops"
+  check_frames
+}
 
-# --- 4. l2 mode ----------------------------------------------------------------------------
-# A bump in the wire: tx addresses rx's MAC directly; fw0 and fw1 are just the wire.
-ip -n "$TX_NS" neigh replace "$FW_IN_IP" lladdr "$RX_MAC" dev "$TX_DEV" nud permanent
-shape_start --classes $TMPD/classes.conf --rules $TMPD/rules --l2 --rx-copy --deq-rt 1
-read -r pol prio nice <<< "$(deq_sched)"
-echo "dequeuer with --deq-rt 1: policy $pol rt priority $prio"
-[ "$pol $prio" = "1 1" ] || fail "--deq-rt 1: policy $pol priority $prio, expected SCHED_FIFO (1) at 1"
-capture "$TX_NS" "$TX_DEV" $TMPD/tx.pcap; cap1=$!
-capture "$RX_NS" "$RX_DEV" $TMPD/rx.pcap; cap2=$!
-sleep 1.5
-in_tx timeout 30 $BIN/udp-send --dst-ip "$RX_IP" --flows 30 --count 300 \
-  --size 200 --stamp --quiet --json > /dev/null || fail "udp-send failed"
-wait $cap1 $cap2
-shape_stop
-compare l2
-[ "$(jget $TMPD/shape.json .mode)" = l2 ] || fail "not in l2 mode"
-[ "$(jget $TMPD/shape.json .rx_path)" = copy ] || fail "--rx-copy: receive path is $(jget $TMPD/shape.json .rx_path)"
-[ "$(jget $TMPD/shape.json .rx.copied)" = "$(jget $TMPD/shape.json .rx.fwd_pkts)" ] ||
-  fail "copy path: copied $(jget $TMPD/shape.json .rx.copied) of $(jget $TMPD/shape.json .rx.fwd_pkts) forwarded"
-check_frames
-ip -n "$TX_NS" neigh replace "$FW_IN_IP" lladdr "$FW_IN_MAC" dev "$TX_DEV" nud permanent
+# --- router mode byte comparison ----------------------------------------------------------
+test_router() {
+  local cap1 cap2
+  shape_start --classes $TMPD/classes.conf --rules $TMPD/rules || return
+  capture "$TX_NS" "$TX_DEV" $TMPD/tx.pcap; cap1=$!
+  capture "$RX_NS" "$RX_DEV" $TMPD/rx.pcap; cap2=$!
+  sleep 1.5
+  in_tx timeout 30 $BIN/udp-send --dst-ip "$RX_IP" --flows 30 --count 300 \
+    --size 200 --stamp --quiet --json > /dev/null || fail "udp-send failed"
+  wait $cap1 $cap2
+  compare router
+  shape_stop
+  check_frames
+}
 
-# --- 6. IPv6 in router mode ---------------------------------------------------------------
-# Addresses from 2001:2::/48 (RFC 5180, benchmarking); static neighbours so that no frame
-# waits for neighbour discovery. A kernel UDP socket sends 300 numbered datagrams (every
-# frame differs) through the shaper; at rx0 each must be the frame sent, with
-# the next hop's and fw1's MACs and the hop limit one less, nothing else changed.
-ip -n "$TX_NS" -6 addr add 2001:2:0:a::1/64 dev "$TX_DEV" nodad
-ip -n "$FW_NS" -6 addr add 2001:2:0:a::fe/64 dev "$FW_IN_DEV" nodad
-ip -n "$FW_NS" -6 addr add 2001:2:0:b::fe/64 dev "$FW_OUT_DEV" nodad
-ip -n "$RX_NS" -6 addr add 2001:2:0:b::2/64 dev "$RX_DEV" nodad
-ip -n "$TX_NS" -6 route add 2001:2:0:b::/64 via 2001:2:0:a::fe
-ip -n "$RX_NS" -6 route add 2001:2:0:a::/64 via 2001:2:0:b::fe
-tb_run "$FW_NS" sysctl -qw net.ipv6.conf.all.forwarding=1
-ip -n "$FW_NS" -6 neigh replace 2001:2:0:b::2 lladdr "$RX_MAC" dev "$FW_OUT_DEV" nud permanent
-shape_start --classes $TMPD/classes.conf --rules $TMPD/rules
-capture "$TX_NS" "$TX_DEV" $TMPD/tx6.pcap; cap1=$!
-capture "$RX_NS" "$RX_DEV" $TMPD/rx6.pcap; cap2=$!
-sleep 1.5
-# Through the kernel's stack (a capture on tx0 does not see AF_XDP's transmissions).
-ip -n "$TX_NS" -6 neigh replace 2001:2:0:a::fe lladdr "$FW_IN_MAC" dev "$TX_DEV" nud permanent
-in_tx timeout 30 python3 -c '
+# --- ARP and ICMP while it runs ---------------------------------------------------------
+test_arp_icmp() {
+  shape_start --classes $TMPD/classes.conf --rules $TMPD/rules || return
+  # ARP: drop the tx side's static entry for fw0 first; ICMP to both shaper addresses and
+  # through it.
+  ip -n "$TX_NS" neigh del "$FW_IN_IP" dev "$TX_DEV"
+  in_tx $PROBE "$FW_IN_IP" 3 5 || fail "no ICMP echo reply from the shaper's $FW_IN_IP"
+  ip -n "$TX_NS" neigh show "$FW_IN_IP" dev "$TX_DEV" | grep -q "lladdr $FW_IN_MAC" ||
+    fail "ARP for $FW_IN_IP was not answered ($(ip -n "$TX_NS" neigh show "$FW_IN_IP"))"
+  in_tx $PROBE "$FW_OUT_IP" 3 5 || fail "no ICMP echo reply from the shaper's $FW_OUT_IP"
+  in_tx $PROBE "$RX_IP" 3 5 || fail "no ICMP echo reply through the shaper"
+  shape_stop
+  echo "xdp: $(jq -c '.xdp | to_entries | map(select(.value.pkts > 0)) | map({(.key): .value.pkts}) | add' $TMPD/shape.json)"
+  [ "$(jget $TMPD/shape.json .xdp.pass_arp.pkts)" -ge 1 ] || fail "no ARP went to the kernel"
+  [ "$(jget $TMPD/shape.json .xdp.pass_not_fwded.pkts)" -ge 6 ] || fail "echo requests to the shaper were not passed"
+  check_frames
+}
+
+# --- --deq-rt refused ---------------------------------------------------------------------
+test_deq_rt_refused() {
+  local rc
+  tb_run "$FW_NS" $BIN/xtx-shape --in fw0 --out fw1 --classes $TMPD/classes.conf --deq-rt 2 --busy-poll \
+    > /dev/null 2> $TMPD/e.txt
+  rc=$?
+  [ $rc = 2 ] && grep -q -- "--deq-rt 2 with --busy-poll" $TMPD/e.txt ||
+    fail "--deq-rt with --busy-poll: exit $rc, $(head -1 $TMPD/e.txt)"
+  taskset -c 0 $BIN/xtx-shape --netns "$FW_NS" --in "$FW_IN_DEV" --out "$FW_OUT_DEV" \
+    --classes $TMPD/classes.conf --rules $TMPD/rules --deq-rt 1 --duration 1 --interval 0 \
+    > /dev/null 2> $TMPD/e.txt
+  rc=$?
+  echo "--deq-rt 1 on one CPU: exit $rc: $(grep -m1 deq_rtprio $TMPD/e.txt)"
+  [ $rc = 1 ] && grep -q "could hold all 1 CPU" $TMPD/e.txt ||
+    fail "--deq-rt on one CPU: exit $rc, $(head -3 $TMPD/e.txt)"
+  nothing_attached "after a refused --deq-rt"
+}
+
+# --- l2 mode --------------------------------------------------------------------------------
+test_l2() {
+  local pol prio nice cap1 cap2
+  # A bump in the wire: tx addresses rx's MAC directly; fw0 and fw1 are just the wire.
+  ip -n "$TX_NS" neigh replace "$FW_IN_IP" lladdr "$RX_MAC" dev "$TX_DEV" nud permanent
+  shape_start --classes $TMPD/classes.conf --rules $TMPD/rules --l2 --rx-copy --deq-rt 1 ||
+    { ip -n "$TX_NS" neigh replace "$FW_IN_IP" lladdr "$FW_IN_MAC" dev "$TX_DEV" nud permanent; return; }
+  read -r pol prio nice <<< "$(deq_sched)"
+  echo "dequeuer with --deq-rt 1: policy $pol rt priority $prio"
+  [ "$pol $prio" = "1 1" ] || fail "--deq-rt 1: policy $pol priority $prio, expected SCHED_FIFO (1) at 1"
+  capture "$TX_NS" "$TX_DEV" $TMPD/tx.pcap; cap1=$!
+  capture "$RX_NS" "$RX_DEV" $TMPD/rx.pcap; cap2=$!
+  sleep 1.5
+  in_tx timeout 30 $BIN/udp-send --dst-ip "$RX_IP" --flows 30 --count 300 \
+    --size 200 --stamp --quiet --json > /dev/null || fail "udp-send failed"
+  wait $cap1 $cap2
+  shape_stop
+  compare l2
+  [ "$(jget $TMPD/shape.json .mode)" = l2 ] || fail "not in l2 mode"
+  [ "$(jget $TMPD/shape.json .rx_path)" = copy ] || fail "--rx-copy: receive path is $(jget $TMPD/shape.json .rx_path)"
+  [ "$(jget $TMPD/shape.json .rx.copied)" = "$(jget $TMPD/shape.json .rx.fwd_pkts)" ] ||
+    fail "copy path: copied $(jget $TMPD/shape.json .rx.copied) of $(jget $TMPD/shape.json .rx.fwd_pkts) forwarded"
+  check_frames
+  ip -n "$TX_NS" neigh replace "$FW_IN_IP" lladdr "$FW_IN_MAC" dev "$TX_DEV" nud permanent
+}
+
+# --- IPv6 in router mode ---------------------------------------------------------------
+test_ipv6() {
+  local cap1 cap2 t r want n6 miss6 bad6
+  # Addresses from 2001:2::/48 (RFC 5180, benchmarking); static neighbours so that no frame
+  # waits for neighbour discovery. A kernel UDP socket sends 300 numbered datagrams (every
+  # frame differs) through the shaper; at rx0 each must be the frame sent, with
+  # the next hop's and fw1's MACs and the hop limit one less, nothing else changed.
+  ip -n "$TX_NS" -6 addr add 2001:2:0:a::1/64 dev "$TX_DEV" nodad
+  ip -n "$FW_NS" -6 addr add 2001:2:0:a::fe/64 dev "$FW_IN_DEV" nodad
+  ip -n "$FW_NS" -6 addr add 2001:2:0:b::fe/64 dev "$FW_OUT_DEV" nodad
+  ip -n "$RX_NS" -6 addr add 2001:2:0:b::2/64 dev "$RX_DEV" nodad
+  ip -n "$TX_NS" -6 route add 2001:2:0:b::/64 via 2001:2:0:a::fe
+  ip -n "$RX_NS" -6 route add 2001:2:0:a::/64 via 2001:2:0:b::fe
+  tb_run "$FW_NS" sysctl -qw net.ipv6.conf.all.forwarding=1
+  ip -n "$FW_NS" -6 neigh replace 2001:2:0:b::2 lladdr "$RX_MAC" dev "$FW_OUT_DEV" nud permanent
+  shape_start --classes $TMPD/classes.conf --rules $TMPD/rules || return
+  capture "$TX_NS" "$TX_DEV" $TMPD/tx6.pcap; cap1=$!
+  capture "$RX_NS" "$RX_DEV" $TMPD/rx6.pcap; cap2=$!
+  sleep 1.5
+  # Through the kernel's stack (a capture on tx0 does not see AF_XDP's transmissions).
+  ip -n "$TX_NS" -6 neigh replace 2001:2:0:a::fe lladdr "$FW_IN_MAC" dev "$TX_DEV" nud permanent
+  in_tx timeout 30 python3 -c '
 import socket, time
 s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
 s.bind(("2001:2:0:a::1", 9000))
@@ -215,38 +248,42 @@ for i in range(300):
     s.sendto(b"xtx-v6-%05d" % i + bytes(126), ("2001:2:0:b::2", 9000 + i % 30))
     time.sleep(0.0005)
 ' || fail "the IPv6 sender failed"
-wait $cap1 $cap2
-shape_stop
-declare -A TX6=()
-while read -r t; do TX6[${t:44}]=$t; done < <(hexes $TMPD/tx6.pcap)
-want=$(echo "$RX_MAC$FW_OUT_MAC" | tr -d ':') n6=0 miss6=0 bad6=0
-while read -r r; do
-  n6=$((n6 + 1))
-  t=${TX6[${r:44}]:-}
-  if [ -z "$t" ]; then miss6=$((miss6 + 1)); continue; fi
-  # bytes 0-11 MACs, 12-20 ethertype .. next header, 21 hop limit, 22- addresses, UDP
-  if [ "${r:0:24}" != "$want" ] || [ "${r:24:18}" != "${t:24:18}" ] ||
-     [ $((16#${r:42:2})) != $((16#${t:42:2} - 1)) ]; then
-    bad6=$((bad6 + 1))
-    [ $bad6 -le 2 ] && echo "  sent     $t" && echo "  received $r"
-  fi
-done < <(hexes $TMPD/rx6.pcap)
-echo "router IPv6: sent ${#TX6[@]} frames, received $n6, unmatched $miss6, differing $bad6"
-[ "${#TX6[@]}" = 300 ] && [ "$n6" = 300 ] || fail "IPv6: captured ${#TX6[@]} sent / $n6 received, expected 300"
-[ $miss6 = 0 ] && [ $bad6 = 0 ] || fail "IPv6: frames changed beyond MACs and hop limit"
-[ "$(jget $TMPD/shape.json .rx.fwd_pkts)" -ge 300 ] || fail "IPv6: the shaper forwarded $(jget $TMPD/shape.json .rx.fwd_pkts) frames"
+  wait $cap1 $cap2
+  shape_stop
+  declare -A TX6=()
+  while read -r t; do TX6[${t:44}]=$t; done < <(hexes $TMPD/tx6.pcap)
+  want=$(echo "$RX_MAC$FW_OUT_MAC" | tr -d ':') n6=0 miss6=0 bad6=0
+  while read -r r; do
+    n6=$((n6 + 1))
+    t=${TX6[${r:44}]:-}
+    if [ -z "$t" ]; then miss6=$((miss6 + 1)); continue; fi
+    # bytes 0-11 MACs, 12-20 ethertype .. next header, 21 hop limit, 22- addresses, UDP
+    if [ "${r:0:24}" != "$want" ] || [ "${r:24:18}" != "${t:24:18}" ] ||
+       [ $((16#${r:42:2})) != $((16#${t:42:2} - 1)) ]; then
+      bad6=$((bad6 + 1))
+      [ $bad6 -le 2 ] && echo "  sent     $t" && echo "  received $r"
+    fi
+  done < <(hexes $TMPD/rx6.pcap)
+  echo "router IPv6: sent ${#TX6[@]} frames, received $n6, unmatched $miss6, differing $bad6"
+  [ "${#TX6[@]}" = 300 ] && [ "$n6" = 300 ] || fail "IPv6: captured ${#TX6[@]} sent / $n6 received, expected 300"
+  [ $miss6 = 0 ] && [ $bad6 = 0 ] || fail "IPv6: frames changed beyond MACs and hop limit"
+  [ "$(jget $TMPD/shape.json .rx.fwd_pkts)" -ge 300 ] || fail "IPv6: the shaper forwarded $(jget $TMPD/shape.json .rx.fwd_pkts) frames"
+}
 
-# --- 5. SIGKILL, stale program, nothing left -------------------------------------------
-shape_start --classes $TMPD/classes.conf --rules $TMPD/rules
-# One receive socket per fw0 queue (all of them by default) and one transmit socket.
-[ "$(xdp_sockets "$FW_NS")" = $((QUEUES + 1)) ] ||
-  fail "expected $((QUEUES + 1)) AF_XDP sockets while running, found $(xdp_sockets "$FW_NS")"
-kill -KILL "$SHAPE_PID"; wait "$SHAPE_PID" 2>/dev/null; SHAPE_PID=
-ip -n "$FW_NS" -o link show dev "$FW_IN_DEV" | grep -q xdp || fail "expected a stale program on fw0 after SIGKILL"
-in_tx $PROBE "$RX_IP" 2 5 || fail "a killed shaper's program blocks traffic"
-shape_start --classes $TMPD/classes.conf --rules $TMPD/rules
-grep -q "removing a stale xtx_redirect program" "$TMPD/shape.err" || fail "the stale program was not reported removed"
-shape_stop
-sleep 0.3
-nothing_attached "after exit"
-net_done
+# --- SIGKILL, stale program, nothing left -------------------------------------------
+test_sigkill() {
+  shape_start --classes $TMPD/classes.conf --rules $TMPD/rules || return
+  # One receive socket per fw0 queue (all of them by default) and one transmit socket.
+  [ "$(xdp_sockets "$FW_NS")" = $((QUEUES + 1)) ] ||
+    fail "expected $((QUEUES + 1)) AF_XDP sockets while running, found $(xdp_sockets "$FW_NS")"
+  kill -KILL "$SHAPE_PID"; wait "$SHAPE_PID" 2>/dev/null; SHAPE_PID=
+  ip -n "$FW_NS" -o link show dev "$FW_IN_DEV" | grep -q xdp || fail "expected a stale program on fw0 after SIGKILL"
+  in_tx $PROBE "$RX_IP" 2 5 || fail "a killed shaper's program blocks traffic"
+  shape_start --classes $TMPD/classes.conf --rules $TMPD/rules || return
+  grep -q "removing a stale xtx_redirect program" "$TMPD/shape.err" || fail "the stale program was not reported removed"
+  shape_stop
+  sleep 0.3
+  nothing_attached "after exit"
+}
+
+net_run_tests
