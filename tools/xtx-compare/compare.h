@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* compare.h - the parts of xtx-compare:
- *   main.c     options, --help, the plan of runs, cleanup on any exit
- *   proc.c     child processes (spawn in a namespace, wait with a deadline, stop), files
- *   measure.c  one measurement: qdisc for the path, sink, sender, figures
- *   forward.c  one measurement of --mode forward: a forwarder between sender and sink
+/* compare.h - the parts of xtx-compare. Calls go down this list, never up; the two mode
+ * files do not call each other (main.c picks the mode of each measurement):
+ *   main.c     options, --help, the plan of runs, the mode, cleanup on any exit
  *   report.c   medians and spreads, the tables (terminal and markdown), --json, --plot
+ *   send.c     one measurement of --mode send: qdisc for the path, sink, sender
+ *   forward.c  one measurement of --mode forward: a forwarder between sender and sink
  *   remote.c   the sink control channel (serve mode on the receiver, client here)
+ *   qdisc.c    the qdisc a path changes: saved, applied, put back and checked (tc)
+ *   meas.c     the paths; one measurement's record, error, summaries and figures
+ *   argv.c     the command lines of the tools it runs
+ *   proc.c     child processes (spawn in a namespace, wait with a deadline, stop), files
  *   tc.c       class tree -> tc commands, expected rates (pure; unit-tested)
  *   json.c     reading the tools' JSON summaries
  * Internal to the tool.
@@ -20,8 +24,13 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
 #include <xtx/sched.h>
 
+#include "cli.h"
 #include "dstguard.h"
 #include "json.h"
 #include "tc.h"
@@ -124,7 +133,8 @@ struct meas {
 	unsigned producers, size, run;
 	bool ok;
 	char error[512];
-	double duration_s;		/* the sender's send time */
+	double duration_s;		/* rates' time: the sender's send time, or the
+					 * sink's window (forward) */
 	double sink_pkts, sink_bytes;
 	double pps, bytes_per_s;
 	double cpu_ns_per_pkt;		/* as the sender reports it */
@@ -146,23 +156,13 @@ struct meas {
 /* A configuration's runs summarised. */
 struct stat5 { double median, min, max; unsigned n; };
 
+/* A child process (proc.c); pid 0 once reaped. */
+struct child { pid_t pid; char out[700], err[700]; const char *what; };
+
 extern volatile sig_atomic_t g_stop;	/* SIGINT/SIGTERM seen */
 
-/* proc.c */
-struct child { pid_t pid; char out[700], err[700]; const char *what; };
-int proc_spawn(struct child *c, const char *netns, char *const argv[], const char *out,
-	       const char *err);
-int proc_wait(struct child *c, double timeout_s, int *status);
-void proc_stop(struct child *c, int sig, double grace_s);
-int proc_pause(struct child *c, double timeout_s, int *status);
-int proc_run(const char *netns, char *const argv[], double timeout_s, char *out,
-	     size_t outlen);
-char *read_file(const char *path, size_t max);
-void kill_all_children(void);
-void msleep(unsigned ms);
-double mono_s(void);
-
-/* measure.c */
+/* What a measurement works with: the options, the environment, the tree and its
+ * translation, and the expected rates. */
 struct ctx {
 	struct opts *o;
 	struct env *e;
@@ -171,12 +171,66 @@ struct ctx {
 	double *expected_Bps;		/* per config class: expected wire bytes/s */
 	int *capped;
 };
+
+/* send.c: a measurement of a path of --mode send into m (set up by meas_init()). 0, or
+ * -1 with m->error set. */
+int measure_send(struct ctx *x, enum path_id p, unsigned producers, unsigned size,
+		 struct meas *m);
+
+/* forward.c: the same for a path of --mode forward, and the rules file xtx-shape reads. */
+#define FWD_MAX_RULES	128		/* xtx-shape's rule limit */
+#define FWD_WARMUP_MS	1500		/* sender alone before counting: leaves full, rates
+					 * settled */
+int fwd_rules_write(struct ctx *x, const char *path, char *err, size_t errlen);
+int measure_forward(struct ctx *x, enum path_id p, unsigned size, struct meas *m);
+
+/* qdisc.c (the qdisc of env.qd_dev) */
+/* tc [-n qd_netns] LINE (blank-separated, no quoting); its output into out. Returns tc's
+ * exit status or -errno (proc_run). */
+int tc_line(struct ctx *x, const char *line, char *out, size_t outlen);
+/* Save the device's qdiscs; env.qdisc_ok says whether they are the kernel's defaults
+ * (else err says why the paths that change it cannot run). -1 if tc failed. */
 int qdisc_save(struct ctx *x, char *err, size_t errlen);
+/* Put the kernel's default back; *same: the state is as saved. Returns 0. */
 int qdisc_restore(struct ctx *x, bool *same);
-int measure(struct ctx *x, enum path_id p, unsigned producers, unsigned size, unsigned run,
-	    struct meas *m);
+/* Set what path p needs. 0, or -1 with m->error set. */
+int qdisc_apply(struct ctx *x, enum path_id p, struct meas *m);
+/* Record in m whether the qdisc was put back as saved (same); if not, m->error says so. */
+void qdisc_record(struct ctx *x, struct meas *m, bool same);
+
+/* meas.c */
+/* A fresh record for path p (producers n, frame size, round run), figures NaN. 0, or -1
+ * with m->error set (out of memory). meas_free() in either case. */
+int meas_init(struct ctx *x, struct meas *m, enum path_id p, unsigned n, unsigned size,
+	      unsigned run);
 void meas_free(struct meas *m);
-/* measure.c helpers shared with forward.c */
+/* m->error, unless it holds a message already (the first failure is the one reported). */
+void set_error(struct meas *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The last two lines of a tool's stderr file, on one line, for an error message. */
+void tail_of(const char *path, char *out, size_t len);
+/* m->error = "WHAT failed (exit N): " and the tail of the stderr file errpath. */
+void set_exit_error(struct meas *m, const char *what, int status, const char *errpath);
+/* How a child says it is ready (--ready-file) and what m->error says if it does not. */
+struct ready_spec {
+	const char *what;		/* "xtx-sink" */
+	const char *doing;		/* "attaching": "WHAT exited before DOING: stderr" */
+	const char *late;		/* "did not attach": "WHAT LATE within N s" */
+	int timeout_s;
+	double grace_s;			/* SIGINT to SIGKILL when it is stopped */
+};
+/* Wait for c's ready file (proc_await_file). 0, or -1 with m->error set and c stopped. */
+int await_ready(struct meas *m, struct child *c, const char *ready, const char *errpath,
+		const struct ready_spec *r);
+/* Parse a tool's --json summary text into *out. NULL text (none came) or bad JSON: -1,
+ * and m->error says "cannot read WHO's JSON summary (why)", why being the parser's
+ * message or none_why. */
+int parse_summary(struct meas *m, struct json **out, const char *text, const char *who,
+		  const char *none_why);
+/* The figures of m from its sender's and sink's summaries (the sink's window as the time
+ * of a forward path, the sender's send time otherwise). */
+void figures(struct ctx *x, struct meas *m);
+
+/* argv.c: a command line, one argument per call (one that does not fit is left out). */
 struct argv_buf {
 	char *v[128];
 	char store[8192];
@@ -192,18 +246,43 @@ void av_dst(struct argv_buf *a, const struct env *e);
 /* What every load generator takes: --size, --flows, --dst-port, --duration, --json, and
  * --allow-dst / --allow-any-dst as given to xtx-compare. */
 void av_load(struct argv_buf *a, const struct opts *o, unsigned size, double duration);
-void set_error(struct meas *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void tail_of(const char *path, char *out, size_t len);
-int tc_line(struct ctx *x, const char *line, char *out, size_t outlen);
-int qdisc_apply(struct ctx *x, enum path_id p, struct meas *m);
-void figures(struct ctx *x, struct meas *m);
+/* BINDIR/xtx-sink [--netns NS] --dev DEV --ports LO-HI --interval 0: how every sink
+ * starts (netns NULL or "": this namespace). */
+void av_sink(struct argv_buf *a, const char *bindir, const char *netns, const char *dev,
+	     unsigned lo, unsigned hi);
+/* The program's name (argument 0 without its directory), for messages. */
+static inline const char *av_prog(const struct argv_buf *a)
+{
+	const char *slash = strrchr(a->v[0], '/');
 
-/* forward.c */
-#define FWD_MAX_RULES	128		/* xtx-shape's rule limit */
-#define FWD_WARMUP_MS	1500		/* sender alone before counting: leaves full, rates
-					 * settled */
-int fwd_rules_write(struct ctx *x, const char *path, char *err, size_t errlen);
-int measure_forward(struct ctx *x, enum path_id p, unsigned size, struct meas *m);
+	return slash ? slash + 1 : a->v[0];
+}
+
+/* proc.c */
+int proc_spawn(struct child *c, const char *netns, char *const argv[], const char *out,
+	       const char *err);
+int proc_wait(struct child *c, double timeout_s, int *status);
+void proc_stop(struct child *c, int sig, double grace_s);
+int proc_pause(struct child *c, double timeout_s, int *status);
+/* Wait (every 20 ms) until path exists, as a child says it is ready (--ready-file).
+ * Returns 0 once it exists, 1 if c exited first (reaped, *status set unless NULL),
+ * -EINTR on a stop request (g_stop) or -ETIMEDOUT after timeout_s; c then still runs. */
+int proc_await_file(struct child *c, const char *path, double timeout_s, int *status);
+int proc_run(const char *netns, char *const argv[], double timeout_s, char *out,
+	     size_t outlen);
+char *read_file(const char *path, size_t max);
+void kill_all_children(void);
+void msleep(unsigned ms);
+/* The exit code of a wait status, -1 if the child did not exit (a signal ended it). */
+static inline int exit_code(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+/* CLOCK_MONOTONIC in seconds. */
+static inline double mono_s(void)
+{
+	return cli_now_s(CLOCK_MONOTONIC);
+}
 
 /* report.c */
 void report_all(struct ctx *x, struct meas *ms, unsigned nms);

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,7 +26,6 @@
 
 #define FWD_SLACK_S	30	/* sender's --duration beyond warm-up + window: only a bound,
 				 * it is stopped as soon as the sink is done */
-#define FWD_READY_S	20	/* xtx-shape: start to forwarding (loads XDP, binds sockets) */
 
 /* One rule per flow (flow i -> leaf i mod L, as tc_plan__build's u32 filters); runs of
  * consecutive ports of one leaf become one range, which with one leaf is a single rule. */
@@ -93,12 +91,16 @@ static void sender_argv(struct ctx *x, unsigned size, double duration, struct ar
 
 /* --- the forwarders ----------------------------------------------------------------- */
 
+static const struct ready_spec shape_ready = {
+	.what = "xtx-shape", .doing = "forwarding", .late = "was not forwarding",
+	.timeout_s = 20, .grace_s = 10,	/* start to forwarding: loads XDP, binds sockets */
+};
+
 static int shape_start(struct ctx *x, struct child *c, struct meas *m)
 {
 	const struct env *e = x->e;
 	struct argv_buf a = { .n = 0 };
-	char ready[256], out[256], err[256], msg[512];
-	double end;
+	char ready[256], out[256], err[256];
 
 	snprintf(ready, sizeof(ready), "%s/shape.ready", e->tmpdir);
 	snprintf(out, sizeof(out), "%s/shape.json", e->tmpdir);
@@ -125,27 +127,7 @@ static int shape_start(struct ctx *x, struct child *c, struct meas *m)
 		set_error(m, "cannot start xtx-shape: %s", strerror(errno));
 		return -1;
 	}
-	end = mono_s() + FWD_READY_S;
-	for (;;) {
-		struct stat st;
-		int status;
-
-		if (!stat(ready, &st))
-			break;
-		if (proc_wait(c, 0, &status) == 0) {
-			tail_of(err, msg, sizeof(msg));
-			set_error(m, "xtx-shape exited before forwarding: %s", msg);
-			return -1;
-		}
-		if (g_stop || mono_s() > end) {
-			proc_stop(c, SIGINT, 10);
-			set_error(m, g_stop ? "interrupted" : "xtx-shape was not forwarding within "
-				  "%d s", FWD_READY_S);
-			return -1;
-		}
-		msleep(20);
-	}
-	return 0;
+	return await_ready(m, c, ready, err, &shape_ready);
 }
 
 /* The sum of the numbers that are members of object j (NaN-free; 0 if absent). */
@@ -164,8 +146,8 @@ static double sum_members(const struct json *j)
  * receive path (rx.drops) and of the kernel's AF_XDP receive ring (rx.kernel). */
 static void shape_stop(struct ctx *x, struct child *c, struct meas *m)
 {
-	char path[256], msg[512], jerr[256];
-	int status = 0;
+	char path[256];
+	int status = 0, rc;
 	char *t;
 
 	if (!c->pid)
@@ -178,20 +160,15 @@ static void shape_stop(struct ctx *x, struct child *c, struct meas *m)
 	}
 	snprintf(path, sizeof(path), "%s/shape.err", x->e->tmpdir);
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		tail_of(path, msg, sizeof(msg));
-		set_error(m, "xtx-shape failed (exit %d): %s",
-			  WIFEXITED(status) ? WEXITSTATUS(status) : -1, msg);
+		set_exit_error(m, "xtx-shape", status, path);
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/shape.json", x->e->tmpdir);
 	t = read_file(path, 1 << 20);
-	m->forwarder = t ? json_parse(t, jerr, sizeof(jerr)) : NULL;
-	if (!m->forwarder) {
-		set_error(m, "cannot read xtx-shape's JSON summary (%s)", t ? jerr : "no output");
-		free(t);
-		return;
-	}
+	rc = parse_summary(m, &m->forwarder, t, "xtx-shape", "no output");
 	free(t);
+	if (rc)
+		return;
 	if (json_str(m->forwarder, "xdp_mode"))
 		snprintf(x->e->shape_mode, sizeof(x->e->shape_mode), "%s %s",
 			 json_str(m->forwarder, "xdp_mode"),
@@ -258,11 +235,7 @@ static int sink_run(struct ctx *x, struct child *c, struct meas *m)
 
 	snprintf(out, sizeof(out), "%s/sink.json", e->tmpdir);
 	snprintf(err, sizeof(err), "%s/sink.err", e->tmpdir);
-	av_add(&a, "%s/xtx-sink", e->bindir);
-	av_opt(&a, "--netns", "%s", e->rx_netns);
-	av_opt(&a, "--dev", "%s", e->rx_dev);
-	av_opt(&a, "--ports", "%u-%u", o->base_port, o->base_port + o->flows - 1);
-	av_opt(&a, "--interval", "0");
+	av_sink(&a, e->bindir, e->rx_netns, e->rx_dev, o->base_port, o->base_port + o->flows - 1);
 	av_opt(&a, "--duration", "%g", o->duration);
 	av_add(&a, "--json");
 	if (proc_spawn(c, NULL, a.v, out, err)) {
@@ -284,66 +257,73 @@ static int sink_run(struct ctx *x, struct child *c, struct meas *m)
 	return 0;
 }
 
-int measure_forward(struct ctx *x, enum path_id p, unsigned size, struct meas *m)
+/* SIGINT the sender, still sending after the window, and reap it. */
+static void stop_sender(struct child *snd, const char *what, const char *errpath,
+			struct meas *m)
 {
-	struct env *e = x->e;
-	struct child snd = { .pid = 0 }, sink = { .pid = 0 }, shape = { .pid = 0 };
-	struct argv_buf a = { .n = 0 };
-	char out[256], err[256], msg[512], jerr[256];
-	char *text;
-	bool kernel = p == P_FWD_KERNEL_HTB, same = true;
 	int status = 0, rc;
 
-	if (kernel ? qdisc_apply(x, p, m) : shape_start(x, &shape, m))
-		goto restore;
+	if (!snd->pid)
+		return;
+	kill(snd->pid, SIGINT);
+	rc = proc_wait(snd, 15, &status);
+	if (rc == -EINTR) {
+		proc_stop(snd, SIGINT, 10);
+		set_error(m, "interrupted");
+	} else if (rc) {
+		proc_stop(snd, SIGKILL, 1);
+		set_error(m, "%s did not stop within 15 s of SIGINT", what);
+	} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		set_exit_error(m, what, status, errpath);
+	}
+}
+
+/* Run the sender, and after FWD_WARMUP_MS the sink for the window; on return the sender
+ * has exited or been stopped, and m->error says what went wrong, if anything. */
+static void run_window(struct ctx *x, struct child *snd, unsigned size, struct meas *m)
+{
+	struct env *e = x->e;
+	struct child sink = { .pid = 0 };
+	struct argv_buf a = { .n = 0 };
+	char out[256], err[256], msg[512];
+	int status = 0;
 
 	snprintf(out, sizeof(out), "%s/send.json", e->tmpdir);
 	snprintf(err, sizeof(err), "%s/send.err", e->tmpdir);
 	sender_argv(x, size, FWD_WARMUP_MS / 1000.0 + x->o->duration + FWD_SLACK_S, &a);
-	if (proc_spawn(&snd, e->tx_netns, a.v, out, err)) {
+	if (proc_spawn(snd, e->tx_netns, a.v, out, err)) {
 		set_error(m, "cannot start %s: %s", a.v[0], strerror(errno));
-		goto restore;
+		return;
 	}
 	msleep(FWD_WARMUP_MS);
 	if (g_stop) {
 		set_error(m, "interrupted");
-		goto stop_sender;
-	}
-	if (sink_run(x, &sink, m))
-		goto stop_sender;
-	/* Still running? Then it sent for the whole window. */
-	if (proc_wait(&snd, 0, &status) == 0) {
+	} else if (!sink_run(x, &sink, m) && proc_wait(snd, 0, &status) == 0) {
+		/* Not running any more? Then it did not send for the whole window. */
 		tail_of(err, msg, sizeof(msg));
 		set_error(m, "%s ended before the counting window did (exit %d): %s",
-			  strrchr(a.v[0], '/') + 1, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-			  msg);
-		goto restore;
+			  av_prog(&a), exit_code(status), msg);
+		return;
 	}
-stop_sender:
-	if (snd.pid) {
-		kill(snd.pid, SIGINT);
-		rc = proc_wait(&snd, 15, &status);
-		if (rc == -EINTR) {
-			proc_stop(&snd, SIGINT, 10);
-			set_error(m, "interrupted");
-		} else if (rc) {
-			proc_stop(&snd, SIGKILL, 1);
-			set_error(m, "%s did not stop within 15 s of SIGINT",
-				  strrchr(a.v[0], '/') + 1);
-		} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-			tail_of(err, msg, sizeof(msg));
-			set_error(m, "%s failed (exit %d): %s", strrchr(a.v[0], '/') + 1,
-				  WIFEXITED(status) ? WEXITSTATUS(status) : -1, msg);
-		}
-	}
-restore:
+	stop_sender(snd, av_prog(&a), err, m);
+}
+
+int measure_forward(struct ctx *x, enum path_id p, unsigned size, struct meas *m)
+{
+	struct env *e = x->e;
+	struct child snd = { .pid = 0 }, shape = { .pid = 0 };
+	char path[256];
+	char *text;
+	bool kernel = p == P_FWD_KERNEL_HTB, same = true;
+	int rc;
+
+	if (!(kernel ? qdisc_apply(x, p, m) : shape_start(x, &shape, m)))
+		run_window(x, &snd, size, m);
 	if (kernel) {
 		if (!g_stop)
 			tc_stats(x, m);
 		qdisc_restore(x, &same);
-		m->qdisc_restored = same;
-		if (!same)
-			set_error(m, "the qdisc of %s is not as it was after the run", e->qd_dev);
+		qdisc_record(x, m, same);
 	} else {
 		shape_stop(x, &shape, m);
 	}
@@ -356,24 +336,18 @@ restore:
 	if (m->error[0])
 		return -1;
 
-	text = read_file(out, 1 << 20);
-	m->sender = text ? json_parse(text, jerr, sizeof(jerr)) : NULL;
-	if (!m->sender) {
-		set_error(m, "cannot read the sender's JSON summary (%s)",
-			  text ? jerr : strerror(errno));
-		free(text);
-		return -1;
-	}
+	snprintf(path, sizeof(path), "%s/send.json", e->tmpdir);
+	text = read_file(path, 1 << 20);
+	rc = parse_summary(m, &m->sender, text, "the sender", text ? NULL : strerror(errno));
 	free(text);
-	snprintf(out, sizeof(out), "%s/sink.json", e->tmpdir);
-	text = read_file(out, 64 << 20);
-	m->sink = text ? json_parse(text, jerr, sizeof(jerr)) : NULL;
-	if (!m->sink) {
-		set_error(m, "cannot read xtx-sink's JSON summary (%s)", text ? jerr : "no output");
-		free(text);
+	if (rc)
 		return -1;
-	}
+	snprintf(path, sizeof(path), "%s/sink.json", e->tmpdir);
+	text = read_file(path, 64 << 20);
+	rc = parse_summary(m, &m->sink, text, "xtx-sink", "no output");
 	free(text);
+	if (rc)
+		return -1;
 	if (!(json_num(m->sink, "duration_s") > 0)) {
 		set_error(m, "xtx-sink reports no counting time (duration_s)");
 		return -1;

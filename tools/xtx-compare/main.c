@@ -766,6 +766,17 @@ static unsigned count_leaves(const struct xtx_sched_config *cfg)
 	return leaves;
 }
 
+/* One measurement, by the mode of its path. */
+static void measure_one(struct meas *m, enum path_id p, unsigned n, unsigned size, unsigned run)
+{
+	if (meas_init(&x, m, p, n, size, run))
+		return;
+	if (path_defs[p].forward)
+		measure_forward(&x, p, size, m);
+	else
+		measure_send(&x, p, n, size, m);
+}
+
 static void fmt_secs(double s, char *buf, size_t len)
 {
 	if (s >= 60)
@@ -966,7 +977,7 @@ int main(int argc, char **argv)
 						continue;
 					if (path_defs[p].qdisc != QD_NONE)
 						qdisc_touched = true;
-					measure(&x, (enum path_id)p, o.producers[ni], o.sizes[si], r, m);
+					measure_one(m, (enum path_id)p, o.producers[ni], o.sizes[si], r);
 					done++;
 					if (g_stop)
 						break;

@@ -38,14 +38,6 @@ static void forget(pid_t pid)
 			live[i] = 0;
 }
 
-double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 void msleep(unsigned ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
@@ -171,6 +163,23 @@ void proc_stop(struct child *c, int sig, double grace_s)
 	waitpid(c->pid, NULL, 0);
 	forget(c->pid);
 	c->pid = 0;
+}
+
+int proc_await_file(struct child *c, const char *path, double timeout_s, int *status)
+{
+	double end = mono_s() + timeout_s;
+	struct stat st;
+
+	while (stat(path, &st)) {
+		if (proc_wait(c, 0, status) == 0)
+			return 1;
+		if (g_stop)
+			return -EINTR;
+		if (mono_s() > end)
+			return -ETIMEDOUT;
+		msleep(20);
+	}
+	return 0;
 }
 
 /* SIGSTOP the child and wait (up to timeout_s) until it is stopped. Returns 0 when it

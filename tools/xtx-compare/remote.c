@@ -346,54 +346,31 @@ struct server {
 
 static int srv_start(struct server *s, int fd, unsigned lo, unsigned hi)
 {
-	char ready[256], out[256], err[256], ports[32];
-	char *argv[16];
-	int n = 0;
-	struct stat st;
-	double end;
+	char ready[256], out[256], err[256];
+	struct argv_buf a = { .n = 0 };
 
 	snprintf(ready, sizeof(ready), "%s/ready", s->tmp);
 	snprintf(out, sizeof(out), "%s/sink.json", s->tmp);
 	snprintf(err, sizeof(err), "%s/sink.err", s->tmp);
-	snprintf(ports, sizeof(ports), "%u-%u", lo, hi);
 	unlink(ready);
-	char exe[PATH_MAX + 16];
-
-	snprintf(exe, sizeof(exe), "%s/xtx-sink", s->bindir);
-	argv[n++] = exe;
-	if (s->o->netns) {
-		argv[n++] = (char *)"--netns";
-		argv[n++] = (char *)s->o->netns;
-	}
-	argv[n++] = (char *)"--dev";
-	argv[n++] = (char *)s->o->dev;
-	argv[n++] = (char *)"--ports";
-	argv[n++] = ports;
-	argv[n++] = (char *)"--interval";
-	argv[n++] = (char *)"0";
-	argv[n++] = (char *)"--json";
-	argv[n++] = (char *)"--ready-file";
-	argv[n++] = ready;
-	argv[n] = NULL;
-	if (proc_spawn(&s->sink, NULL, argv, out, err))
+	av_sink(&a, s->bindir, s->o->netns, s->o->dev, lo, hi);
+	av_add(&a, "--json");
+	av_opt(&a, "--ready-file", "%s", ready);
+	if (proc_spawn(&s->sink, NULL, a.v, out, err))
 		return send_line(fd, "ERROR cannot start xtx-sink: %s", strerror(errno));
-	end = mono_s() + 15;
-	while (stat(ready, &st)) {
-		if (proc_wait(&s->sink, 0, NULL) == 0 || mono_s() > end || g_stop) {
-			char *t = read_file(err, 400);
+	if (proc_await_file(&s->sink, ready, 15, NULL)) {
+		char *t = read_file(err, 400);
 
-			proc_stop(&s->sink, SIGINT, 5);
-			for (char *p = t; p && *p; p++)
-				if (*p == '\n')
-					*p = ' ';
-			send_line(fd, "ERROR xtx-sink did not attach: %s", t ? t : "");
-			free(t);
-			return -1;
-		}
-		msleep(20);
+		proc_stop(&s->sink, SIGINT, 5);
+		for (char *p = t; p && *p; p++)
+			if (*p == '\n')
+				*p = ' ';
+		send_line(fd, "ERROR xtx-sink did not attach: %s", t ? t : "");
+		free(t);
+		return -1;
 	}
 	s->started = mono_s();
-	fprintf(stderr, PROG " serve: counting ports %s on %s\n", ports, s->o->dev);
+	fprintf(stderr, PROG " serve: counting ports %u-%u on %s\n", lo, hi, s->o->dev);
 	return send_line(fd, "READY");
 }
 
