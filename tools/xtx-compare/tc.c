@@ -11,22 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "err.h"	/* xtx_errf(), libxtx's (util/err.c) */
 #include "tc.h"
 
 #define TC_U32_HT	0x100u		/* our hash table's id ("100:") */
 #define TC_U32_BUCKETS	256u		/* u32's largest divisor */
 #define TC_LEAF_QD_BASE	0xf000u		/* leaf qdisc majors when the minor cannot be used */
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 void tc_fmt_rate(uint64_t bps, char *buf, size_t len)
 {
@@ -121,22 +111,22 @@ int tc_plan__build(const struct xtx_sched_config *cfg, const char *dev, uint32_t
 		return -EINVAL;
 	memset(p, 0, sizeof(*p));
 	if (!cfg || !dev) {
-		set_err(err, errlen, "tc plan: no config or no device");
+		xtx_errf(err, errlen, "tc plan: no config or no device");
 		return -EINVAL;
 	}
 	if (!dev_ok(dev)) {
-		set_err(err, errlen, "device name '%s' cannot be used in a tc command (1..15 "
+		xtx_errf(err, errlen, "device name '%s' cannot be used in a tc command (1..15 "
 			"characters, no blanks, '/', ':' or quotes)", dev);
 		return -EINVAL;
 	}
 	if (flows == 0 || base_port == 0 || base_port + flows - 1 > 65535) {
-		set_err(err, errlen, "flows %u from port %u: need 1 or more flows whose ports "
+		xtx_errf(err, errlen, "flows %u from port %u: need 1 or more flows whose ports "
 			"(base + flow) stay within 1..65535", flows, base_port);
 		return -EINVAL;
 	}
 	n = xtx_sched_config__class_count(cfg);
 	if (n == 0) {
-		set_err(err, errlen, "the class tree has no classes");
+		xtx_errf(err, errlen, "the class tree has no classes");
 		return -EINVAL;
 	}
 	p->nclasses = n;
@@ -165,7 +155,7 @@ int tc_plan__build(const struct xtx_sched_config *cfg, const char *dev, uint32_t
 		while (next <= 0xffff && minor_used[next])
 			next++;
 		if (next > 0xffff) {
-			set_err(err, errlen, "no free tc minor for class %u under %x:", i, major);
+			xtx_errf(err, errlen, "no free tc minor for class %u under %x:", i, major);
 			rc = -EINVAL;
 			goto fail;
 		}
@@ -269,7 +259,7 @@ int tc_plan__build(const struct xtx_sched_config *cfg, const char *dev, uint32_t
 	return 0;
 fail:
 	if (rc == -ENOMEM)
-		set_err(err, errlen, "out of memory building the tc commands");
+		xtx_errf(err, errlen, "out of memory building the tc commands");
 	free(minor_used);
 	free(qd_used);
 	tc_plan__free(p);
