@@ -32,6 +32,8 @@
 
 #include "engine_int.h"
 
+#define XTX_REAP_NS	(1000ull * 1000 * 1000)	/* queue 0's dequeuer reaps this often */
+
 static void flush_recycle(struct xtx_queue *q, int idle)
 {
 	if (!q->nrecycle)
@@ -299,7 +301,7 @@ static void idle(struct xtx_queue *q, struct deq_state *s, uint32_t ticket, uint
 		timeout = 1000 * 1000;
 	/* While producers are open, wake for the next reap: a dead one may hold the
 	 * frames that the others wait for. Relaxed: a hint. */
-	if (s->reaper && atomic_load_explicit(&e->nprods, memory_order_relaxed) &&
+	if (s->reaper && xtx_registry__open_hint(&e->reg) &&
 	    timeout > s->next_reap - now)
 		timeout = s->next_reap > now ? s->next_reap - now : 0;
 	if (!timeout)
@@ -345,9 +347,8 @@ void *xtx_dequeuer_main(void *arg)
 		}
 
 		if (s.reaper && now >= s.next_reap) {
-			/* Relaxed: a hint; the reap itself runs under the producers' lock. */
-			if (atomic_load_explicit(&e->nprods, memory_order_relaxed))
-				xtx_reap(e, 1);
+			if (xtx_registry__open_hint(&e->reg))
+				xtx_registry__reap(&e->reg, 1);
 			s.next_reap = now + XTX_REAP_NS;
 		}
 		if (stopping && !n && !xtx_sched__qlen(q->sched) && !q->outstanding)

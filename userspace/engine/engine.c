@@ -165,7 +165,7 @@ static void engine_free(struct xtx_engine *e)
 	xtx_pool__fini(&e->pool);
 	free(e->fr.owner);
 	xtx_sched_config__free(e->own_cfg);
-	pthread_mutex_destroy(&e->prod_lock);
+	xtx_registry__fini(&e->reg);
 	pthread_mutex_destroy(&e->rx_lock);
 	free(e);
 }
@@ -425,6 +425,8 @@ static int open_frames(struct xtx_engine *e, char *err, size_t errlen)
 	 * small UMEM. */
 	xtx_room__init(&e->room, &e->pool,
 		       e->fr.count / 8 < 8 * XTX_BATCH ? e->fr.count / 8 : 8 * XTX_BATCH);
+	xtx_registry__setup(&e->reg, e->o.max_producers, e->nq, &e->pool, &e->room, &e->fr,
+			    &e->log);
 	return 0;
 }
 
@@ -559,7 +561,7 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 		errno = ENOMEM;
 		return NULL;
 	}
-	pthread_mutex_init(&e->prod_lock, NULL);
+	xtx_registry__init(&e->reg);
 	pthread_mutex_init(&e->rx_lock, NULL);
 	for (unsigned i = 0; i < XTX_MAX_QUEUES; i++) {
 		e->rq[i].e = e;
@@ -610,14 +612,10 @@ int xtx_engine__stop(struct xtx_engine *e)
 
 	if (e->stopped)
 		return -EALREADY;
-	xtx_reap(e, 0);		/* a producer whose thread died does not hold up the stop */
-	pthread_mutex_lock(&e->prod_lock);
-	for (unsigned i = 0; i < XTX_MPSC_MAX_LANES; i++)
-		if (e->prods[i]) {
-			pthread_mutex_unlock(&e->prod_lock);
-			return -EBUSY;	/* close producers first */
-		}
-	pthread_mutex_unlock(&e->prod_lock);
+	/* A producer whose thread died does not hold up the stop. */
+	xtx_registry__reap(&e->reg, 0);
+	if (xtx_registry__busy(&e->reg))
+		return -EBUSY;	/* close producers first */
 	/* Receive workers first: what they forward still goes through the dequeuers. */
 	xtx_rx_stop(e);
 	for (unsigned i = 0; i < e->nq; i++)
@@ -795,24 +793,12 @@ int xtx_engine__class_stats(const struct xtx_engine *e, unsigned cls, struct xtx
 
 void xtx_engine__producer_totals(const struct xtx_engine *e, struct xtx_producer_stats *st)
 {
-	struct xtx_engine *me = (struct xtx_engine *)e;
+	xtx_registry__totals(&((struct xtx_engine *)e)->reg, st);
+}
 
-	pthread_mutex_lock(&me->prod_lock);
-	*st = e->closed;
-	for (unsigned i = 0; i < XTX_MPSC_MAX_LANES; i++) {
-		struct xtx_producer_stats ps;
-
-		if (!e->prods[i])
-			continue;
-		xtx_producer__stats(e->prods[i], &ps);
-		st->got += ps.got;
-		st->sent += ps.sent;
-		st->sent_bytes += ps.sent_bytes;
-		st->short_sends += ps.short_sends;
-		st->bad_desc += ps.bad_desc;
-		st->no_frames += ps.no_frames;
-	}
-	pthread_mutex_unlock(&me->prod_lock);
+int xtx_engine__reap(struct xtx_engine *e)
+{
+	return xtx_registry__reap(&e->reg, 0);
 }
 
 void xtx_engine__frames(const struct xtx_engine *e, struct xtx_frame_count *fc)
@@ -823,17 +809,7 @@ void xtx_engine__frames(const struct xtx_engine *e, struct xtx_frame_count *fc)
 	fc->total = e->fr.count;
 	/* Relaxed: gauges and counters, each exact on its own. */
 	fc->pool = (uint64_t)atomic_load_explicit(&me->pool.frames, memory_order_relaxed);
-	fc->app = atomic_load_explicit(&me->closed_app, memory_order_relaxed);
-	pthread_mutex_lock(&me->prod_lock);
-	for (unsigned i = 0; i < XTX_MPSC_MAX_LANES; i++) {
-		const struct xtx_producer *p = e->prods[i];
-
-		if (!p)
-			continue;
-		fc->cached += atomic_load_explicit(&p->cached_pub, memory_order_relaxed);
-		fc->app += CTR_GET(p->got) - CTR_GET(p->sent) - CTR_GET(p->put);
-	}
-	pthread_mutex_unlock(&me->prod_lock);
+	xtx_registry__frames(&me->reg, &fc->cached, &fc->app);
 	for (unsigned i = 0; i < e->nq; i++) {
 		const struct xtx_queue *q = &e->q[i];
 		struct xtx_mpsc_stats ms;

@@ -16,6 +16,7 @@
 #include "err.h"
 #include "pool.h"
 #include "print.h"
+#include "registry.h"
 #include "room.h"
 #include "thread.h"
 
@@ -141,6 +142,18 @@ struct xtx_producer {
 					 * NULL: no key, tid alone tells */
 };
 
+/* Adds p's counters to st (reaped and reclaimed are the engine's: untouched). */
+static inline void xtx_producer_stats_add(struct xtx_producer_stats *st,
+					  const struct xtx_producer *p)
+{
+	st->got += CTR_GET(p->got);
+	st->sent += CTR_GET(p->sent);
+	st->sent_bytes += CTR_GET(p->sent_bytes);
+	st->short_sends += CTR_GET(p->short_sends);
+	st->bad_desc += CTR_GET(p->bad_desc);
+	st->no_frames += CTR_GET(p->no_frames);
+}
+
 struct xtx_engine {
 	/* Read-mostly. */
 	struct xtx_engine_opts o;
@@ -186,11 +199,7 @@ struct xtx_engine {
 	uint64_t stop_deadline_ns;
 	int stopped;			/* xtx_engine__stop() done (caller's thread only) */
 
-	pthread_mutex_t prod_lock;	/* open/close of producers only (slow path) */
-	struct xtx_producer *prods[XTX_MPSC_MAX_LANES];
-	struct xtx_producer_stats closed;	/* totals of closed producers (under lock) */
-	_Atomic uint32_t nprods;		/* producers open (written under prod_lock) */
-	_Atomic uint64_t closed_app;		/* frames closed producers left "in app" */
+	struct xtx_registry reg;	/* the producers (registry.h) */
 };
 
 /* xsk.c */
@@ -208,11 +217,6 @@ int xtx_rx_start(struct xtx_engine *e, char *err, size_t errlen);
 void xtx_rx_stop(struct xtx_engine *e);
 void xtx_rx_free(struct xtx_engine *e);
 void *xtx_receiver_main(void *arg);
-
-/* producer.c: reap producers whose thread is gone; trylock: give up if the lock is busy
- * (a dequeuer must not block on an application's open/close). Returns how many. */
-int xtx_reap(struct xtx_engine *e, int trylock);
-#define XTX_REAP_NS	(1000ull * 1000 * 1000)	/* dequeuer 0 reaps this often */
 
 /* dequeuer.c */
 void *xtx_dequeuer_main(void *arg);
