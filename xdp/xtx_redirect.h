@@ -28,7 +28,7 @@
  *                      (rules that test only the VLAN: the candidates for non-IP frames).
  *   rd_rules           array [XTX_RD_RULES_MAX + 1] of struct xtx_rd_rule; the last entry
  *                      (XTX_RD_RULE_DEFAULT) is what frames that match no rule get.
- *   rd_stats           per-CPU array [XTX_RD_STAT_MAX] of struct xtx_rd_counter.
+ *   rd_stats           per-CPU array [XTX_RD_STAT_MAX] of struct xtx_xdp_counter.
  *   xsks               XSKMAP, key = RX queue index: the engine's receive sockets.
  *
  * When cfg_nrules is 0 (no rules file) the program skips the lookups and every frame gets
@@ -38,6 +38,7 @@
 #define XTX_REDIRECT_H
 
 #include <linux/types.h>
+#include "xtx_counter.h"	/* struct xtx_xdp_counter: rd_stats' values */
 
 #define XTX_RD_RULES_MAX	128
 #define XTX_RD_MASK_WORDS	(XTX_RD_RULES_MAX / 64)
@@ -114,10 +115,38 @@ enum xtx_rd_stat {
 	XTX_RD_STAT_MAX
 };
 
-struct xtx_rd_counter {
-	__u64 pkts;
-	__u64 bytes;
-};
+/* The name of counter i (enum xtx_rd_stat) as xtx-shape's JSON keys it: "redirect",
+ * "drop_rule", "pass_arp", ...; NULL outside the enum. */
+static inline const char *xtx_rd_stat_name(__u32 i)
+{
+	static const char *const names[XTX_RD_STAT_MAX] = {
+		[XTX_RD_REDIRECT] = "redirect",
+		[XTX_RD_DROP_RULE] = "drop_rule",
+		[XTX_RD_PASS_RULE] = "pass_rule",
+		[XTX_RD_PASS_ARP] = "pass_arp",
+		[XTX_RD_PASS_ND] = "pass_nd",
+		[XTX_RD_PASS_NO_SOCKET] = "pass_no_socket",
+		[XTX_RD_PASS_LOCAL] = "pass_local",
+		[XTX_RD_PASS_NOT_UNICAST] = "pass_not_unicast",
+		[XTX_RD_PASS_NON_IP] = "pass_non_ip",
+		[XTX_RD_PASS_VLAN] = "pass_vlan",
+		[XTX_RD_PASS_BAD] = "pass_bad",
+		[XTX_RD_PASS_TTL] = "pass_ttl",
+		[XTX_RD_PASS_NOT_FWDED] = "pass_not_fwded",
+		[XTX_RD_PASS_NO_ROUTE] = "pass_no_route",
+		[XTX_RD_PASS_NO_NEIGH] = "pass_no_neigh",
+		[XTX_RD_PASS_FRAG_NEEDED] = "pass_frag_needed",
+		[XTX_RD_PASS_OTHER_IF] = "pass_other_if",
+		[XTX_RD_PASS_FWD_OFF] = "pass_fwd_off",
+		[XTX_RD_TRUNCATED] = "truncated",
+		[XTX_RD_MALFORMED] = "malformed",
+		[XTX_RD_FRAGMENT] = "fragment",
+		[XTX_RD_NO_META] = "no_meta",
+		[XTX_RD_DEFAULT] = "default",
+	};
+
+	return i < XTX_RD_STAT_MAX ? names[i] : 0;
+}
 
 /* Flow hash: MurmurHash3_x86_32 with seed cfg_hash_seed over 32-bit words in host order
  * (include/xtx/pkt.h): IPv4 and IPv6 exactly as xtx_pkt__flow_hash() (ports 0 for ICMP,

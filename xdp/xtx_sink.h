@@ -5,8 +5,8 @@
  * compiled both by clang -target bpf and by gcc.
  *
  * Maps (names as in the skeleton):
- *   stats       per-CPU array [XTX_SINK_STAT_MAX] of struct xtx_sink_counter
- *   port_stats  per-CPU array [65536] of struct xtx_sink_counter, index = UDP dst port;
+ *   stats       per-CPU array [XTX_SINK_STAT_MAX] of struct xtx_xdp_counter
+ *   port_stats  per-CPU array [65536] of struct xtx_xdp_counter, index = UDP dst port;
  *               only ports within [cfg_port_lo, cfg_port_hi] are counted
  *   flows       array [65536] of struct xtx_sink_flow (shared, bpf_spin_lock), index = port
  *   delay       per-CPU array [1] of struct xtx_sink_delay
@@ -19,6 +19,7 @@
 
 #include <linux/types.h>
 #include <linux/bpf.h>		/* struct bpf_spin_lock */
+#include "xtx_counter.h"	/* struct xtx_xdp_counter: stats' and port_stats' values */
 
 /* Counter indices of the `stats` map. Every frame lands in exactly one of the first
  * XTX_SINK_CLASS_MAX classes; the rest are sub-counts of XTX_SINK_MATCHED. */
@@ -37,10 +38,24 @@ enum xtx_sink_stat {
 	XTX_SINK_STAT_MAX
 };
 
-struct xtx_sink_counter {
-	__u64 pkts;
-	__u64 bytes;
-};
+/* The name of counter i (enum xtx_sink_stat) as xtx-sink's JSON keys it: "matched",
+ * "udp_other_port", ..., "payload"; NULL outside the enum. */
+static inline const char *xtx_sink_stat_name(__u32 i)
+{
+	static const char *const names[XTX_SINK_STAT_MAX] = {
+		[XTX_SINK_MATCHED] = "matched",
+		[XTX_SINK_UDP_OTHER_PORT] = "udp_other_port",
+		[XTX_SINK_IPV4_OTHER] = "ipv4_other",
+		[XTX_SINK_IPV6_OTHER] = "ipv6_other",
+		[XTX_SINK_NON_IP] = "non_ip",
+		[XTX_SINK_FRAGMENT] = "fragment",
+		[XTX_SINK_TRUNCATED] = "truncated",
+		[XTX_SINK_MALFORMED] = "malformed",
+		[XTX_SINK_PAYLOAD] = "payload",
+	};
+
+	return i < XTX_SINK_STAT_MAX ? names[i] : 0;
+}
 
 /* Per-port sequence state, kept in one shared (not per-CPU) array under a spin lock:
  * the XDP program of one veth RX queue runs in that queue's NAPI poll, which may move
@@ -75,6 +90,24 @@ struct xtx_sink_delay {
 	__u64 max_ns;
 	__u64 hist[XTX_SINK_HIST_BUCKETS];
 };
+
+/* Add the ncpu per-CPU values v[0..ncpu) of the delay map to *sum (zeroed for the first
+ * CPU): counts, sums and buckets add up, min and max over the CPUs with samples. */
+static inline void xtx_sink_delay_add(struct xtx_sink_delay *sum,
+				      const struct xtx_sink_delay *v, int ncpu)
+{
+	for (int c = 0; c < ncpu; c++) {
+		if (v[c].samples && (!sum->samples || v[c].min_ns < sum->min_ns))
+			sum->min_ns = v[c].min_ns;
+		if (v[c].max_ns > sum->max_ns)
+			sum->max_ns = v[c].max_ns;
+		sum->samples += v[c].samples;
+		sum->negative += v[c].negative;
+		sum->sum_ns += v[c].sum_ns;
+		for (unsigned b = 0; b < XTX_SINK_HIST_BUCKETS; b++)
+			sum->hist[b] += v[c].hist[b];
+	}
+}
 
 /* Index of the highest set bit of v; v != 0. Branches only, no loop (BPF verifier). */
 static inline __u32 xtx_sink_fls64(__u64 v)

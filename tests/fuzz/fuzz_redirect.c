@@ -189,24 +189,21 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void verdicts(struct xtx_redirect *s, struct xtx_rd_counter *out)
+static void verdicts(struct xtx_redirect *s, struct xtx_xdp_counter *out)
 {
-	struct xtx_rd_counter v[ncpu];
+	struct xtx_xdp_counter v[ncpu];
 
 	for (uint32_t k = 0; k < XTX_RD_VERDICT_MAX; k++) {
 		out[k].pkts = out[k].bytes = 0;
 		if (bpf_map_lookup_elem(bpf_map__fd(s->maps.rd_stats), &k, v))
 			abort();
-		for (int c = 0; c < ncpu; c++) {
-			out[k].pkts += v[c].pkts;
-			out[k].bytes += v[c].bytes;
-		}
+		xtx_xdp_counter_add(&out[k], v, ncpu);
 	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct xtx_rd_counter a[XTX_RD_VERDICT_MAX], b[XTX_RD_VERDICT_MAX];
+	struct xtx_xdp_counter a[XTX_RD_VERDICT_MAX], b[XTX_RD_VERDICT_MAX];
 	struct xdp_md ci = { 0 }, co = { 0 };
 	uint8_t out[4096];
 	unsigned moved = 0;

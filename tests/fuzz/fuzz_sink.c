@@ -69,17 +69,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 static void totals(uint64_t *pkts, uint64_t *bytes)
 {
-	struct xtx_sink_counter v[ncpu];
+	struct xtx_xdp_counter v[ncpu], sum = { 0, 0 };
 
-	*pkts = *bytes = 0;
 	for (uint32_t k = 0; k < XTX_SINK_CLASS_MAX; k++) {
 		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.stats), &k, v))
 			abort();
-		for (int c = 0; c < ncpu; c++) {
-			*pkts += v[c].pkts;
-			*bytes += v[c].bytes;
-		}
+		xtx_xdp_counter_add(&sum, v, ncpu);
 	}
+	*pkts = sum.pkts;
+	*bytes = sum.bytes;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

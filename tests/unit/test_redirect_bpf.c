@@ -77,16 +77,6 @@ static const char classes_text[] =
 	"class 1:40 parent 1: rate 10mbit\n"
 	"default 1:40\n";
 
-static const char *const stat_names[XTX_RD_STAT_MAX] = {
-	"redirect", "drop_rule", "pass_rule", "pass_arp", "pass_nd", "pass_no_socket",
-	"pass_local", "pass_not_unicast", "pass_non_ip", "pass_vlan", "pass_bad", "pass_ttl",
-	"pass_not_fwded", "pass_no_route", "pass_no_neigh", "pass_frag_needed",
-	"pass_other_if", "pass_fwd_off", "truncated", "malformed", "fragment", "no_meta",
-	"default",
-};
-_Static_assert(sizeof(stat_names) / sizeof(stat_names[0]) == XTX_RD_STAT_MAX,
-	       "a name for every counter");
-
 static int cls_of(uint32_t h)
 {
 	return xtx_sched_config__class_index(classes, h);
@@ -246,27 +236,23 @@ struct result {
 	uint32_t out_len;
 	int has_meta;
 	struct xtx_rx_meta meta;
-	struct xtx_rd_counter d[XTX_RD_STAT_MAX];	/* counter changes */
+	struct xtx_xdp_counter d[XTX_RD_STAT_MAX];	/* counter changes */
 };
 
-static void read_stats(struct xtx_redirect *s, struct xtx_rd_counter *out)
+static void read_stats(struct xtx_redirect *s, struct xtx_xdp_counter *out)
 {
-	struct xtx_rd_counter v[ncpu];
+	struct xtx_xdp_counter v[ncpu];
 
 	for (uint32_t k = 0; k < XTX_RD_STAT_MAX; k++) {
 		out[k].pkts = out[k].bytes = 0;
-		if (!CHECK(bpf_map_lookup_elem(bpf_map__fd(s->maps.rd_stats), &k, v) == 0))
-			continue;
-		for (int c = 0; c < ncpu; c++) {
-			out[k].pkts += v[c].pkts;
-			out[k].bytes += v[c].bytes;
-		}
+		if (CHECK(bpf_map_lookup_elem(bpf_map__fd(s->maps.rd_stats), &k, v) == 0))
+			xtx_xdp_counter_add(&out[k], v, ncpu);
 	}
 }
 
 static void run(struct xtx_redirect *s, const void *frame, uint32_t len, struct result *r)
 {
-	struct xtx_rd_counter a[XTX_RD_STAT_MAX], b[XTX_RD_STAT_MAX];
+	struct xtx_xdp_counter a[XTX_RD_STAT_MAX], b[XTX_RD_STAT_MAX];
 	struct xdp_md ci = { .data = 0, .data_end = len, .ingress_ifindex = (uint32_t)din_idx,
 			     .rx_queue_index = 0 }, co = { 0 };
 	uint8_t buf[2048 + 64];
@@ -627,7 +613,7 @@ static void check_moved(const struct result *r, int a, int b, int c, uint32_t le
 
 		if (!CHECK_EQ_U64(want, r->d[k].pkts) ||
 		    !CHECK_EQ_U64(want ? len : 0, r->d[k].bytes))
-			fprintf(stderr, "    counter %s in %s\n", stat_names[k], case_name);
+			fprintf(stderr, "    counter %s in %s\n", xtx_rd_stat_name(k), case_name);
 	}
 }
 

@@ -33,18 +33,6 @@
 #define PORT_LO		1000
 #define PORT_HI		60000
 
-static const char *stat_names[XTX_SINK_STAT_MAX] = {
-	[XTX_SINK_MATCHED] = "matched",
-	[XTX_SINK_UDP_OTHER_PORT] = "udp_other_port",
-	[XTX_SINK_IPV4_OTHER] = "ipv4_other",
-	[XTX_SINK_IPV6_OTHER] = "ipv6_other",
-	[XTX_SINK_NON_IP] = "non_ip",
-	[XTX_SINK_FRAGMENT] = "fragment",
-	[XTX_SINK_TRUNCATED] = "truncated",
-	[XTX_SINK_MALFORMED] = "malformed",
-	[XTX_SINK_PAYLOAD] = "payload",
-};
-
 static int ncpu;
 static char case_name[160];
 
@@ -99,23 +87,19 @@ static uint32_t run(struct xtx_sink *skel, const void *frame, size_t len)
 
 /* --- reading the maps: sums over CPUs ---------------------------------------------- */
 struct snap {
-	struct xtx_sink_counter st[XTX_SINK_STAT_MAX];
-	struct xtx_sink_counter port;		/* of the port the case is about */
+	struct xtx_xdp_counter st[XTX_SINK_STAT_MAX];
+	struct xtx_xdp_counter port;		/* of the port the case is about */
 	struct xtx_sink_flow flow;
 	uint64_t samples, negative, hist_total;
 };
 
-static void read_counter(int fd, uint32_t key, struct xtx_sink_counter *out)
+static void read_counter(int fd, uint32_t key, struct xtx_xdp_counter *out)
 {
-	struct xtx_sink_counter v[ncpu];
+	struct xtx_xdp_counter v[ncpu];
 
 	memset(out, 0, sizeof(*out));
-	if (!CHECK(bpf_map_lookup_elem(fd, &key, v) == 0))
-		return;
-	for (int c = 0; c < ncpu; c++) {
-		out->pkts += v[c].pkts;
-		out->bytes += v[c].bytes;
-	}
+	if (CHECK(bpf_map_lookup_elem(fd, &key, v) == 0))
+		xtx_xdp_counter_add(out, v, ncpu);
 }
 
 /* Delay summed over CPUs; the histogram only as a total unless hist != NULL. */
@@ -127,19 +111,8 @@ static void read_delay(struct xtx_sink *skel, struct xtx_sink_delay *sum)
 	memset(sum, 0, sizeof(*sum));
 	if (!CHECK(v != NULL))
 		return;
-	if (CHECK(bpf_map_lookup_elem(bpf_map__fd(skel->maps.delay), &zero, v) == 0)) {
-		for (int c = 0; c < ncpu; c++) {
-			if (v[c].samples && (!sum->samples || v[c].min_ns < sum->min_ns))
-				sum->min_ns = v[c].min_ns;
-			if (v[c].max_ns > sum->max_ns)
-				sum->max_ns = v[c].max_ns;
-			sum->samples += v[c].samples;
-			sum->negative += v[c].negative;
-			sum->sum_ns += v[c].sum_ns;
-			for (int b = 0; b < (int)XTX_SINK_HIST_BUCKETS; b++)
-				sum->hist[b] += v[c].hist[b];
-		}
-	}
+	if (CHECK(bpf_map_lookup_elem(bpf_map__fd(skel->maps.delay), &zero, v) == 0))
+		xtx_sink_delay_add(sum, v, ncpu);
 	free(v);
 }
 
@@ -393,7 +366,7 @@ static void expect(struct xtx_sink *skel, const struct frame *f, uint16_t port, 
 		int want = i == stat || (i == XTX_SINK_PAYLOAD && payload);
 		if (!CHECK_EQ_U64(want, b.st[i].pkts - a.st[i].pkts) ||
 		    !CHECK_EQ_U64(want ? f->len : 0, b.st[i].bytes - a.st[i].bytes))
-			fprintf(stderr, "    counter %s\n", stat_names[i]);
+			fprintf(stderr, "    counter %s\n", xtx_sink_stat_name(i));
 	}
 	CHECK_EQ_U64(port_counted, b.port.pkts - a.port.pkts);
 	CHECK_EQ_U64(port_counted ? f->len : 0, b.port.bytes - a.port.bytes);

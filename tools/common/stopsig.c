@@ -50,3 +50,46 @@ int stopsig_wait(double wake, const sigset_t *waitmask)
 	fprintf(stderr, "%s: ppoll: %s\n", cli_get_prog(), strerror(-err));
 	return err;
 }
+
+void stopsig_run_init(struct stopsig_run *r, double interval_s, double duration_s)
+{
+	r->t0 = cli_now_s(CLOCK_MONOTONIC);
+	r->tick = r->t0 + interval_s;
+	r->last = r->t0;
+	r->deadline = r->t0 + duration_s;
+	r->interval_s = interval_s;
+	r->duration_s = duration_s;
+}
+
+int stopsig_run_wait(const struct stopsig_run *r, double max_s, const sigset_t *waitmask,
+		     double *t)
+{
+	double wake = INFINITY, now = cli_now_s(CLOCK_MONOTONIC);
+	int err;
+
+	if (r->interval_s > 0)
+		wake = r->tick;
+	if (r->duration_s > 0 && r->deadline < wake)
+		wake = r->deadline;
+	if (wake > now + max_s)
+		wake = now + max_s;
+	err = stopsig_wait(wake, waitmask);
+	*t = cli_now_s(CLOCK_MONOTONIC);
+	return err;
+}
+
+bool stopsig_run_tick(struct stopsig_run *r, double t, double *dt)
+{
+	if (r->interval_s <= 0 || t < r->tick)
+		return false;
+	*dt = t - r->last;
+	r->last = t;
+	while (r->tick <= t)
+		r->tick += r->interval_s;
+	return true;
+}
+
+bool stopsig_run_over(const struct stopsig_run *r, double t)
+{
+	return r->duration_s > 0 && t >= r->deadline;
+}

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* tools/common/xdpattach.c - see xdpattach.h. */
 #include <errno.h>
+#include <net/if.h>
 #include <linux/capability.h>
+#include <linux/if_link.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "caps.h"
@@ -229,4 +232,75 @@ out_explain:
 		fprintf(stderr, "%s: rerun with --verbose for libbpf/libxdp details (the "
 			"verifier log, if it refused the program)\n", prog);
 	return err;
+}
+
+/* --- the tool's own program ---------------------------------------------------------- */
+
+int xdpa_prog_attach(struct xdpa_prog *p, struct bpf_object *obj, int ifindex,
+		     enum xdp_attach_mode mode, char *why, size_t why_len)
+{
+	long err;
+
+	p->prog = xdp_program__from_bpf_obj(obj, "xdp");
+	err = libxdp_get_error(p->prog);
+	if (err) {
+		p->prog = NULL;
+		libxdp_strerror((int)err, why, why_len);
+		return (int)err;
+	}
+	err = xdp_program__attach(p->prog, ifindex, mode, 0);
+	if (err) {
+		xdpa_err_str((int)err, why, why_len);
+		xdp_program__close(p->prog);
+		p->prog = NULL;
+		return (int)err;
+	}
+	p->ifindex = ifindex;
+	p->mode = mode;
+	p->attached = true;
+	/* Alone or behind libxdp's dispatcher: alone, the interface runs our program itself.
+	 * Asked over netlink (no capability needed; libxdp's own query would need
+	 * CAP_SYS_ADMIN to open the program by id). */
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	if (!bpf_xdp_query(ifindex, 0, &q)) {
+		uint32_t id = mode == XDP_MODE_NATIVE ? q.drv_prog_id : q.skb_prog_id;
+
+		p->dispatcher = id && id != xdp_program__id(p->prog);
+	}
+	return 0;
+}
+
+int xdpa_prog_detach(struct xdpa_prog *p, const char *prog, const char *ifname)
+{
+	char buf[256];
+	int err;
+
+	if (!p->attached)
+		return 0;
+	p->attached = false;
+	if (p->dispatcher) {
+		err = xdp_program__detach(p->prog, p->ifindex, p->mode, 0);
+	} else {
+		/* Alone on the interface: netlink, replacing exactly our program (the kernel
+		 * refuses if another one took its place). Needs CAP_NET_ADMIN only; libxdp's
+		 * detach looks the program up by id, which needs CAP_SYS_ADMIN. */
+		LIBBPF_OPTS(bpf_xdp_attach_opts, xo, .old_prog_fd = xdp_program__fd(p->prog));
+		err = bpf_xdp_detach(p->ifindex, p->mode == XDP_MODE_NATIVE ?
+				     XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE, &xo);
+	}
+	if (!err)
+		return 0;
+	if ((int)if_nametoindex(ifname) != p->ifindex)
+		return -ENODEV;
+	fprintf(stderr, "%s: detaching from %s failed: %s; remove it with 'xdp-loader unload %s "
+		"--all' (a later %s run on %s also removes it)\n", prog, ifname,
+		xdpa_err_str(err, buf, sizeof(buf)), ifname, prog, ifname);
+	return err;
+}
+
+void xdpa_prog_close(struct xdpa_prog *p)
+{
+	if (p->prog)
+		xdp_program__close(p->prog);
+	p->prog = NULL;
 }

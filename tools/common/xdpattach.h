@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* tools/common/xdpattach.h - what the tools that attach an XDP program (xtx-shape,
  * xtx-sink) share around it: entering a named network namespace, naming an attach mode,
- * and turning a libxdp/libbpf error into text. */
+ * turning a libxdp/libbpf error into text, removing a stale program, and attaching and
+ * detaching their own (with the fallback from native to skb mode). */
 #ifndef XTX_TOOLS_XDPATTACH_H
 #define XTX_TOOLS_XDPATTACH_H
 
@@ -41,5 +42,28 @@ typedef int (*xdpa_attach_fn)(void *ctx, enum xdp_attach_mode mode, char *why,
  * each line prefixed with prog, and returns the last -errno. */
 int xdpa_attach(const char *prog, const char *ifname, bool skb_only, xdpa_attach_fn try,
 		void *ctx);
+
+/* A tool's program on its interface: loaded from a skeleton's object, attached in one
+ * mode, detached again. */
+struct xdpa_prog {
+	struct xdp_program *prog;	/* NULL: none loaded */
+	int ifindex;
+	enum xdp_attach_mode mode;	/* valid while attached */
+	bool attached;
+	bool dispatcher;		/* through libxdp's dispatcher (else alone on it) */
+};
+/* Load obj's program "xdp" and attach it to ifindex in mode: libxdp loads it at attach
+ * time, as an extension of its dispatcher where the kernel supports that (several
+ * programs can then share the interface), else alone. 0, or -errno with the reason in
+ * why and nothing loaded (p->prog NULL); obj stays the caller's either way. */
+int xdpa_prog_attach(struct xdpa_prog *p, struct bpf_object *obj, int ifindex,
+		     enum xdp_attach_mode mode, char *why, size_t why_len);
+/* Detach p if attached, needing CAP_NET_ADMIN only (and CAP_SYS_ADMIN behind the
+ * dispatcher): 0; -ENODEV, silently, when ifname is gone (its program went with it);
+ * or -errno after "PROG: detaching from IF failed: ...; remove it with ..." (prog is
+ * the tool's name). */
+int xdpa_prog_detach(struct xdpa_prog *p, const char *prog, const char *ifname);
+/* Close what xdpa_prog_attach() loaded (after xdpa_prog_detach()). */
+void xdpa_prog_close(struct xdpa_prog *p);
 
 #endif /* XTX_TOOLS_XDPATTACH_H */

@@ -21,9 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/capability.h>
-#include <linux/if_link.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -56,54 +53,25 @@ int shape_detach_stale(struct shape *s)
 static int attach_mode(struct shape *s, const struct rd_rules *rs, enum xdp_attach_mode mode,
 		       char *why, size_t why_len)
 {
-	long err;
+	int err;
 
 	s->skel = xtx_redirect__open();
 	if (!s->skel) {
 		err = -errno;
 		snprintf(why, why_len, "opening the embedded BPF object: %s", strerror(errno));
-		return (int)err;
+		return err;
 	}
 	s->skel->rodata->cfg_mode = s->opt.l2 ? XTX_RD_MODE_L2 : XTX_RD_MODE_ROUTER;
 	s->skel->rodata->cfg_out_ifindex = (uint32_t)s->out_ifindex;
 	memcpy((void *)s->skel->rodata->cfg_in_mac, s->in_mac, 6);
 	s->skel->rodata->cfg_nrules = rs->n;
-
-	/* libxdp loads the object at attach time: as an extension of its dispatcher where
-	 * the kernel supports that (several programs can share the interface), else alone.
-	 * The XSKMAP is empty until shape_fill_xskmap(): frames go to the kernel. */
-	s->prog = xdp_program__from_bpf_obj(s->skel->obj, "xdp");
-	err = libxdp_get_error(s->prog);
+	/* The XSKMAP is empty until shape_fill_xskmap(): frames go to the kernel. */
+	err = xdpa_prog_attach(&s->xp, s->skel->obj, s->in_ifindex, mode, why, why_len);
 	if (err) {
-		s->prog = NULL;
-		libxdp_strerror((int)err, why, why_len);
-		goto out_destroy_skel;
+		xtx_redirect__destroy(s->skel);
+		s->skel = NULL;
 	}
-	err = xdp_program__attach(s->prog, s->in_ifindex, mode, 0);
-	if (err) {
-		xdpa_err_str((int)err, why, why_len);
-		goto out_close_prog;
-	}
-	s->mode = mode;
-	s->attached = true;
-	/* Alone or behind libxdp's dispatcher: alone, the interface runs our program itself.
-	 * Asked over netlink (no capability needed; libxdp's own query would need
-	 * CAP_SYS_ADMIN to open the program by id). */
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	if (!bpf_xdp_query(s->in_ifindex, 0, &q)) {
-		uint32_t id = mode == XDP_MODE_NATIVE ? q.drv_prog_id : q.skb_prog_id;
-
-		s->dispatcher = id && id != xdp_program__id(s->prog);
-	}
-	return 0;
-
-out_close_prog:
-	xdp_program__close(s->prog);
-	s->prog = NULL;
-out_destroy_skel:
-	xtx_redirect__destroy(s->skel);
-	s->skel = NULL;
-	return (int)err;
+	return err;
 }
 
 struct attach_ctx {
@@ -165,37 +133,14 @@ int shape_fill_xskmap(struct shape *s, struct xtx_engine *e)
 
 int shape_detach(struct shape *s)
 {
-	char buf[256];
-	int err = 0;
+	int err = xdpa_prog_detach(&s->xp, "xtx-shape", s->opt.in);
 
-	if (s->attached) {
-		if (s->dispatcher) {
-			err = xdp_program__detach(s->prog, s->in_ifindex, s->mode, 0);
-		} else {
-			/* Alone on the interface: netlink, replacing exactly our program (the
-			 * kernel refuses if another one took its place). Needs CAP_NET_ADMIN
-			 * only, which is all we keep after setup; libxdp's detach looks the
-			 * program up by id, which needs CAP_SYS_ADMIN. */
-			LIBBPF_OPTS(bpf_xdp_attach_opts, xo,
-				    .old_prog_fd = xdp_program__fd(s->prog));
-			err = bpf_xdp_detach(s->in_ifindex, s->mode == XDP_MODE_NATIVE ?
-					     XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE, &xo);
-		}
-		if (err && (int)if_nametoindex(s->opt.in) != s->in_ifindex) {
-			fprintf(stderr, "xtx-shape: warning: %s disappeared (its XDP program went "
-				"with it)\n", s->opt.in);
-			err = 0;
-		} else if (err) {
-			fprintf(stderr, "xtx-shape: detaching from %s failed: %s; remove it with "
-				"'xdp-loader unload %s --all' (a later xtx-shape run on %s also "
-				"removes it)\n", s->opt.in, xdpa_err_str(err, buf, sizeof(buf)),
-				s->opt.in, s->opt.in);
-		}
-		s->attached = false;
+	if (err == -ENODEV) {
+		fprintf(stderr, "xtx-shape: warning: %s disappeared (its XDP program went with "
+			"it)\n", s->opt.in);
+		err = 0;
 	}
-	if (s->prog)
-		xdp_program__close(s->prog);
-	s->prog = NULL;
+	xdpa_prog_close(&s->xp);
 	if (s->skel)
 		xtx_redirect__destroy(s->skel);
 	s->skel = NULL;
@@ -212,7 +157,7 @@ int shape_drop_caps(const struct shape *s)
 {
 	uint64_t keep = CAPS_BIT(CAP_NET_ADMIN) | CAPS_BIT(CAP_BPF);
 
-	if (s->dispatcher)
+	if (s->xp.dispatcher)
 		keep |= CAPS_BIT(CAP_SYS_ADMIN);
 	return caps_keep(keep);
 }

@@ -258,6 +258,19 @@ static bool is_leaf(const struct xtx_sched_config *cfg, uint32_t h)
 	return xtx_sched_config__is_leaf(cfg, h) == 1;
 }
 
+/* Class c's counters and handle ("1:10") if it is a leaf; false for an inner class. */
+static bool leaf_stats(struct xtx_engine *e, const struct xtx_sched_config *cfg, unsigned c,
+		       struct xtx_class_stats *cs, char h[XTX_HANDLE_STRLEN])
+{
+	const struct xtx_class_opts *co = xtx_sched_config__class(cfg, c);
+
+	if (!is_leaf(cfg, co->handle))
+		return false;
+	xtx_engine__class_stats(e, c, cs);
+	xtx_handle__str(co->handle, h, XTX_HANDLE_STRLEN);
+	return true;
+}
+
 /* Frames: every ring full, every leaf's limit on every queue, a margin; capped. */
 static uint32_t frames_needed(const struct xtx_sched_config *cfg, unsigned nrq, unsigned ntq,
 			      bool *capped)
@@ -275,19 +288,9 @@ static uint32_t frames_needed(const struct xtx_sched_config *cfg, unsigned nrq, 
 	return *capped ? 262144 : (uint32_t)n;
 }
 
-static const char *const xdp_names[XTX_RD_STAT_MAX] = {
-	"redirect", "drop_rule", "pass_rule", "pass_arp", "pass_nd", "pass_no_socket",
-	"pass_local", "pass_not_unicast", "pass_non_ip", "pass_vlan", "pass_bad", "pass_ttl",
-	"pass_not_fwded", "pass_no_route", "pass_no_neigh", "pass_frag_needed",
-	"pass_other_if", "pass_fwd_off", "truncated", "malformed", "fragment", "no_meta",
-	"default",
-};
-_Static_assert(sizeof(xdp_names) / sizeof(xdp_names[0]) == XTX_RD_STAT_MAX,
-	       "a name for every counter of xtx_redirect.h");
-
-static int read_xdp_stats(const struct shape *s, struct xtx_rd_counter *out)
+static int read_xdp_stats(const struct shape *s, struct xtx_xdp_counter *out)
 {
-	struct xtx_rd_counter *v = calloc((size_t)s->ncpu, sizeof(*v));
+	struct xtx_xdp_counter *v = calloc((size_t)s->ncpu, sizeof(*v));
 	int fd, rc = 0;
 
 	memset(out, 0, sizeof(*out) * XTX_RD_STAT_MAX);
@@ -300,10 +303,8 @@ static int read_xdp_stats(const struct shape *s, struct xtx_rd_counter *out)
 	fd = bpf_map__fd(s->skel->maps.rd_stats);
 	for (uint32_t k = 0; k < XTX_RD_STAT_MAX && !rc; k++) {
 		rc = bpf_map_lookup_elem(fd, &k, v);
-		for (int c = 0; c < s->ncpu && !rc; c++) {
-			out[k].pkts += v[c].pkts;
-			out[k].bytes += v[c].bytes;
-		}
+		if (!rc)
+			xtx_xdp_counter_add(&out[k], v, s->ncpu);
 	}
 	free(v);
 	return rc;
@@ -361,7 +362,7 @@ static uint64_t rx_dropped(const struct totals *t)
 static int write_ready(const struct shape *s, struct xtx_engine *e)
 {
 	return cli_write_ready(s->opt.ready_file, "pid=%d\nxdp_mode=%s\nrx_path=%s\naf_xdp=%s\n",
-			       (int)getpid(), xdpa_mode_name(s->mode), xtx_engine__rx_path(e),
+			       (int)getpid(), xdpa_mode_name(s->xp.mode), xtx_engine__rx_path(e),
 			       xtx_engine__mode(e));
 }
 
@@ -369,34 +370,53 @@ static int write_ready(const struct shape *s, struct xtx_engine *e)
 
 #define GONE_CHECK_S	0.5	/* seconds between looks for a deleted interface */
 
+/* The interval line on stderr: rates and drops since prev (and prev_cls, each class's
+ * sent bytes), dt seconds ago; then prev and prev_cls are now. */
+static void print_interval(struct xtx_engine *e, const struct xtx_sched_config *cfg,
+			   struct totals *prev, uint64_t *prev_cls, double t_s, double dt)
+{
+	struct totals cur;
+
+	totals(e, &cur);
+	fprintf(stderr, "%7.1fs rx %8.3f Mpps fwd %8.3f Mpps drops rx %lu sched %lu", t_s,
+		(double)(cur.rx.rx_pkts - prev->rx.rx_pkts) / dt * 1e-6,
+		(double)(cur.rx.fwd_pkts - prev->rx.fwd_pkts) / dt * 1e-6,
+		(unsigned long)(rx_dropped(&cur) - rx_dropped(prev)),
+		(unsigned long)(cur.dropped - prev->dropped));
+	for (unsigned c = 0; c < xtx_sched_config__class_count(cfg); c++) {
+		struct xtx_class_stats cs;
+		char h[XTX_HANDLE_STRLEN];
+
+		if (!leaf_stats(e, cfg, c, &cs, h))
+			continue;
+		fprintf(stderr, " | %s %.2f Mbit/s", h,
+			(double)(cs.sent_bytes - prev_cls[c]) * 8 / dt * 1e-6);
+		prev_cls[c] = cs.sent_bytes;
+	}
+	fputc('\n', stderr);
+	*prev = cur;
+}
+
 static int run(struct shape *s, struct xtx_engine *e, const struct xtx_sched_config *cfg,
 	       const sigset_t *waitmask, double *dur)
 {
-	unsigned ncls = xtx_sched_config__class_count(cfg);
-	uint64_t *prev_cls = calloc(ncls, sizeof(*prev_cls));
-	double t0 = cli_now_s(CLOCK_MONOTONIC), tick = t0 + s->opt.interval_s, last = t0, t;
-	double deadline = t0 + s->opt.duration_s;
-	struct totals prev, cur;
+	uint64_t *prev_cls = calloc(xtx_sched_config__class_count(cfg), sizeof(*prev_cls));
+	struct stopsig_run r;
+	struct totals prev;
+	double t, dt;
 	int err;
 
 	if (!prev_cls)
 		return -ENOMEM;
+	stopsig_run_init(&r, s->opt.interval_s, s->opt.duration_s);
 	totals(e, &prev);
 	while (!stop) {
-		double wake = INFINITY, now = cli_now_s(CLOCK_MONOTONIC);
-
-		if (s->opt.interval_s > 0)
-			wake = tick;
-		if (s->opt.duration_s > 0 && deadline < wake)
-			wake = deadline;
-		if (wake > now + GONE_CHECK_S)	/* look for vanished interfaces */
-			wake = now + GONE_CHECK_S;
-		err = stopsig_wait(wake, waitmask);
+		/* At most GONE_CHECK_S: look for vanished interfaces. */
+		err = stopsig_run_wait(&r, GONE_CHECK_S, waitmask, &t);
 		if (err) {
 			free(prev_cls);
 			return err;
 		}
-		t = cli_now_s(CLOCK_MONOTONIC);
 		/* An interface deleted (a veth removed, a driver unbound): its sockets are dead
 		 * and its index is gone or reused. Stop, account, exit 1. */
 		if ((int)if_nametoindex(s->opt.in) != s->in_ifindex ||
@@ -406,38 +426,12 @@ static int run(struct shape *s, struct xtx_engine *e, const struct xtx_sched_con
 			fprintf(stderr, "xtx-shape: interface %s disappeared; stopping\n", s->gone);
 			break;
 		}
-		if (s->opt.interval_s > 0 && t >= tick) {
-			double dt = t - last;
-
-			totals(e, &cur);
-			fprintf(stderr, "%7.1fs rx %8.3f Mpps fwd %8.3f Mpps drops rx %lu sched %lu",
-				t - t0, (double)(cur.rx.rx_pkts - prev.rx.rx_pkts) / dt * 1e-6,
-				(double)(cur.rx.fwd_pkts - prev.rx.fwd_pkts) / dt * 1e-6,
-				(unsigned long)(rx_dropped(&cur) - rx_dropped(&prev)),
-				(unsigned long)(cur.dropped - prev.dropped));
-			for (unsigned c = 0; c < ncls; c++) {
-				const struct xtx_class_opts *co = xtx_sched_config__class(cfg, c);
-				struct xtx_class_stats cs;
-				char h[XTX_HANDLE_STRLEN];
-
-				if (!is_leaf(cfg, co->handle))
-					continue;
-				xtx_engine__class_stats(e, c, &cs);
-				xtx_handle__str(co->handle, h, sizeof(h));
-				fprintf(stderr, " | %s %.2f Mbit/s", h,
-					(double)(cs.sent_bytes - prev_cls[c]) * 8 / dt * 1e-6);
-				prev_cls[c] = cs.sent_bytes;
-			}
-			fputc('\n', stderr);
-			prev = cur;
-			last = t;
-			while (tick <= t)
-				tick += s->opt.interval_s;
-		}
-		if (s->opt.duration_s > 0 && t >= deadline)
+		if (stopsig_run_tick(&r, t, &dt))
+			print_interval(e, cfg, &prev, prev_cls, t - r.t0, dt);
+		if (stopsig_run_over(&r, t))
 			break;
 	}
-	*dur = cli_now_s(CLOCK_MONOTONIC) - t0;
+	*dur = cli_now_s(CLOCK_MONOTONIC) - r.t0;
 	free(prev_cls);
 	return 0;
 }
@@ -455,7 +449,7 @@ static void json_counter(struct jsonw *w, const char *name, uint64_t pkts, uint6
 }
 
 static void print_json(const struct shape *s, struct xtx_engine *e,
-		       const struct xtx_sched_config *cfg, const struct xtx_rd_counter *xs,
+		       const struct xtx_sched_config *cfg, const struct xtx_xdp_counter *xs,
 		       double dur, const struct totals *t, const struct xtx_frame_count *fc)
 {
 	unsigned ncls = xtx_sched_config__class_count(cfg);
@@ -466,8 +460,8 @@ static void print_json(const struct shape *s, struct xtx_engine *e,
 	jsonw_string_field(&w, "in", s->opt.in);
 	jsonw_string_field(&w, "out", s->opt.out);
 	jsonw_string_field(&w, "mode", s->opt.l2 ? "l2" : "router");
-	jsonw_string_field(&w, "xdp_mode", xdpa_mode_name(s->mode));
-	jsonw_bool_field(&w, "xdp_dispatcher", s->dispatcher);
+	jsonw_string_field(&w, "xdp_mode", xdpa_mode_name(s->xp.mode));
+	jsonw_bool_field(&w, "xdp_dispatcher", s->xp.dispatcher);
 	jsonw_string_field(&w, "af_xdp", xtx_engine__mode(e));
 	jsonw_string_field(&w, "rx_path", xtx_engine__rx_path(e));
 	jsonw_uint_field(&w, "queues", s->opt.queues);
@@ -478,7 +472,7 @@ static void print_json(const struct shape *s, struct xtx_engine *e,
 	jsonw_name(&w, "xdp");
 	jsonw_start_object(&w);
 	for (int k = 0; k < XTX_RD_STAT_MAX; k++)
-		json_counter(&w, xdp_names[k], xs[k].pkts, xs[k].bytes);
+		json_counter(&w, xtx_rd_stat_name(k), xs[k].pkts, xs[k].bytes);
 	jsonw_end_object(&w);
 
 	jsonw_name(&w, "rx");
@@ -560,7 +554,7 @@ static void print_json(const struct shape *s, struct xtx_engine *e,
 }
 
 static void report(const struct shape *s, struct xtx_engine *e, const struct xtx_sched_config *cfg,
-		   const struct xtx_rd_counter *xs, double dur, int xdp_ok)
+		   const struct xtx_xdp_counter *xs, double dur, int xdp_ok)
 {
 	struct xtx_frame_count fc;
 	struct totals t;
@@ -571,12 +565,12 @@ static void report(const struct shape *s, struct xtx_engine *e, const struct xtx
 	if (!s->opt.json) {
 		printf("xtx-shape: %s -> %s, %s mode, XDP %s, AF_XDP %s, %s, %u RX / %u TX "
 		       "queue(s), %.3f s\n", s->opt.in, s->opt.out, s->opt.l2 ? "l2" : "router",
-		       xdpa_mode_name(s->mode), xtx_engine__mode(e), xtx_engine__rx_path(e),
+		       xdpa_mode_name(s->xp.mode), xtx_engine__mode(e), xtx_engine__rx_path(e),
 		       s->opt.queues, s->opt.tx_queues, dur);
 		printf("  xdp: redirected %lu", (unsigned long)xs[XTX_RD_REDIRECT].pkts);
 		for (int k = 1; k < XTX_RD_STAT_MAX && xdp_ok; k++)
 			if (xs[k].pkts)
-				printf(", %s %lu", xdp_names[k], (unsigned long)xs[k].pkts);
+				printf(", %s %lu", xtx_rd_stat_name(k), (unsigned long)xs[k].pkts);
 		printf("\n  rx: %lu frames, forwarded %lu, dropped: stage_full %lu no_frame %lu "
 		       "bad_desc %lu; kernel dropped %lu (ring full %lu, fill empty %lu)\n",
 		       (unsigned long)t.rx.rx_pkts, (unsigned long)t.rx.fwd_pkts,
@@ -596,10 +590,8 @@ static void report(const struct shape *s, struct xtx_engine *e, const struct xtx
 			struct xtx_class_stats cs;
 			char h[XTX_HANDLE_STRLEN];
 
-			if (!is_leaf(cfg, co->handle))
+			if (!leaf_stats(e, cfg, c, &cs, h))
 				continue;
-			xtx_engine__class_stats(e, c, &cs);
-			xtx_handle__str(co->handle, h, sizeof(h));
 			printf("  class %-8s sent %10lu pkts %9.3f Mbit/s (rate %.3f, ceil %.3f)\n", h,
 			       (unsigned long)cs.sent_pkts, (double)cs.sent_bytes * 8 / dur * 1e-6,
 			       (double)co->rate * 8e-6, (double)co->ceil * 8e-6);
@@ -615,7 +607,7 @@ int main(int argc, char **argv)
 {
 	struct shape s = { .lock = { .fd = -1 } };
 	static struct rd_rules rs;
-	struct xtx_rd_counter xs[XTX_RD_STAT_MAX] = { { 0, 0 } };
+	struct xtx_xdp_counter xs[XTX_RD_STAT_MAX] = { { 0, 0 } };
 	struct xtx_sched_config *cfg = NULL;
 	struct xtx_engine *e = NULL;
 	sigset_t waitmask;
@@ -728,7 +720,7 @@ int main(int argc, char **argv)
 	if (!s.opt.json)
 		fprintf(stderr, "xtx-shape: %s -> %s: %s mode, XDP %s%s, AF_XDP %s, %s, %u "
 			"rule(s)\n", s.opt.in, s.opt.out, s.opt.l2 ? "l2" : "router",
-			xdpa_mode_name(s.mode), s.dispatcher ? " (libxdp dispatcher)" : "",
+			xdpa_mode_name(s.xp.mode), s.xp.dispatcher ? " (libxdp dispatcher)" : "",
 			xtx_engine__mode(e), xtx_engine__rx_path(e), rs.n);
 	if (s.opt.ready_file) {
 		if (write_ready(&s, e))

@@ -14,6 +14,7 @@
 #include "../../xdp/xtx_redirect.h"
 #include "iflock.h"
 #include "rules.h"
+#include "xdpattach.h"
 #include "xtx_redirect.skel.h"
 
 #define SHAPE_PROG_NAME	"xtx_redirect"	/* the XDP function's name, as the kernel reports it */
@@ -37,9 +38,7 @@ struct shape {
 	uint8_t in_mac[6];
 	struct iflock lock;		/* lock.fd -1: not locked */
 	struct xtx_redirect *skel;
-	struct xdp_program *prog;
-	enum xdp_attach_mode mode;
-	bool attached, dispatcher;
+	struct xdpa_prog xp;		/* the program from skel, on in_ifindex */
 	int ncpu;
 	const char *gone;		/* the interface that disappeared during the run */
 };

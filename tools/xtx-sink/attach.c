@@ -13,8 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
@@ -44,49 +42,23 @@ int sink_detach_stale(struct sink *s)
 /* Loads and attaches in one mode; on failure leaves nothing loaded and s->skel NULL. */
 static int attach_mode(struct sink *s, enum xdp_attach_mode mode, char *why, size_t why_len)
 {
-	long err;
+	int err;
 
 	s->skel = xtx_sink__open();
 	if (!s->skel) {
 		err = -errno;
 		snprintf(why, why_len, "opening the embedded BPF object: %s", strerror(errno));
-		return (int)err;
+		return err;
 	}
 	s->skel->rodata->cfg_port_lo = (__u16)s->opt.port_lo;
 	s->skel->rodata->cfg_port_hi = (__u16)s->opt.port_hi;
 	s->skel->rodata->cfg_action = s->opt.pass ? XDP_PASS : XDP_DROP;
-
-	/* libxdp loads the object at attach time: as an extension of its dispatcher where
-	 * the kernel supports that (several programs can share the interface), else alone. */
-	s->prog = xdp_program__from_bpf_obj(s->skel->obj, "xdp");
-	err = libxdp_get_error(s->prog);
+	err = xdpa_prog_attach(&s->xp, s->skel->obj, s->ifindex, mode, why, why_len);
 	if (err) {
-		s->prog = NULL;
-		libxdp_strerror((int)err, why, why_len);
-		goto out_destroy_skel;
+		xtx_sink__destroy(s->skel);
+		s->skel = NULL;
 	}
-	err = xdp_program__attach(s->prog, s->ifindex, mode, 0);
-	if (err) {
-		xdpa_err_str((int)err, why, why_len);
-		goto out_close_prog;
-	}
-	s->mode = mode;
-	s->attached = true;
-	/* Report how libxdp attached it: through its dispatcher or alone. */
-	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(s->ifindex);
-	if (!libxdp_get_error(mp) && mp) {
-		s->dispatcher = !xdp_multiprog__is_legacy(mp);
-		xdp_multiprog__close(mp);
-	}
-	return 0;
-
-out_close_prog:
-	xdp_program__close(s->prog);
-	s->prog = NULL;
-out_destroy_skel:
-	xtx_sink__destroy(s->skel);
-	s->skel = NULL;
-	return (int)err;
+	return err;
 }
 
 static int try_mode(void *ctx, enum xdp_attach_mode mode, char *why, size_t why_len)
@@ -101,21 +73,12 @@ int sink_attach(struct sink *s)
 
 int sink_detach(struct sink *s)
 {
-	char buf[256];
-	int err = 0;
+	int err = xdpa_prog_detach(&s->xp, "xtx-sink", s->opt.dev);
 
-	if (s->attached) {
-		err = xdp_program__detach(s->prog, s->ifindex, s->mode, 0);
-		if (err && (int)if_nametoindex(s->opt.dev) != s->ifindex) {
-			fprintf(stderr, "xtx-sink: warning: %s disappeared while counting (its XDP "
-				"program went with it); the counts end there\n", s->opt.dev);
-			err = 0;
-		} else if (err)
-			fprintf(stderr, "xtx-sink: detaching from %s failed: %s; remove it with "
-				"'xdp-loader unload %s --all' (a later xtx-sink run on %s also "
-				"removes it)\n", s->opt.dev, xdpa_err_str(err, buf, sizeof(buf)),
-				s->opt.dev, s->opt.dev);
-		s->attached = false;
+	if (err == -ENODEV) {
+		fprintf(stderr, "xtx-sink: warning: %s disappeared while counting (its XDP "
+			"program went with it); the counts end there\n", s->opt.dev);
+		err = 0;
 	}
 	return err;
 }

@@ -198,45 +198,36 @@ static void parse_args(int argc, char **argv, struct sink_opts *o)
 static int write_ready(const struct sink *s)
 {
 	return cli_write_ready(s->opt.ready_file, "pid=%d\nmode=%s\nifindex=%d\n", (int)getpid(),
-			       xdpa_mode_name(s->mode), s->ifindex);
+			       xdpa_mode_name(s->xp.mode), s->ifindex);
 }
 
 /* Waits until the next interval tick or the deadline or a signal; prints lines. */
 static int run(struct sink *s, const sigset_t *waitmask, double *dur)
 {
-	double t0 = cli_now_s(CLOCK_MONOTONIC), tick = t0 + s->opt.interval_s, last = t0, t;
-	double deadline = t0 + s->opt.duration_s;
 	struct sink_snapshot prev, cur;
+	struct stopsig_run r;
+	double t, dt;
 	int err;
 
+	stopsig_run_init(&r, s->opt.interval_s, s->opt.duration_s);
 	err = sink_read_stats(s, &prev);
 	if (err)
 		return err;
 	while (!stop) {
-		double wake = INFINITY;
-
-		if (s->opt.interval_s > 0)
-			wake = tick;
-		if (s->opt.duration_s > 0 && deadline < wake)
-			wake = deadline;
-		err = stopsig_wait(wake, waitmask);
+		err = stopsig_run_wait(&r, INFINITY, waitmask, &t);
 		if (err)
 			return err;
-		t = cli_now_s(CLOCK_MONOTONIC);
-		if (s->opt.interval_s > 0 && t >= tick) {
+		if (stopsig_run_tick(&r, t, &dt)) {
 			err = sink_read_stats(s, &cur);
 			if (err)
 				return err;
-			sink_print_interval(s, &prev, &cur, t - t0, t - last);
+			sink_print_interval(s, &prev, &cur, t - r.t0, dt);
 			prev = cur;
-			last = t;
-			while (tick <= t)
-				tick += s->opt.interval_s;
 		}
-		if (s->opt.duration_s > 0 && t >= deadline)
+		if (stopsig_run_over(&r, t))
 			break;
 	}
-	*dur = cli_now_s(CLOCK_MONOTONIC) - t0;
+	*dur = cli_now_s(CLOCK_MONOTONIC) - r.t0;
 	return 0;
 }
 
@@ -285,14 +276,14 @@ int main(int argc, char **argv)
 			goto out_detach;
 		ready_written = true;
 	}
-	if (!s.dispatcher)
+	if (!s.xp.dispatcher)
 		fprintf(stderr, "xtx-sink: note: libxdp attached %s alone, not through its "
 			"dispatcher (%s), so no other XDP program can share %s\n", SINK_PROG_NAME,
 			xdpa_no_bpffs() ? "no bpffs mounted at /sys/fs/bpf" :
 			"the kernel refused the dispatcher; --verbose shows why", s.opt.dev);
 	fprintf(stderr, "xtx-sink: attached to %s (%s mode, %s, ifindex %d), counting UDP "
-		"ports %u-%u%s\n", s.opt.dev, xdpa_mode_name(s.mode),
-		s.dispatcher ? "libxdp dispatcher" : "alone", s.ifindex, s.opt.port_lo,
+		"ports %u-%u%s\n", s.opt.dev, xdpa_mode_name(s.xp.mode),
+		s.xp.dispatcher ? "libxdp dispatcher" : "alone", s.ifindex, s.opt.port_lo,
 		s.opt.port_hi, s.opt.duration_s > 0 ? "" : "; stop with Ctrl-C");
 
 	err = run(&s, &waitmask, &dur);
@@ -309,7 +300,7 @@ out_detach:
 	sink_detach(&s);
 	if (ready_written)
 		unlink(s.opt.ready_file);
-	xdp_program__close(s.prog);
+	xdpa_prog_close(&s.xp);
 	xtx_sink__destroy(s.skel);
 out_unlock:
 	sink_unlock(&s);

@@ -21,34 +21,20 @@
 #include "sink.h"
 #include "xdpattach.h"
 
-static const char *class_names[XTX_SINK_CLASS_MAX] = {
-	[XTX_SINK_MATCHED] = "matched",
-	[XTX_SINK_UDP_OTHER_PORT] = "udp_other_port",
-	[XTX_SINK_IPV4_OTHER] = "ipv4_other",
-	[XTX_SINK_IPV6_OTHER] = "ipv6_other",
-	[XTX_SINK_NON_IP] = "non_ip",
-	[XTX_SINK_FRAGMENT] = "fragment",
-	[XTX_SINK_TRUNCATED] = "truncated",
-	[XTX_SINK_MALFORMED] = "malformed",
-};
-
 /* Sum of one per-CPU counter; buf holds ncpu values. */
-static int read_counter(const struct sink *s, int fd, __u32 key, struct xtx_sink_counter *buf,
-			struct xtx_sink_counter *out)
+static int read_counter(const struct sink *s, int fd, __u32 key, struct xtx_xdp_counter *buf,
+			struct xtx_xdp_counter *out)
 {
 	out->pkts = out->bytes = 0;
 	if (bpf_map_lookup_elem(fd, &key, buf))
 		return -errno;
-	for (int c = 0; c < s->ncpu; c++) {
-		out->pkts += buf[c].pkts;
-		out->bytes += buf[c].bytes;
-	}
+	xtx_xdp_counter_add(out, buf, s->ncpu);
 	return 0;
 }
 
 int sink_read_stats(const struct sink *s, struct sink_snapshot *out)
 {
-	struct xtx_sink_counter buf[s->ncpu];
+	struct xtx_xdp_counter buf[s->ncpu];
 	int fd = bpf_map__fd(s->skel->maps.stats), err;
 
 	for (__u32 i = 0; i < XTX_SINK_STAT_MAX; i++) {
@@ -88,7 +74,7 @@ void sink_print_interval(const struct sink *s, const struct sink_snapshot *prev,
 /* --- the final report ------------------------------------------------------------------- */
 struct port_row {
 	unsigned port;
-	struct xtx_sink_counter c;
+	struct xtx_xdp_counter c;
 	struct xtx_sink_flow f;
 };
 
@@ -101,7 +87,7 @@ static int read_ports(const struct sink *s, struct port_row **rows_out, size_t *
 {
 	int fd = bpf_map__fd(s->skel->maps.port_stats);
 	int ffd = bpf_map__fd(s->skel->maps.flows);
-	struct xtx_sink_counter buf[s->ncpu], c;
+	struct xtx_xdp_counter buf[s->ncpu], c;
 	struct port_row *rows = NULL, *r;
 	size_t n = 0, cap = 0;
 	int err;
@@ -158,17 +144,7 @@ static int read_delay(const struct sink *s, struct xtx_sink_delay *sum)
 		fprintf(stderr, "xtx-sink: reading the delay map failed: %s\n", strerror(-err));
 		goto out;
 	}
-	for (int c = 0; c < s->ncpu; c++) {
-		if (v[c].samples && (!sum->samples || v[c].min_ns < sum->min_ns))
-			sum->min_ns = v[c].min_ns;
-		if (v[c].max_ns > sum->max_ns)
-			sum->max_ns = v[c].max_ns;
-		sum->samples += v[c].samples;
-		sum->negative += v[c].negative;
-		sum->sum_ns += v[c].sum_ns;
-		for (unsigned b = 0; b < XTX_SINK_HIST_BUCKETS; b++)
-			sum->hist[b] += v[c].hist[b];
-	}
+	xtx_sink_delay_add(sum, v, s->ncpu);
 out:
 	free(v);
 	return err;
@@ -227,12 +203,12 @@ static void print_text(const struct sink *s, double dur, const struct sink_snaps
 		       const struct port_row *rows, size_t n, const struct order_sum *o,
 		       const struct xtx_sink_delay *d, FILE *out)
 {
-	const struct xtx_sink_counter *m = &st->st[XTX_SINK_MATCHED];
+	const struct xtx_xdp_counter *m = &st->st[XTX_SINK_MATCHED];
 	char a[32], b[32], c[32], e[32], f[32];
 
 	fprintf(out, "xtx-sink: %s%s%s, %s mode%s, %.3f s, UDP ports %u-%u, %s\n", s->opt.dev,
 		s->opt.netns ? " in " : "", s->opt.netns ? s->opt.netns : "",
-		xdpa_mode_name(s->mode), s->dispatcher ? " (libxdp dispatcher)" : "", dur,
+		xdpa_mode_name(s->xp.mode), s->xp.dispatcher ? " (libxdp dispatcher)" : "", dur,
 		s->opt.port_lo, s->opt.port_hi, s->opt.pass ? "pass" : "drop");
 	fprintf(out, "  matched    %12" PRIu64 " pkts %14" PRIu64 " bytes  %12.0f pkt/s  "
 		"%10.2f Mbit/s\n", (uint64_t)m->pkts, (uint64_t)m->bytes,
@@ -240,7 +216,7 @@ static void print_text(const struct sink *s, double dur, const struct sink_snaps
 		dur > 0 ? (double)m->bytes * 8 / dur / 1e6 : 0.0);
 	fprintf(out, "  other     ");
 	for (int i = XTX_SINK_MATCHED + 1; i < XTX_SINK_CLASS_MAX; i++)
-		fprintf(out, " %s %" PRIu64, class_names[i], (uint64_t)st->st[i].pkts);
+		fprintf(out, " %s %" PRIu64, xtx_sink_stat_name(i), (uint64_t)st->st[i].pkts);
 	fprintf(out, "\n");
 	if (n) {
 		fprintf(out, "  %-6s %12s %14s %10s %8s %8s %8s\n", "port", "pkts", "bytes",
@@ -276,15 +252,15 @@ static void print_json(const struct sink *s, double dur, const struct sink_snaps
 		       const struct port_row *rows, size_t n, const struct order_sum *o,
 		       const struct xtx_sink_delay *d, FILE *out)
 {
-	const struct xtx_sink_counter *m = &st->st[XTX_SINK_MATCHED];
+	const struct xtx_xdp_counter *m = &st->st[XTX_SINK_MATCHED];
 	struct jsonw w;
 
 	jsonw_init(&w, out);
 	jsonw_start_object(&w);
 	jsonw_string_field(&w, "dev", s->opt.dev);
 	jsonw_string_field(&w, "netns", s->opt.netns);	/* NULL: null */
-	jsonw_string_field(&w, "mode", xdpa_mode_name(s->mode));
-	jsonw_bool_field(&w, "xdp_dispatcher", s->dispatcher);
+	jsonw_string_field(&w, "mode", xdpa_mode_name(s->xp.mode));
+	jsonw_bool_field(&w, "xdp_dispatcher", s->xp.dispatcher);
 	jsonw_string_field(&w, "action", s->opt.pass ? "pass" : "drop");
 	jsonw_float_field(&w, "duration_s", dur, 6);
 	jsonw_uint_field(&w, "port_lo", s->opt.port_lo);
@@ -320,7 +296,7 @@ static void print_json(const struct sink *s, double dur, const struct sink_snaps
 	jsonw_name(&w, "other");
 	jsonw_start_object(&w);
 	for (int i = XTX_SINK_MATCHED + 1; i < XTX_SINK_CLASS_MAX; i++) {
-		jsonw_name(&w, class_names[i]);
+		jsonw_name(&w, xtx_sink_stat_name(i));
 		jsonw_start_object(&w);
 		jsonw_uint_field(&w, "pkts", st->st[i].pkts);
 		jsonw_uint_field(&w, "bytes", st->st[i].bytes);

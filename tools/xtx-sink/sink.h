@@ -12,6 +12,7 @@
 
 #include "../../xdp/xtx_sink.h"
 #include "iflock.h"
+#include "xdpattach.h"
 #include "xtx_sink.skel.h"
 
 #define SINK_PROG_NAME	"xtx_sink"	/* the XDP function's name, as the kernel reports it */
@@ -34,10 +35,7 @@ struct sink {
 	int ifindex;
 	struct iflock lock;		/* lock.fd -1: not locked */
 	struct xtx_sink *skel;
-	struct xdp_program *prog;
-	enum xdp_attach_mode mode;	/* valid while attached */
-	bool attached;
-	bool dispatcher;		/* through a libxdp dispatcher (else alone/legacy) */
+	struct xdpa_prog xp;		/* the program from skel, on ifindex */
 	int ncpu;			/* possible CPUs: per-CPU map value count */
 };
 
@@ -50,7 +48,7 @@ int sink_detach(struct sink *s);
 
 /* report.c */
 struct sink_snapshot {
-	struct xtx_sink_counter st[XTX_SINK_STAT_MAX];
+	struct xtx_xdp_counter st[XTX_SINK_STAT_MAX];
 };
 int sink_read_stats(const struct sink *s, struct sink_snapshot *out);
 void sink_print_interval(const struct sink *s, const struct sink_snapshot *prev,
