@@ -27,7 +27,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "engine_int.h"
@@ -58,29 +57,30 @@ static void recycle(struct xtx_queue *q, uint64_t addr)
 		atomic_store_explicit(&q->ctr.held, q->nrecycle, memory_order_relaxed);
 }
 
+/* Step 3: completions, frames back to the pool a batch at a time. */
 static void reap(struct xtx_queue *q)
 {
-	uint32_t idx = 0, n = xsk_ring_cons__peek(&q->comp, XTX_DEQ_BATCH, &idx);
+	uint32_t idx = 0, n = xtx_txring__comp_peek(&q->ring, XTX_DEQ_BATCH, &idx);
 
 	for (uint32_t i = 0; i < n; i++)
-		recycle(q, *xsk_ring_cons__comp_addr(&q->comp, idx + i));
+		recycle(q, xtx_txring__comp_addr(&q->ring, idx + i));
 	if (n) {
-		xsk_ring_cons__release(&q->comp, n);
-		q->outstanding -= n;
+		xtx_txring__comp_release(&q->ring, n);
 		CTR_ADD(q->ctr.completed, n);
 	}
 }
 
-/* Returns 0, or -errno when the kernel could not send (link down, no buffers...). */
-static int kick(struct xtx_queue *q)
+/* Step 5: tell the device. Returns 0, or -errno when the kernel could not send (link
+ * down, no buffers...). */
+static int kick(struct xtx_queue *q, uint64_t now)
 {
+	int rc;
+
 	CTR_ADD(q->ctr.kicks, 1);
-	if (sendto(q->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0)
-		return 0;
-	/* Transient: the kernel is busy, out of buffers, or the link is down. */
-	if (errno != EAGAIN && errno != EBUSY && errno != ENOBUFS && errno != ENETDOWN)
+	rc = xtx_txring__kick(&q->ring, now);
+	if (xtx_txring__kick_failed(rc))
 		CTR_ADD(q->ctr.kick_errors, 1);
-	return -errno;
+	return rc;
 }
 
 /* Publish the scheduler's class counters (seqlock writer; one writer: this thread). */
@@ -218,28 +218,14 @@ static void purge(struct xtx_queue *q, struct xtx_desc *out)
 static unsigned transmit(struct xtx_queue *q, struct xtx_desc *out, uint64_t now,
 			 uint64_t *next)
 {
-	uint32_t room = xsk_prod_nb_free(&q->tx, XTX_DEQ_BATCH);
+	uint32_t room = xtx_txring__room(&q->ring, XTX_DEQ_BATCH);
 	unsigned m = 0;
 
-	if (room > XTX_DEQ_BATCH)
-		room = XTX_DEQ_BATCH;
 	if (room) {
 		m = xtx_sched__dequeue_burst(q->sched, out, room, now, next);
 		if (m) {
-			uint32_t idx = 0;
-			uint64_t bytes = 0;
+			uint64_t bytes = xtx_txring__write(&q->ring, out, m);
 
-			xsk_ring_prod__reserve(&q->tx, m, &idx);
-			for (unsigned i = 0; i < m; i++) {
-				struct xdp_desc *d = xsk_ring_prod__tx_desc(&q->tx, idx + i);
-
-				d->addr = out[i].addr & XTX_DESC_ADDR_MASK;
-				d->len = out[i].len;
-				d->options = 0;
-				bytes += out[i].len;
-			}
-			xsk_ring_prod__submit(&q->tx, m);
-			q->outstanding += m;
 			CTR_ADD(q->ctr.sent_pkts, m);
 			CTR_ADD(q->ctr.sent_bytes, bytes);
 		}
@@ -273,14 +259,11 @@ static void idle(struct xtx_queue *q, struct deq_state *s, uint32_t ticket, uint
 		xtx_queue_publish_classes(q, now);
 		s->dirty = 0;
 	}
-	if (q->outstanding) {
-		/* Acquire, pairs with the kernel's release of the consumer index. */
-		uint32_t unread = q->tx.cached_prod -
-				  __atomic_load_n(q->tx.consumer, __ATOMIC_ACQUIRE);
-
+	if (q->ring.outstanding) {
 		/* The kernel has not read everything yet (copy mode sends at most 32
 		 * frames per sendto): kick again at once if it asks for it. */
-		if (unread && !s->kick_rc && xsk_ring_prod__needs_wakeup(&q->tx))
+		if (xtx_txring__unread(&q->ring) && !s->kick_rc &&
+		    xtx_txring__needs_kick(&q->ring))
 			return;		/* kicked again in the next step */
 		/* Waiting for completions only (zero-copy: the driver's NAPI). */
 		xtx_mpsc__wait_ticket(q->stage, ticket, 20 * 1000);
@@ -338,8 +321,8 @@ void *xtx_dequeuer_main(void *arg)
 			purge(q, out);
 		reap(q);
 		m = transmit(q, out, now, &next);
-		if (q->outstanding && xsk_ring_prod__needs_wakeup(&q->tx))
-			s.kick_rc = kick(q);
+		if (xtx_txring__needs_kick(&q->ring))
+			s.kick_rc = kick(q, now);
 		s.dirty |= n || m;
 		if (s.dirty && now - q->snap_last_ns >= 10 * 1000 * 1000) {
 			xtx_queue_publish_classes(q, now);
@@ -351,7 +334,7 @@ void *xtx_dequeuer_main(void *arg)
 				xtx_registry__reap(&e->reg, 1);
 			s.next_reap = now + XTX_REAP_NS;
 		}
-		if (stopping && !n && !xtx_sched__qlen(q->sched) && !q->outstanding)
+		if (stopping && !n && !xtx_sched__qlen(q->sched) && !q->ring.outstanding)
 			break;
 		if (stopping && now >= e->stop_deadline_ns + 1000ull * 1000 * 1000)
 			break;	/* completions never came (link down): give up, counted as tx */

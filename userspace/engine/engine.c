@@ -451,7 +451,7 @@ static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
 		rc = xtx_queue_socket(e, q, err, errlen);
 		if (rc)
 			return rc;
-		q->fd = xsk_socket__fd(q->xsk);
+		q->ring.fd = xsk_socket__fd(q->xsk);
 		q->stage = xtx_mpsc__create(&mo);
 		q->sched = xtx_sched__create(e->cfg, NULL, xtx_now_ns(), cerr, sizeof(cerr));
 		q->snap = calloc(e->ncls * SNAP_WORDS, sizeof(*q->snap));

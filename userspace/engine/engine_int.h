@@ -19,6 +19,7 @@
 #include "registry.h"
 #include "room.h"
 #include "thread.h"
+#include "txring.h"
 
 #define XTX_MAX_QUEUES		64
 #define XTX_DEQ_BATCH		64	/* bound of every dequeuer step (stage, TX, completions) */
@@ -64,17 +65,14 @@ struct xtx_queue {
 	uint32_t qid;			/* NIC queue id */
 	int cpu;			/* -1: not pinned */
 	struct xsk_socket *xsk;
-	struct xsk_ring_prod tx;
-	struct xsk_ring_cons comp;
+	struct xtx_txring ring;		/* the TX and completion rings (txring.h) */
 	struct xsk_ring_prod fill;	/* required by the kernel; TX-only leaves it empty */
-	int fd;
 	struct xtx_mpsc *stage;
 	struct xtx_sched *sched;
 	pthread_t thread;
 	int thread_started;
 
 	/* Dequeuer-private. */
-	uint64_t outstanding;		/* written to the TX ring, not completed yet */
 	uint32_t nrecycle;
 	uint64_t recycle[XTX_BATCH];	/* completed or dropped frames, one partial batch */
 

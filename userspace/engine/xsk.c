@@ -160,7 +160,7 @@ int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen)
 		.flags = 0,
 	};
 	int rc = xsk_umem__create(&e->umem, e->fr.area, (uint64_t)e->fr.count * e->fr.size,
-				  &e->q[0].fill, &e->q[0].comp, &ucfg);
+				  &e->q[0].fill, &e->q[0].ring.comp, &ucfg);
 	if (rc == -ENOBUFS) {		/* xdp_umem_account_pages(): over RLIMIT_MEMLOCK */
 		char was[96] = "", cur[32] = "unlimited";
 
@@ -205,10 +205,10 @@ static int try_socket_once(struct xtx_engine *e, struct xtx_queue *q, uint16_t m
 	};
 
 	if (q->idx == 0)
-		return xsk_socket__create(&q->xsk, e->ifname, q->qid, e->umem, NULL, &q->tx,
+		return xsk_socket__create(&q->xsk, e->ifname, q->qid, e->umem, NULL, &q->ring.tx,
 					  &cfg);
-	return xsk_socket__create_shared(&q->xsk, e->ifname, q->qid, e->umem, NULL, &q->tx,
-					 &q->fill, &q->comp, &cfg);
+	return xsk_socket__create_shared(&q->xsk, e->ifname, q->qid, e->umem, NULL, &q->ring.tx,
+					 &q->fill, &q->ring.comp, &cfg);
 }
 
 /* A socket closed a moment ago (a previous run on this queue) is released by the kernel
