@@ -99,7 +99,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, XTX_RD_STAT_MAX);
 	__type(key, __u32);
-	__type(value, struct xtx_rd_counter);
+	__type(value, struct xtx_xdp_counter);
 } rd_stats SEC(".maps");
 
 struct {
@@ -145,7 +145,7 @@ struct pkt {
 /* One frame of len bytes more in rd_stats[stat], this CPU's copy. */
 static __always_inline void count(__u32 stat, __u64 len)
 {
-	struct xtx_rd_counter *c = bpf_map_lookup_elem(&rd_stats, &stat);
+	struct xtx_xdp_counter *c = bpf_map_lookup_elem(&rd_stats, &stat);
 
 	if (c) {
 		c->pkts++;

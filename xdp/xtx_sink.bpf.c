@@ -50,14 +50,14 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, XTX_SINK_STAT_MAX);
 	__type(key, __u32);
-	__type(value, struct xtx_sink_counter);
+	__type(value, struct xtx_xdp_counter);
 } stats SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
-	__type(value, struct xtx_sink_counter);
+	__type(value, struct xtx_xdp_counter);
 } port_stats SEC(".maps");
 
 struct {
@@ -86,7 +86,7 @@ struct vlan_hdr {
 
 static __always_inline void count(__u32 stat, __u64 len)
 {
-	struct xtx_sink_counter *c = bpf_map_lookup_elem(&stats, &stat);
+	struct xtx_xdp_counter *c = bpf_map_lookup_elem(&stats, &stat);
 
 	if (c) {
 		c->pkts++;
@@ -166,7 +166,7 @@ int xtx_sink(struct xdp_md *ctx)
 	void *end = (void *)(long)ctx->data_end;
 	__u64 len = end - data;
 	struct ethhdr *eth = data;
-	struct xtx_sink_counter *pc;
+	struct xtx_xdp_counter *pc;
 	struct xtx_payload *pl;
 	struct udphdr *udp;
 	__u32 l4len, ulen, port;
