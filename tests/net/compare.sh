@@ -1,21 +1,29 @@
 #!/usr/bin/env bash
-# tests/net/compare.sh - xtx-compare end to end, short runs (1 s per path, 1 round):
-#   0. pkt-send (the PF_PACKET sender), with and without PACKET_QDISC_BYPASS: exactly the
-#      frames it reports arrive at xtx-sink, in order per flow;
-#   1. default mode (xtx-compare makes and removes its own testbed), every path: exit 0,
-#      every path produced packets at the sink in every leaf class, with one-way delays
-#      (128-byte stamped frames), the JSON has every documented field, the table names
-#      every path, and the tool's testbed is gone afterwards;
-#   2. --dev mode on a testbed made here, receiver behind the control channel
-#      ('xtx-compare serve' in the receiving namespace), a class file with an fq leaf:
-#      packets counted remotely, no delay figures (two clocks in general), the fq leaf
-#      fell back to pfifo exactly when sch_fq is missing, tx0's qdisc as it was;
-#   3. a configured qdisc on the interface is refused and left untouched;
-#   4. Ctrl-C (SIGINT) in the middle: exit 130, the tool's testbed is removed;
-#   5. usage errors exit 2, --help exits 0.
+# tests/net/compare.sh - xtx-compare end to end, short runs (1 s per path, 1 round), one
+# test function each:
+#   pkt_send_qdisc, pkt_send_bypass
+#                    pkt-send (the PF_PACKET sender), without and with
+#                    PACKET_QDISC_BYPASS: exactly the frames it reports arrive at xtx-sink,
+#                    in order per flow;
+#   default_mode     xtx-compare makes and removes its own testbed, every path: exit 0,
+#                    every path produced packets at the sink in every leaf class, with
+#                    one-way delays (128-byte stamped frames), the JSON has every documented
+#                    field, the table names every path, and the tool's testbed is gone
+#                    afterwards;
+#   serve_tcp        'xtx-compare serve' on TCP warns that anyone who reaches it may use it;
+#   dev_mode         --dev mode on a testbed made here, receiver behind the control channel
+#                    ('xtx-compare serve' on an owner-only UNIX socket in the receiving
+#                    namespace), a class file with an fq leaf: packets counted remotely, no
+#                    delay figures (two clocks in general), the fq leaf fell back to pfifo
+#                    exactly when sch_fq is missing, tx0's qdisc as it was;
+#   configured_qdisc a configured qdisc on the interface is refused and left untouched;
+#   sigint           Ctrl-C (SIGINT) in the middle: exit 130, the tool's testbed is removed;
+#   usage            usage errors exit 2, --help exits 0.
 # No check asserts a speed. Exit: 0 pass, 1 fail, 77 skip (not root, no jq).
 set -u
 . "$(dirname "$0")/../lib/net.sh"
+ALL_TESTS="test_pkt_send_qdisc test_pkt_send_bypass test_default_mode test_serve_tcp
+  test_dev_mode test_configured_qdisc test_sigint test_usage"
 CMP=$BIN/xtx-compare
 for b in xtx-compare udp-send pkt-send xsk-plain; do
   [ -x $BIN/$b ] || { echo "missing $BIN/$b: run make"; exit 1; }
@@ -73,9 +81,10 @@ check_json() {
     fail "runs without packets or summaries: $bad"
 }
 
-# --- 0. pkt-send alone (path 3's sender): exact count, in order, both modes -------------
-for bp in "" --qdisc-bypass; do
-  sink_start --ports 9000-9015 || continue
+# --- pkt-send alone (path 3's sender): exact count, in order, both modes ---------------
+pkt_send() {
+  local bp=$1 rc want_bp
+  sink_start --ports 9000-9015 || return
   in_tx timeout 60 $BIN/pkt-send --dev "$TX_DEV" --dst-ip "$RX_IP" \
     --dst-mac "$TX_NEXTHOP_MAC" --threads 2 --flows 5 --size 128 --stamp --count 20001 \
     --timeout 20 --json --quiet $bp > $TMPD/p.json 2> $TMPD/p.err
@@ -89,139 +98,159 @@ for bp in "" --qdisc-bypass; do
   else
     fail "pkt-send ${bp:-through the qdisc}: exit $rc, sender $(head -c 300 $TMPD/p.json) $(cat $TMPD/p.err), sink $(jq -c '{pkts,in_order,out_of_order,gaps}' "$SINK_JSON")"
   fi
-done
+}
+test_pkt_send_qdisc() { pkt_send ""; }
+test_pkt_send_bypass() { pkt_send --qdisc-bypass; }
 
-# --- 1. default mode: the tool's own testbed, every path ------------------------------
-ALL=(kernel-htb kernel-noqueue kernel-pfifo_fast packet-htb packet-bypass xtx afxdp)
-timeout 240 $CMP --producers 2 --runs 1 --duration 1 --json $TMPD/a.json --md $TMPD/a.md \
-  > $TMPD/a.out 2> $TMPD/a.err
-rc=$?
-CMP_TB=$(sed -n 's/.*testbed \(cmp[A-Za-z0-9_]*\):.*/\1/p' $TMPD/a.err | head -1)
-if [ $rc != 0 ]; then
-  fail "default run: exit $rc"; tail -20 $TMPD/a.err
-else
-  ok "default run: exit 0 ($(grep -c '^xtx-compare: \[' $TMPD/a.err) measurements)"
-  check_json $TMPD/a.json "${ALL[@]}"
-  nodelay=$(jq -r '.results[] | select(.delay_us.p50.median == null or .delay_us.p99.median == null) | .path' $TMPD/a.json)
-  [ -z "$nodelay" ] && ok "one-way delay p50/p99 reported for every path (stamped 128-byte frames)" ||
-    fail "no delay figures for: $nodelay"
-  for p in "${ALL[@]}"; do
-    grep -q "^$p " $TMPD/a.out || fail "table has no row for $p"
-    grep -q "| $p |" $TMPD/a.md || fail "markdown table has no row for $p"
-  done
-  grep -q "Per class" $TMPD/a.out && ok "tables on stdout and in --md name every path" ||
-    fail "no per-class table"
-  [ "$(jq -r .environment.testbed_name $TMPD/a.json)" = "$CMP_TB" ] ||
-    fail "JSON testbed_name differs from the progress line ($CMP_TB)"
-  jq -e '.results[] | select(.path == "xtx") | .classes[] | select(.handle == "1:10") | .rate_error != null' \
-    $TMPD/a.json >/dev/null && ok "xtx: rate error of the capped leaf 1:10 reported" ||
-    fail "xtx: no rate error for the capped leaf 1:10"
-fi
-if [ -z "$CMP_TB" ]; then
-  fail "default run printed no testbed name: cannot check that it was removed"
-elif ip netns list | grep -q "xtx-$CMP_TB-"; then
-  fail "the tool's testbed $CMP_TB is still there"
-else
-  ok "the tool removed its testbed ($CMP_TB)"
-fi
+# --- default mode: the tool's own testbed, every path --------------------------------
+test_default_mode() {
+  local rc nodelay p ALL
+  ALL=(kernel-htb kernel-noqueue kernel-pfifo_fast packet-htb packet-bypass xtx afxdp)
+  timeout 240 $CMP --producers 2 --runs 1 --duration 1 --json $TMPD/a.json --md $TMPD/a.md \
+    > $TMPD/a.out 2> $TMPD/a.err
+  rc=$?
+  CMP_TB=$(sed -n 's/.*testbed \(cmp[A-Za-z0-9_]*\):.*/\1/p' $TMPD/a.err | head -1)
+  if [ $rc != 0 ]; then
+    fail "default run: exit $rc"; tail -20 $TMPD/a.err
+  else
+    ok "default run: exit 0 ($(grep -c '^xtx-compare: \[' $TMPD/a.err) measurements)"
+    check_json $TMPD/a.json "${ALL[@]}"
+    nodelay=$(jq -r '.results[] | select(.delay_us.p50.median == null or .delay_us.p99.median == null) | .path' $TMPD/a.json)
+    [ -z "$nodelay" ] && ok "one-way delay p50/p99 reported for every path (stamped 128-byte frames)" ||
+      fail "no delay figures for: $nodelay"
+    for p in "${ALL[@]}"; do
+      grep -q "^$p " $TMPD/a.out || fail "table has no row for $p"
+      grep -q "| $p |" $TMPD/a.md || fail "markdown table has no row for $p"
+    done
+    grep -q "Per class" $TMPD/a.out && ok "tables on stdout and in --md name every path" ||
+      fail "no per-class table"
+    [ "$(jq -r .environment.testbed_name $TMPD/a.json)" = "$CMP_TB" ] ||
+      fail "JSON testbed_name differs from the progress line ($CMP_TB)"
+    jq -e '.results[] | select(.path == "xtx") | .classes[] | select(.handle == "1:10") | .rate_error != null' \
+      $TMPD/a.json >/dev/null && ok "xtx: rate error of the capped leaf 1:10 reported" ||
+      fail "xtx: no rate error for the capped leaf 1:10"
+  fi
+  if [ -z "$CMP_TB" ]; then
+    fail "default run printed no testbed name: cannot check that it was removed"
+  elif ip netns list | grep -q "xtx-$CMP_TB-"; then
+    fail "the tool's testbed $CMP_TB is still there"
+  else
+    ok "the tool removed its testbed ($CMP_TB)"
+  fi
+}
 
-# --- 2. --dev mode, remote receiver over the control channel, fq leaf -----------------
-cat > $TMPD/fq.conf <<'EOF'
+# --- serve on TCP ----------------------------------------------------------------------
+# Over TCP serve warns that anyone who reaches the port may use it.
+test_serve_tcp() {
+  in_rx timeout 20 $CMP serve --dev "$RX_DEV" --listen "$RX_IP:$PORT" \
+    2> $TMPD/serve-tcp.err &
+  SERVE_PID=$!
+  for _ in $(seq 50); do grep -q listening $TMPD/serve-tcp.err && break; sleep 0.1; done
+  kill -INT $SERVE_PID; wait $SERVE_PID; SERVE_PID=
+  grep -q "warning: anyone who can reach" $TMPD/serve-tcp.err &&
+    ok "serve on TCP warns" || fail "serve on TCP gave no warning: $(cat $TMPD/serve-tcp.err)"
+}
+
+# --- --dev mode, remote receiver over the control channel, fq leaf -------------------
+# The recommended way: a UNIX socket, owner-only (from another host: ssh -L to it).
+test_dev_mode() {
+  local before CTL rc fqa fb
+  cat > $TMPD/fq.conf <<'EOF'
 class 1: rate 200mbit
 class 1:1 parent 1: rate 20mbit ceil 20mbit
 class 1:2 parent 1: rate 100mbit ceil 200mbit fq flows 64
 EOF
-before=$(tc -n "$TX_NS" qdisc show dev "$TX_DEV")
-# Over TCP serve warns that anyone who reaches the port may use it.
-in_rx timeout 20 $CMP serve --dev "$RX_DEV" --listen "$RX_IP:$PORT" \
-  2> $TMPD/serve-tcp.err &
-SERVE_PID=$!
-for _ in $(seq 50); do grep -q listening $TMPD/serve-tcp.err && break; sleep 0.1; done
-kill -INT $SERVE_PID; wait $SERVE_PID; SERVE_PID=
-grep -q "warning: anyone who can reach" $TMPD/serve-tcp.err &&
-  ok "serve on TCP warns" || fail "serve on TCP gave no warning: $(cat $TMPD/serve-tcp.err)"
-# The recommended way: a UNIX socket, owner-only (from another host: ssh -L to it).
-CTL=$TMPD/ctl.sock
-in_rx timeout 200 $CMP serve --dev "$RX_DEV" --listen "$CTL" \
-  2> $TMPD/serve.err &
-SERVE_PID=$!
-for _ in $(seq 50); do grep -q listening $TMPD/serve.err && break; sleep 0.1; done
-[ "$(stat -c '%F %a' "$CTL" 2>&1)" = "socket 600" ] && ok "control socket is owner-only (0600)" ||
-  fail "control socket: $(stat -c '%F %a' "$CTL" 2>&1)"
-in_tx timeout 120 $CMP --dev "$TX_DEV" --dst-ip "$RX_IP" \
-  --dst-mac "$TX_NEXTHOP_MAC" --sink "$CTL" --classes $TMPD/fq.conf --flows 8 \
-  --producers 2 --runs 1 --duration 1 --paths kernel-htb,packet-bypass,xtx \
-  --json $TMPD/b.json > $TMPD/b.out 2> $TMPD/b.err
-rc=$?
-if [ $rc != 0 ]; then
-  fail "--dev with --sink: exit $rc"; tail -20 $TMPD/b.err; sed 's/^/  serve: /' $TMPD/serve.err
-else
-  ok "--dev with --sink (control channel): exit 0"
-  check_json $TMPD/b.json kernel-htb packet-bypass xtx
-  jq -e '.environment.sink == "remote" and .environment.testbed == false' $TMPD/b.json >/dev/null ||
-    fail "environment does not say remote sink on a given device"
-  jq -e 'all(.results[]; .delay_us.p50.median == null)' $TMPD/b.json >/dev/null &&
-    ok "remote sink: no one-way delay reported (two clocks)" || fail "remote sink reported delays"
-  fqa=$(jq -r .environment.fq_available $TMPD/b.json)
-  fb=$(jq -r '.results[] | select(.path == "kernel-htb") | .fq_fallback' $TMPD/b.json)
-  if { [ "$fqa" = false ] && [ "$fb" = true ]; } || { [ "$fqa" = true ] && [ "$fb" = false ]; }; then
-    ok "fq leaf: fq_available=$fqa, kernel-htb fell back to pfifo: $fb"
+  before=$(tc -n "$TX_NS" qdisc show dev "$TX_DEV")
+  CTL=$TMPD/ctl.sock
+  in_rx timeout 200 $CMP serve --dev "$RX_DEV" --listen "$CTL" \
+    2> $TMPD/serve.err &
+  SERVE_PID=$!
+  for _ in $(seq 50); do grep -q listening $TMPD/serve.err && break; sleep 0.1; done
+  [ "$(stat -c '%F %a' "$CTL" 2>&1)" = "socket 600" ] && ok "control socket is owner-only (0600)" ||
+    fail "control socket: $(stat -c '%F %a' "$CTL" 2>&1)"
+  in_tx timeout 120 $CMP --dev "$TX_DEV" --dst-ip "$RX_IP" \
+    --dst-mac "$TX_NEXTHOP_MAC" --sink "$CTL" --classes $TMPD/fq.conf --flows 8 \
+    --producers 2 --runs 1 --duration 1 --paths kernel-htb,packet-bypass,xtx \
+    --json $TMPD/b.json > $TMPD/b.out 2> $TMPD/b.err
+  rc=$?
+  if [ $rc != 0 ]; then
+    fail "--dev with --sink: exit $rc"; tail -20 $TMPD/b.err; sed 's/^/  serve: /' $TMPD/serve.err
   else
-    fail "fq leaf: fq_available=$fqa but fq_fallback=$fb"
+    ok "--dev with --sink (control channel): exit 0"
+    check_json $TMPD/b.json kernel-htb packet-bypass xtx
+    jq -e '.environment.sink == "remote" and .environment.testbed == false' $TMPD/b.json >/dev/null ||
+      fail "environment does not say remote sink on a given device"
+    jq -e 'all(.results[]; .delay_us.p50.median == null)' $TMPD/b.json >/dev/null &&
+      ok "remote sink: no one-way delay reported (two clocks)" || fail "remote sink reported delays"
+    fqa=$(jq -r .environment.fq_available $TMPD/b.json)
+    fb=$(jq -r '.results[] | select(.path == "kernel-htb") | .fq_fallback' $TMPD/b.json)
+    if { [ "$fqa" = false ] && [ "$fb" = true ]; } || { [ "$fqa" = true ] && [ "$fb" = false ]; }; then
+      ok "fq leaf: fq_available=$fqa, kernel-htb fell back to pfifo: $fb"
+    else
+      fail "fq leaf: fq_available=$fqa but fq_fallback=$fb"
+    fi
+    [ "$fqa" = false ] && { grep -q "sch_fq is not available" $TMPD/b.out &&
+      ok "the table's notes say the fq leaf ran as pfifo" || fail "no note about the fq fallback"; }
   fi
-  [ "$fqa" = false ] && { grep -q "sch_fq is not available" $TMPD/b.out &&
-    ok "the table's notes say the fq leaf ran as pfifo" || fail "no note about the fq fallback"; }
-fi
-grep -q "counting ports" $TMPD/serve.err || fail "serve never started a sink"
-kill -INT $SERVE_PID; wait $SERVE_PID; SERVE_PID=
-[ ! -e "$CTL" ] && ok "control socket removed at exit" || fail "control socket left behind"
-[ "$(tc -n "$TX_NS" qdisc show dev "$TX_DEV")" = "$before" ] &&
-  ok "qdisc of $TX_DEV as before the run" || fail "qdisc of $TX_DEV changed"
+  grep -q "counting ports" $TMPD/serve.err || fail "serve never started a sink"
+  kill -INT $SERVE_PID; wait $SERVE_PID; SERVE_PID=
+  [ ! -e "$CTL" ] && ok "control socket removed at exit" || fail "control socket left behind"
+  [ "$(tc -n "$TX_NS" qdisc show dev "$TX_DEV")" = "$before" ] &&
+    ok "qdisc of $TX_DEV as before the run" || fail "qdisc of $TX_DEV changed"
+}
 
-# --- 3. a configured qdisc is refused and left alone -----------------------------------
-tc -n "$TX_NS" qdisc add dev "$TX_DEV" root handle 7: htb default 1
-mine=$(tc -n "$TX_NS" qdisc show dev "$TX_DEV")
-in_tx timeout 60 $CMP --dev "$TX_DEV" --dst-ip "$RX_IP" \
-  --dst-mac "$TX_NEXTHOP_MAC" --sink-dev "$RX_DEV" --sink-netns "$RX_NS" --paths kernel-htb \
-  --runs 1 --duration 1 > $TMPD/c.out 2> $TMPD/c.err
-rc=$?
-[ $rc = 1 ] && grep -q "has a configured qdisc (htb 7:)" $TMPD/c.err &&
-  ok "configured qdisc: refused with exit 1 and a message" ||
-  { fail "configured qdisc: exit $rc"; cat $TMPD/c.err; }
-[ "$(tc -n "$TX_NS" qdisc show dev "$TX_DEV")" = "$mine" ] &&
-  ok "the configured qdisc was left as it was" || fail "the configured qdisc was changed"
-tc -n "$TX_NS" qdisc del dev "$TX_DEV" root
+# --- a configured qdisc is refused and left alone -----------------------------------
+test_configured_qdisc() {
+  local mine rc
+  tc -n "$TX_NS" qdisc add dev "$TX_DEV" root handle 7: htb default 1
+  mine=$(tc -n "$TX_NS" qdisc show dev "$TX_DEV")
+  in_tx timeout 60 $CMP --dev "$TX_DEV" --dst-ip "$RX_IP" \
+    --dst-mac "$TX_NEXTHOP_MAC" --sink-dev "$RX_DEV" --sink-netns "$RX_NS" --paths kernel-htb \
+    --runs 1 --duration 1 > $TMPD/c.out 2> $TMPD/c.err
+  rc=$?
+  [ $rc = 1 ] && grep -q "has a configured qdisc (htb 7:)" $TMPD/c.err &&
+    ok "configured qdisc: refused with exit 1 and a message" ||
+    { fail "configured qdisc: exit $rc"; cat $TMPD/c.err; }
+  [ "$(tc -n "$TX_NS" qdisc show dev "$TX_DEV")" = "$mine" ] &&
+    ok "the configured qdisc was left as it was" || fail "the configured qdisc was changed"
+  tc -n "$TX_NS" qdisc del dev "$TX_DEV" root
+}
 
-# --- 4. SIGINT in the middle -----------------------------------------------------------
-$CMP --paths kernel-htb --producers 1 --runs 1 --duration 8 \
-  > $TMPD/d.out 2> $TMPD/d.err &
-CMP_PID=$!
-for _ in $(seq 100); do grep -q "testbed cmp" $TMPD/d.err && break; sleep 0.1; done
-sleep 2
-kill -INT $CMP_PID; wait $CMP_PID; rc=$?; CMP_PID=
-CMP_TB=$(sed -n 's/.*testbed \(cmp[A-Za-z0-9_]*\):.*/\1/p' $TMPD/d.err | head -1)
-[ $rc = 130 ] && ok "SIGINT: exit 130" || { fail "SIGINT: exit $rc"; tail $TMPD/d.err; }
-if [ -z "$CMP_TB" ]; then
-  fail "SIGINT run printed no testbed name"
-elif ip netns list | grep -q "xtx-$CMP_TB-"; then
-  fail "SIGINT: testbed $CMP_TB left behind"
-else
-  ok "SIGINT: testbed $CMP_TB removed"
-fi
+# --- SIGINT in the middle -----------------------------------------------------------
+test_sigint() {
+  local rc
+  $CMP --paths kernel-htb --producers 1 --runs 1 --duration 8 \
+    > $TMPD/d.out 2> $TMPD/d.err &
+  CMP_PID=$!
+  for _ in $(seq 100); do grep -q "testbed cmp" $TMPD/d.err && break; sleep 0.1; done
+  sleep 2
+  kill -INT $CMP_PID; wait $CMP_PID; rc=$?; CMP_PID=
+  CMP_TB=$(sed -n 's/.*testbed \(cmp[A-Za-z0-9_]*\):.*/\1/p' $TMPD/d.err | head -1)
+  [ $rc = 130 ] && ok "SIGINT: exit 130" || { fail "SIGINT: exit $rc"; tail $TMPD/d.err; }
+  if [ -z "$CMP_TB" ]; then
+    fail "SIGINT run printed no testbed name"
+  elif ip netns list | grep -q "xtx-$CMP_TB-"; then
+    fail "SIGINT: testbed $CMP_TB left behind"
+  else
+    ok "SIGINT: testbed $CMP_TB removed"
+  fi
+}
 
-# --- 5. usage ----------------------------------------------------------------------------
+# --- usage ----------------------------------------------------------------------------
 # In the tx namespace: a usage check that failed to stop the tool would send nowhere else.
-in_tx $CMP --help > $TMPD/h.out; rc=$?
-[ $rc = 0 ] && grep -q "EXIT STATUS" $TMPD/h.out && ok "--help" || fail "--help: exit $rc"
-for args in "--paths kernel-htb,bogus" "--producers 32 --flows 16" "--size 59" \
-            "--dev tx0" "--duration 0" "--plot out.svg" "--frobnicate"; do
-  in_tx $CMP $args > /dev/null 2> $TMPD/u.err; rc=$?
-  [ $rc = 2 ] && ok "usage error exits 2: $args ($(head -1 $TMPD/u.err | cut -c1-70))" ||
-    fail "'$args': exit $rc, expected 2"
-done
-in_tx $CMP --classes /nonexistent.conf > /dev/null 2> $TMPD/u.err; rc=$?
-[ $rc = 2 ] && grep -q "cannot open" $TMPD/u.err && ok "missing class file: exit 2, says why" ||
-  fail "missing class file: exit $rc: $(cat $TMPD/u.err)"
+test_usage() {
+  local rc args
+  in_tx $CMP --help > $TMPD/h.out; rc=$?
+  [ $rc = 0 ] && grep -q "EXIT STATUS" $TMPD/h.out && ok "--help" || fail "--help: exit $rc"
+  for args in "--paths kernel-htb,bogus" "--producers 32 --flows 16" "--size 59" \
+              "--dev tx0" "--duration 0" "--plot out.svg" "--frobnicate"; do
+    in_tx $CMP $args > /dev/null 2> $TMPD/u.err; rc=$?
+    [ $rc = 2 ] && ok "usage error exits 2: $args ($(head -1 $TMPD/u.err | cut -c1-70))" ||
+      fail "'$args': exit $rc, expected 2"
+  done
+  in_tx $CMP --classes /nonexistent.conf > /dev/null 2> $TMPD/u.err; rc=$?
+  [ $rc = 2 ] && grep -q "cannot open" $TMPD/u.err && ok "missing class file: exit 2, says why" ||
+    fail "missing class file: exit $rc: $(cat $TMPD/u.err)"
+}
 
-[ $FAILED = 0 ] && echo "compare: all checks passed"
-net_done
+net_run_tests
