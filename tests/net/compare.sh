@@ -139,12 +139,20 @@ test_default_mode() {
   fi
 }
 
+# serve_start LIMIT LISTEN ERRFILE: 'xtx-compare serve' in the rx namespace in the
+# background, at most LIMIT s; SERVE_PID is timeout's (ip netns exec execs it in place),
+# which passes a SIGINT on to serve. (A backgrounded in_rx would give a subshell's PID,
+# and a background subshell ignores SIGINT: the wait would last until LIMIT.)
+serve_start() {
+  tb_private "$RX_NS"
+  ip netns exec "$RX_NS" timeout "$1" $CMP serve --dev "$RX_DEV" --listen "$2" 2> "$3" &
+  SERVE_PID=$!
+}
+
 # --- serve on TCP ----------------------------------------------------------------------
 # Over TCP serve warns that anyone who reaches the port may use it.
 test_serve_tcp() {
-  in_rx timeout 20 $CMP serve --dev "$RX_DEV" --listen "$RX_IP:$PORT" \
-    2> $TMPD/serve-tcp.err &
-  SERVE_PID=$!
+  serve_start 20 "$RX_IP:$PORT" $TMPD/serve-tcp.err
   for _ in $(seq 50); do grep -q listening $TMPD/serve-tcp.err && break; sleep 0.1; done
   kill -INT $SERVE_PID; wait $SERVE_PID; SERVE_PID=
   grep -q "warning: anyone who can reach" $TMPD/serve-tcp.err &&
@@ -162,9 +170,7 @@ class 1:2 parent 1: rate 100mbit ceil 200mbit fq flows 64
 EOF
   before=$(tc -n "$TX_NS" qdisc show dev "$TX_DEV")
   CTL=$TMPD/ctl.sock
-  in_rx timeout 200 $CMP serve --dev "$RX_DEV" --listen "$CTL" \
-    2> $TMPD/serve.err &
-  SERVE_PID=$!
+  serve_start 200 "$CTL" $TMPD/serve.err
   for _ in $(seq 50); do grep -q listening $TMPD/serve.err && break; sleep 0.1; done
   [ "$(stat -c '%F %a' "$CTL" 2>&1)" = "socket 600" ] && ok "control socket is owner-only (0600)" ||
     fail "control socket: $(stat -c '%F %a' "$CTL" 2>&1)"
