@@ -273,7 +273,8 @@ $(OUT)/bin/%: $$(wildcard tools/%/*.c tools/%/*.h) $(TOOL_COMMON) $(LIB_A) \
 	$(Q)$(CC) $(CFLAGS) -Itools/common $(LDFLAGS) -o $@ $(filter %.c,$^) $(LIB_A) \
 		$(LIB_LIBS) $(LDLIBS) -lm
 
-build/bpf/%.bpf.o: xdp/%.bpf.c $(wildcard xdp/*.h include/xtx/payload.h include/xtx/rxmeta.h)
+build/bpf/%.bpf.o: xdp/%.bpf.c $(wildcard xdp/*.h include/xtx/payload.h include/xtx/rxmeta.h \
+		include/xtx/pkt_hash_pvt.h)
 	@mkdir -p $(@D)
 	@echo "  BPF     $@"
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@

@@ -42,6 +42,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 
+#include <xtx/pkt_hash_pvt.h>	/* the flow hash of xtx/pkt.h */
 #include <xtx/rxmeta.h>
 #include "xtx_redirect.h"
 
@@ -158,39 +159,6 @@ static __always_inline int pass(__u32 stat, __u64 len)
 {
 	count(stat, len);
 	return XDP_PASS;
-}
-
-/* --- flow hash (MurmurHash3_x86_32, as include/xtx/pkt.h) ---------------------------- */
-
-static __always_inline __u32 rotl32(__u32 x, __u32 r)
-{
-	return x << r | x >> (32 - r);
-}
-
-static __always_inline __u32 mmh3_mix(__u32 h, __u32 k)
-{
-	k *= 0xcc9e2d51u;
-	k = rotl32(k, 15);
-	k *= 0x1b873593u;
-	h ^= k;
-	h = rotl32(h, 13);
-	return h * 5 + 0xe6546b64u;
-}
-
-static __always_inline __u32 mmh3_final(__u32 h, __u32 len)
-{
-	h ^= len;
-	h ^= h >> 16;
-	h *= 0x85ebca6bu;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35u;
-	h ^= h >> 16;
-	return h;
-}
-
-static __always_inline __u32 be32_at(const __u8 *p)
-{
-	return (__u32)p[0] << 24 | (__u32)p[1] << 16 | (__u32)p[2] << 8 | p[3];
 }
 
 /* --- classification --------------------------------------------------------------------- */
@@ -491,32 +459,18 @@ static __always_inline __u32 flow_hash(const struct pkt *p, const struct ethhdr 
 {
 	const __u8 *d = eth->h_dest, *s = eth->h_source;
 	__u32 hash;
-	int i;
 
-	if (p->family == 4 && !p->bad) {
-		hash = mmh3_mix(cfg_hash_seed, be32_at(p->saddr));
-		hash = mmh3_mix(hash, be32_at(p->daddr));
-		hash = mmh3_mix(hash, p->sport << 16 | p->dport);
-		hash = mmh3_mix(hash, p->proto);
-		return mmh3_final(hash, 16);
-	}
-	if (p->family == 6 && !p->bad) {
-		hash = cfg_hash_seed;
-#pragma unroll
-		for (i = 0; i < 16; i += 4)
-			hash = mmh3_mix(hash, be32_at(p->saddr + i));
-#pragma unroll
-		for (i = 0; i < 16; i += 4)
-			hash = mmh3_mix(hash, be32_at(p->daddr + i));
-		hash = mmh3_mix(hash, p->sport << 16 | p->dport);
-		hash = mmh3_mix(hash, p->proto);
-		return mmh3_final(hash, 40);
-	}
-	hash = mmh3_mix(cfg_hash_seed, be32_at(d));
-	hash = mmh3_mix(hash, (__u32)d[4] << 24 | (__u32)d[5] << 16 | (__u32)s[0] << 8 | s[1]);
-	hash = mmh3_mix(hash, be32_at(s + 2));
-	hash = mmh3_mix(hash, bpf_ntohs(p->ethertype));
-	return mmh3_final(hash, 16);
+	if (p->family == 4 && !p->bad)
+		return _xtx_flow_hash4(p->saddr, p->daddr, p->sport, p->dport, p->proto,
+				       cfg_hash_seed);
+	if (p->family == 6 && !p->bad)
+		return _xtx_flow_hash6(p->saddr, p->daddr, p->sport, p->dport, p->proto,
+				       cfg_hash_seed);
+	hash = _xtx_mmh3_mix(cfg_hash_seed, _xtx_be32(d));
+	hash = _xtx_mmh3_mix(hash, (__u32)d[4] << 24 | (__u32)d[5] << 16 | (__u32)s[0] << 8 | s[1]);
+	hash = _xtx_mmh3_mix(hash, _xtx_be32(s + 2));
+	hash = _xtx_mmh3_mix(hash, bpf_ntohs(p->ethertype));
+	return _xtx_mmh3_final(hash, 16);
 }
 
 /* --- router: the kernel's forwarding decision, done here ---------------------------------- */

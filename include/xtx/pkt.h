@@ -62,6 +62,7 @@
 #include <sys/socket.h>
 
 #include <xtx/payload.h>
+#include <xtx/pkt_hash_pvt.h>	/* the flow hash, shared with xdp/xtx_redirect.bpf.c */
 
 #ifdef __cplusplus
 extern "C" {
@@ -729,46 +730,13 @@ static inline void xtx_pkt__stamp(void *frame, const struct xtx_pkt_layout *l, u
 /* Flow hash                                                                            */
 /* ------------------------------------------------------------------------------------ */
 
-static inline uint32_t _xtx_pkt_rotl32(uint32_t x, unsigned r)
-{
-	return x << r | x >> (32 - r);
-}
-
-/* One MurmurHash3_x86_32 body step for a 4-byte block k. */
-static inline uint32_t _xtx_pkt_mmh3_mix(uint32_t h, uint32_t k)
-{
-	k *= 0xcc9e2d51u;
-	k = _xtx_pkt_rotl32(k, 15);
-	k *= 0x1b873593u;
-	h ^= k;
-	h = _xtx_pkt_rotl32(h, 13);
-	return h * 5 + 0xe6546b64u;
-}
-
-/* MurmurHash3's finalizer (fmix32) after mixing in the key length in bytes. */
-static inline uint32_t _xtx_pkt_mmh3_final(uint32_t h, uint32_t len)
-{
-	h ^= len;
-	h ^= h >> 16;
-	h *= 0x85ebca6bu;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35u;
-	h ^= h >> 16;
-	return h;
-}
-
 /* Flow hash of an IPv4 5-tuple (see "Flow hash" above): saddr/daddr network order (as in
  * struct in_addr), ports host order. Any seed; 0 is fine. */
 static inline uint32_t xtx_pkt__flow_hash4(uint32_t saddr, uint32_t daddr, uint16_t sport,
 					   uint16_t dport, uint8_t proto, uint32_t seed)
 {
-	uint32_t h = seed;
-
-	h = _xtx_pkt_mmh3_mix(h, ntohl(saddr));
-	h = _xtx_pkt_mmh3_mix(h, ntohl(daddr));
-	h = _xtx_pkt_mmh3_mix(h, (uint32_t)sport << 16 | dport);
-	h = _xtx_pkt_mmh3_mix(h, proto);
-	return _xtx_pkt_mmh3_final(h, 16);
+	return _xtx_flow_hash4((const uint8_t *)&saddr, (const uint8_t *)&daddr, sport, dport,
+			       proto, seed);
 }
 
 /* Flow hash of any 5-tuple: key->family AF_INET uses key->src.v4/dst.v4 (and equals
@@ -776,22 +744,11 @@ static inline uint32_t xtx_pkt__flow_hash4(uint32_t saddr, uint32_t daddr, uint1
  * are ignored. Any other family hashes as AF_INET6 (callers pass one of the two). */
 static inline uint32_t xtx_pkt__flow_hash(const struct xtx_pkt_flow *key, uint32_t seed)
 {
-	uint32_t h = seed, w;
-
 	if (key->family == AF_INET)
 		return xtx_pkt__flow_hash4(key->src.v4.s_addr, key->dst.v4.s_addr,
 					   key->src_port, key->dst_port, key->proto, seed);
-	for (int i = 0; i < 4; i++) {
-		memcpy(&w, key->src.v6.s6_addr + 4 * i, 4);
-		h = _xtx_pkt_mmh3_mix(h, ntohl(w));
-	}
-	for (int i = 0; i < 4; i++) {
-		memcpy(&w, key->dst.v6.s6_addr + 4 * i, 4);
-		h = _xtx_pkt_mmh3_mix(h, ntohl(w));
-	}
-	h = _xtx_pkt_mmh3_mix(h, (uint32_t)key->src_port << 16 | key->dst_port);
-	h = _xtx_pkt_mmh3_mix(h, key->proto);
-	return _xtx_pkt_mmh3_final(h, 40);
+	return _xtx_flow_hash6(key->src.v6.s6_addr, key->dst.v6.s6_addr, key->src_port,
+			       key->dst_port, key->proto, seed);
 }
 
 /* ------------------------------------------------------------------------------------ */

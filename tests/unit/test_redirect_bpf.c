@@ -495,11 +495,11 @@ static uint32_t expect_hash(const struct frame *f, int as_ip)
 		off += 4;
 	}
 	uint32_t h = 0;
-	h = _xtx_pkt_mmh3_mix(h, (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3]);
-	h = _xtx_pkt_mmh3_mix(h, (uint32_t)d[4] << 24 | (uint32_t)d[5] << 16 | (uint32_t)s[0] << 8 | s[1]);
-	h = _xtx_pkt_mmh3_mix(h, (uint32_t)s[2] << 24 | (uint32_t)s[3] << 16 | (uint32_t)s[4] << 8 | s[5]);
-	h = _xtx_pkt_mmh3_mix(h, et);
-	return _xtx_pkt_mmh3_final(h, 16);
+	h = _xtx_mmh3_mix(h, (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3]);
+	h = _xtx_mmh3_mix(h, (uint32_t)d[4] << 24 | (uint32_t)d[5] << 16 | (uint32_t)s[0] << 8 | s[1]);
+	h = _xtx_mmh3_mix(h, (uint32_t)s[2] << 24 | (uint32_t)s[3] << 16 | (uint32_t)s[4] << 8 | s[5]);
+	h = _xtx_mmh3_mix(h, et);
+	return _xtx_mmh3_final(h, 16);
 }
 
 /* --- 1. the parse table (l2 mode) --------------------------------------------------- */
