@@ -11,7 +11,9 @@
 #   net_run_tests      the last line of a test: runs each function of $ALL_TESTS, one
 #                      result each (below), and exits 1 if any failed, else 0
 #   net_skip REASON    the running test function is skipped (a missing optional peer only)
-#   net_needs FUNC...  in a test function: 0 if each FUNC passed, else skips "needs FUNC"
+#   net_needs [--ran] FUNC...
+#                      in a test function: 0 if each FUNC passed (or with --ran, ran),
+#                      else skips "needs FUNC"
 #   net_done           the last line of a test without test functions: exit 1 if any
 #                      check failed, else 0
 #
@@ -106,10 +108,13 @@ net_skip() { # REASON: the running test function is skipped; the caller returns
   echo "skip: $*"
   printf '%s\n' "$*" >"$TMPD/skip"
 }
-net_needs() { # FUNC...: 0 if each FUNC ran and passed, else the caller is skipped (it returns)
-  local f
+net_needs() { # [--ran] FUNC...: 0 if each FUNC passed (--ran: ran at all), else the
+               # caller is skipped (it returns): its checks are about FUNC's run
+  local f ran=
+  [ "${1:-}" = --ran ] && { ran=1; shift; }
   for f in "$@"; do
     [ "${NET_RESULT[$f]:-}" = ok ] && continue
+    [ -n "$ran" ] && [ -n "${NET_RESULT[$f]:-}" ] && continue
     net_skip "needs ${f#test_} (${NET_RESULT[$f]:-not run})"
     return 1
   done
