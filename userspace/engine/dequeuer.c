@@ -18,7 +18,7 @@
  * at most 32 frames per sendto); while it only awaits completions it naps 20 us at a time,
  * so a stuck link cannot make it spin.
  *
- * Shutdown (engine->stop): keep going until stage, scheduler and TX ring are empty; at the
+ * Shutdown (ctl->stop): keep going until stage, scheduler and TX ring are empty; at the
  * drain deadline (or at once with drop) stop sending and purge what is queued, counting it.
  */
 #include <errno.h>
@@ -29,27 +29,28 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "engine_int.h"
+#include "clock.h"
+#include "dequeuer.h"
 
 #define XTX_REAP_NS	(1000ull * 1000 * 1000)	/* queue 0's dequeuer reaps this often */
 
-static void flush_recycle(struct xtx_queue *q, int idle)
+static void flush_recycle(struct xtx_dequeuer *q, int idle)
 {
 	if (!q->nrecycle)
 		return;
 	/* Cannot fail: the pool has a container for every frame in partial batches. */
-	xtx_pool__put(&q->e->pool, q->recycle, q->nrecycle);
+	xtx_pool__put(q->pool, q->recycle, q->nrecycle);
 	q->nrecycle = 0;
-	xtx_room__wake(&q->e->room, idle);
+	xtx_room__wake(q->room, idle);
 	/* Relaxed: a gauge for xtx_engine__frames(), mirrors nrecycle. */
 	atomic_store_explicit(&q->ctr.held, 0, memory_order_relaxed);
 }
 
 /* Frames come back to the pool as base + XTX_HEADROOM, wherever in the frame their
  * packet started (received frames start after the kernel's headroom). */
-static void recycle(struct xtx_queue *q, uint64_t addr)
+static void recycle(struct xtx_dequeuer *q, uint64_t addr)
 {
-	q->recycle[q->nrecycle++] = xtx_frame_norm(&q->e->fr, addr);
+	q->recycle[q->nrecycle++] = xtx_frame_norm(&q->fr, addr);
 	if (q->nrecycle == XTX_BATCH)
 		flush_recycle(q, 0);
 	else
@@ -58,7 +59,7 @@ static void recycle(struct xtx_queue *q, uint64_t addr)
 }
 
 /* Step 3: completions, frames back to the pool a batch at a time. */
-static void reap(struct xtx_queue *q)
+static void reap(struct xtx_dequeuer *q)
 {
 	uint32_t idx = 0, n = xtx_txring__comp_peek(&q->ring, XTX_DEQ_BATCH, &idx);
 
@@ -72,7 +73,7 @@ static void reap(struct xtx_queue *q)
 
 /* Step 5: tell the device. Returns 0, or -errno when the kernel could not send (link
  * down, no buffers...). */
-static int kick(struct xtx_queue *q, uint64_t now)
+static int kick(struct xtx_dequeuer *q, uint64_t now)
 {
 	int rc;
 
@@ -84,7 +85,7 @@ static int kick(struct xtx_queue *q, uint64_t now)
 }
 
 /* Publish the scheduler's class counters (seqlock writer; one writer: this thread). */
-void xtx_queue_publish_classes(struct xtx_queue *q, uint64_t now)
+static void publish_classes(struct xtx_dequeuer *q, uint64_t now)
 {
 	uint32_t seq = atomic_load_explicit(&q->snap_seq, memory_order_relaxed);
 	struct xtx_class_stats st;
@@ -94,7 +95,7 @@ void xtx_queue_publish_classes(struct xtx_queue *q, uint64_t now)
 	 * the odd count (Boehm's seqlock writer). */
 	atomic_store_explicit(&q->snap_seq, seq + 1, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
-	for (unsigned c = 0; c < q->e->ncls; c++) {
+	for (unsigned c = 0; c < q->ncls; c++) {
 		memset(w, 0, sizeof(w));
 		xtx_sched__class_stats(q->sched, c, &st);
 		memcpy(w, &st, sizeof(st));
@@ -111,10 +112,9 @@ void xtx_queue_publish_classes(struct xtx_queue *q, uint64_t now)
 /* Step 1 and 2: take up to a batch from the stage and hand it to the scheduler (or, when
  * dropping at stop, straight back to the pool). Returns how many were taken; the caller
  * wakes producers waiting for stage room. */
-static unsigned intake(struct xtx_queue *q, struct xtx_desc *in, struct xtx_desc *drops,
+static unsigned intake(struct xtx_dequeuer *q, struct xtx_desc *in, struct xtx_desc *drops,
 		       uint64_t *txt, uint64_t now, int dropping)
 {
-	struct xtx_engine *e = q->e;
 	unsigned n = xtx_mpsc__dequeue_burst(q->stage, in, XTX_DEQ_BATCH), nd = 0;
 
 	if (!n)
@@ -131,7 +131,7 @@ static unsigned intake(struct xtx_queue *q, struct xtx_desc *in, struct xtx_desc
 	for (unsigned i = 0; i < n; i++) {
 		txt[i] = 0;
 		if (in[i].addr & XTX_DESC_F_TXTIME) {
-			memcpy(&txt[i], (char *)xtx_frame_ptr(&e->fr, in[i].addr) - 8, sizeof(txt[i]));
+			memcpy(&txt[i], (char *)xtx_frame_ptr(&q->fr, in[i].addr) - 8, sizeof(txt[i]));
 			any = 1;
 		}
 	}
@@ -142,31 +142,30 @@ static unsigned intake(struct xtx_queue *q, struct xtx_desc *in, struct xtx_desc
 }
 
 /* The thread's name, timer slack and priority, before its first step. */
-static void dequeuer_setup(struct xtx_queue *q)
+static void dequeuer_setup(struct xtx_dequeuer *q)
 {
-	struct xtx_engine *e = q->e;
 	char name[16];
 
 	snprintf(name, sizeof(name), "xtx-deq/%u", q->qid);
-	pthread_setname_np(pthread_self(), name);	/* pinned at creation (q->cpu) */
+	pthread_setname_np(pthread_self(), name);	/* pinned at creation (engine.c) */
 	/* Sleep until the scheduler's next departure to the microsecond, not the default
 	 * 50 us timer slack. */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	/* Ahead of the threads that feed us on a shared CPU: a dequeuer that waits for the
 	 * CPU misses departure times, and a class's tokens beyond its burst are lost. */
-	if (e->o.deq_nice && setpriority(PRIO_PROCESS, (id_t)gettid(), e->o.deq_nice))
-		xtx_warn(&e->log, "dequeuer of queue %u: cannot set nice %d: %s (needs CAP_SYS_NICE)",
-			 q->qid, e->o.deq_nice, strerror(errno));
+	if (q->nice && setpriority(PRIO_PROCESS, (id_t)gettid(), q->nice))
+		xtx_warn(q->log, "dequeuer of queue %u: cannot set nice %d: %s (needs CAP_SYS_NICE)",
+			 q->qid, q->nice, strerror(errno));
 	/* Further ahead: real-time, as the kernel's dequeue runs in softirq. Safe because
 	 * this thread never spins at it: it sleeps when nothing is eligible, and naps while
 	 * it only waits for completions (busy_poll is refused with it at open). */
-	if (e->o.deq_rtprio) {
-		struct sched_param sp = { .sched_priority = e->o.deq_rtprio };
+	if (q->rtprio) {
+		struct sched_param sp = { .sched_priority = q->rtprio };
 		int rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 
 		if (rc)
-			xtx_warn(&e->log, "dequeuer of queue %u: cannot run SCHED_FIFO at priority %d: "
-				 "%s (needs CAP_SYS_NICE)", q->qid, e->o.deq_rtprio, strerror(rc));
+			xtx_warn(q->log, "dequeuer of queue %u: cannot run SCHED_FIFO at priority %d: "
+				 "%s (needs CAP_SYS_NICE)", q->qid, q->rtprio, strerror(rc));
 	}
 }
 
@@ -181,13 +180,12 @@ static void dequeuer_setup(struct xtx_queue *q)
 /* Steps 1 and 2 over one batch, or up to intake_batches while the stage keeps them
  * full, waking producers after each. Returns how many were taken. */
 static XTX_INTAKE_INLINE unsigned
-intake_batches(struct xtx_queue *q, struct xtx_desc *in, struct xtx_desc *drops,
+intake_batches(struct xtx_dequeuer *q, struct xtx_desc *in, struct xtx_desc *drops,
 	       uint64_t *txt, uint64_t now, int dropping)
 {
-	struct xtx_engine *e = q->e;
 	unsigned n = 0;
 
-	for (unsigned b = 0, got = XTX_DEQ_BATCH; b < e->intake && got == XTX_DEQ_BATCH; b++) {
+	for (unsigned b = 0, got = XTX_DEQ_BATCH; b < q->intake && got == XTX_DEQ_BATCH; b++) {
 		got = intake(q, in, drops, txt, now, dropping);
 		n += got;
 		if (!got)
@@ -196,14 +194,14 @@ intake_batches(struct xtx_queue *q, struct xtx_desc *in, struct xtx_desc *drops,
 		 * in xtx_room__wake(); pairs with the seq_cst fence in
 		 * xtx_room__wait_prepare() (room.h). */
 		atomic_thread_fence(memory_order_seq_cst);
-		xtx_room__wake(&e->room, 0);
+		xtx_room__wake(q->room, 0);
 	}
 	return n;
 }
 
 /* At stop with drop (or past the deadline): everything the scheduler holds, back to the
  * pool. */
-static void purge(struct xtx_queue *q, struct xtx_desc *out)
+static void purge(struct xtx_dequeuer *q, struct xtx_desc *out)
 {
 	unsigned k;
 
@@ -215,7 +213,7 @@ static void purge(struct xtx_queue *q, struct xtx_desc *out)
 /* Step 4: what may leave now, as much as the TX ring has room for, in one reserve/submit.
  * Returns how many were written; *next is the scheduler's next departure (now when the
  * ring is full and the scheduler has more). */
-static unsigned transmit(struct xtx_queue *q, struct xtx_desc *out, uint64_t now,
+static unsigned transmit(struct xtx_dequeuer *q, struct xtx_desc *out, uint64_t now,
 			 uint64_t *next)
 {
 	uint32_t room = xtx_txring__room(&q->ring, XTX_DEQ_BATCH);
@@ -241,22 +239,19 @@ struct deq_state {
 	int dirty;		/* class counters changed since the last publication */
 	int kick_rc;		/* last kick's result: retry at once only if it worked */
 	uint64_t idle_since;	/* first step of the current idle stretch, 0 = busy */
-	int reaper;		/* queue 0's dequeuer reaps dead producers (producer.c) */
 	uint64_t next_reap;	/* XTX_REAP_NS apart */
 };
 
 /* A step that moved nothing: give back what we hold (and wake producers whatever the pool
  * holds), publish the counters, then nap, poll or sleep on the stage's ticket until the
  * scheduler's next departure `next`. Returns to take the next step. */
-static void idle(struct xtx_queue *q, struct deq_state *s, uint32_t ticket, uint64_t now,
+static void idle(struct xtx_dequeuer *q, struct deq_state *s, uint32_t ticket, uint64_t now,
 		 uint64_t next, int stopping)
 {
-	struct xtx_engine *e = q->e;
-
 	flush_recycle(q, 1);
-	xtx_room__wake(&e->room, 1);
+	xtx_room__wake(q->room, 1);
 	if (s->dirty) {
-		xtx_queue_publish_classes(q, now);
+		publish_classes(q, now);
 		s->dirty = 0;
 	}
 	if (q->ring.outstanding) {
@@ -284,7 +279,7 @@ static void idle(struct xtx_queue *q, struct deq_state *s, uint32_t ticket, uint
 		timeout = 1000 * 1000;
 	/* While producers are open, wake for the next reap: a dead one may hold the
 	 * frames that the others wait for. Relaxed: a hint. */
-	if (s->reaper && xtx_registry__open_hint(&e->reg) &&
+	if (q->reaper && xtx_registry__open_hint(q->reaper) &&
 	    timeout > s->next_reap - now)
 		timeout = s->next_reap > now ? s->next_reap - now : 0;
 	if (!timeout)
@@ -295,24 +290,23 @@ static void idle(struct xtx_queue *q, struct deq_state *s, uint32_t ticket, uint
 
 void *xtx_dequeuer_main(void *arg)
 {
-	struct xtx_queue *q = arg;
-	struct xtx_engine *e = q->e;
+	struct xtx_dequeuer *q = arg;
 	struct xtx_desc in[XTX_DEQ_BATCH], out[XTX_DEQ_BATCH], drops[XTX_DEQ_BATCH];
 	uint64_t txt[XTX_DEQ_BATCH];
-	struct deq_state s = { .reaper = q == &e->q[0] && !e->o.no_reap,
-			       .next_reap = xtx_now_ns() + XTX_REAP_NS };
+	struct deq_state s = { .next_reap = xtx_now_ns() + XTX_REAP_NS };
 
 	dequeuer_setup(q);
 	for (;;) {
 		/* The stage's sleep ticket, taken before the stop flag is read: a kick from
 		 * xtx_engine__stop() after this point makes the sleep below return at once. */
 		uint32_t ticket = xtx_mpsc__wait_prepare(q->stage);
-		/* Acquire, pairs with the release store in xtx_engine__close(): the deadline
-		 * and drop flag written before it are visible. */
-		int stopping = atomic_load_explicit(&e->stop, memory_order_acquire);
+		/* Acquire, pairs with the release stores of stop in xtx_engine__stop() and
+		 * stop_threads() (engine.c): the deadline and drop flag written before it
+		 * are visible. */
+		int stopping = atomic_load_explicit(&q->ctl->stop, memory_order_acquire);
 		uint64_t now = xtx_now_ns(), next = UINT64_MAX;
-		int dropping = stopping && (atomic_load_explicit(&e->drop, memory_order_relaxed) ||
-					    now >= e->stop_deadline_ns);
+		int dropping = stopping && (atomic_load_explicit(&q->ctl->drop, memory_order_relaxed) ||
+					    now >= q->ctl->deadline_ns);
 		unsigned n, m;
 
 		CTR_ADD(q->ctr.loops, 1);
@@ -325,18 +319,18 @@ void *xtx_dequeuer_main(void *arg)
 			s.kick_rc = kick(q, now);
 		s.dirty |= n || m;
 		if (s.dirty && now - q->snap_last_ns >= 10 * 1000 * 1000) {
-			xtx_queue_publish_classes(q, now);
+			publish_classes(q, now);
 			s.dirty = 0;
 		}
 
-		if (s.reaper && now >= s.next_reap) {
-			if (xtx_registry__open_hint(&e->reg))
-				xtx_registry__reap(&e->reg, 1);
+		if (q->reaper && now >= s.next_reap) {
+			if (xtx_registry__open_hint(q->reaper))
+				xtx_registry__reap(q->reaper, 1);
 			s.next_reap = now + XTX_REAP_NS;
 		}
 		if (stopping && !n && !xtx_sched__qlen(q->sched) && !q->ring.outstanding)
 			break;
-		if (stopping && now >= e->stop_deadline_ns + 1000ull * 1000 * 1000)
+		if (stopping && now >= q->ctl->deadline_ns + 1000ull * 1000 * 1000)
 			break;	/* completions never came (link down): give up, counted as tx */
 		if (n || m) {
 			s.idle_since = 0;
@@ -345,6 +339,6 @@ void *xtx_dequeuer_main(void *arg)
 		idle(q, &s, ticket, now, next, stopping);
 	}
 	flush_recycle(q, 1);
-	xtx_queue_publish_classes(q, xtx_now_ns());
+	publish_classes(q, xtx_now_ns());
 	return NULL;
 }

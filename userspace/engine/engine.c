@@ -157,9 +157,9 @@ static void engine_free(struct xtx_engine *e)
 		struct xtx_queue *q = &e->q[i];
 
 		xtx_queue_socket_close(q);
-		xtx_mpsc__destroy(q->stage);
-		xtx_sched__destroy(q->sched);
-		free(q->snap);
+		xtx_mpsc__destroy(q->deq.stage);
+		xtx_sched__destroy(q->deq.sched);
+		free(q->deq.snap);
 	}
 	xtx_umem_teardown(e);
 	xtx_pool__fini(&e->pool);
@@ -216,12 +216,12 @@ static int rx_options(struct xtx_engine *e, char *err, size_t errlen)
 	return 0;
 }
 
-/* Wake a dequeuer after e->stop was set and wait for it to exit. One kick is enough: the
+/* Wake a dequeuer after e->ctl.stop was set and wait for it to exit. One kick is enough: the
  * dequeuer takes its sleep ticket (xtx_mpsc__wait_prepare) before it reads stop, so a kick
  * between its check and its sleep fails the futex compare instead of being lost. */
 static void join_dequeuer(struct xtx_queue *q)
 {
-	xtx_mpsc__kick(q->stage);
+	xtx_mpsc__kick(q->deq.stage);
 	pthread_join(q->thread, NULL);
 }
 
@@ -405,7 +405,6 @@ static int open_frames(struct xtx_engine *e, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	for (unsigned i = 0; i < e->nq; i++) {
-		e->q[i].e = e;
 		e->q[i].idx = i;
 		e->q[i].qid = e->o.first_queue + i;
 		e->q[i].cpu = -1;
@@ -430,6 +429,24 @@ static int open_frames(struct xtx_engine *e, char *err, size_t errlen)
 	return 0;
 }
 
+/* The rest of what queue q's dequeuer works with: the engine's parts it shares. */
+static void fill_dequeuer(struct xtx_engine *e, struct xtx_queue *q)
+{
+	struct xtx_dequeuer *d = &q->deq;
+
+	d->pool = &e->pool;
+	d->room = &e->room;
+	d->reaper = q->idx == 0 && !e->o.no_reap ? &e->reg : NULL;
+	d->ctl = &e->ctl;
+	d->log = &e->log;
+	d->fr = e->fr;
+	d->qid = q->qid;
+	d->intake = e->intake;
+	d->ncls = e->ncls;
+	d->nice = e->o.deq_nice;
+	d->rtprio = e->o.deq_rtprio;
+}
+
 /* Every TX queue's socket, stage, scheduler and class snapshot, and its dequeuer's CPU:
  * 0 or -errno with a message. */
 static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
@@ -451,20 +468,37 @@ static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
 		rc = xtx_queue_socket(e, q, err, errlen);
 		if (rc)
 			return rc;
-		q->ring.fd = xsk_socket__fd(q->xsk);
-		q->stage = xtx_mpsc__create(&mo);
-		q->sched = xtx_sched__create(e->cfg, NULL, xtx_now_ns(), cerr, sizeof(cerr));
-		q->snap = calloc(e->ncls * SNAP_WORDS, sizeof(*q->snap));
-		if (!q->stage || !q->sched || !q->snap) {
+		q->deq.ring.fd = xsk_socket__fd(q->xsk);
+		q->deq.stage = xtx_mpsc__create(&mo);
+		q->deq.sched = xtx_sched__create(e->cfg, NULL, xtx_now_ns(), cerr, sizeof(cerr));
+		q->deq.snap = calloc(e->ncls * SNAP_WORDS, sizeof(*q->deq.snap));
+		if (!q->deq.stage || !q->deq.sched || !q->deq.snap) {
 			rc = -errno ? -errno : -ENOMEM;
 			xtx_errf(err, errlen, "queue %u: cannot create stage or scheduler: %s",
 				 q->qid, cerr[0] ? cerr : strerror(-rc));
 			return rc;
 		}
+		fill_dequeuer(e, q);
 		if (ncpus > 0)
 			q->cpu = cpus[i % (unsigned)ncpus];
 	}
 	return check_rt_cpus(e, ncpus, err, errlen);
+}
+
+/* The rest of what ingress queue rq's worker works with (its pool, room and stop word
+ * are set when the engine is allocated; its rings and socket by xsk.c). */
+static void fill_receiver(struct xtx_engine *e, struct xtx_rxq *rq)
+{
+	struct xtx_receiver *w = &rq->w;
+
+	w->fr = e->fr;
+	w->idx = rq->idx;
+	w->qid = rq->qid;
+	w->nq = e->nq;
+	w->fill_size = e->fill_size;
+	w->copy = e->rx_copy;
+	w->rx_area = e->rx_area;
+	w->busy_poll = e->o.rx_busy_poll;
 }
 
 /* The receive side's sockets and workers, not started (none without opts.rx_ifname): 0
@@ -480,6 +514,8 @@ static int open_rx(struct xtx_engine *e, char *err, size_t errlen)
 	rc = xtx_rx_sockets(e, err, errlen);
 	if (rc)
 		return rc;
+	for (unsigned i = 0; i < e->nrq; i++)
+		fill_receiver(e, &e->rq[i]);
 	ncpus = pick_cpus(e, "receive worker", e->o.rx_cpus, nic_node(e, e->rx_ifname),
 			  cpus, 256, err, errlen);
 	if (ncpus < 0)
@@ -509,7 +545,7 @@ static int start_dequeuers(struct xtx_engine *e, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < e->nq; i++) {
 		struct xtx_queue *q = &e->q[i];
-		int rc = xtx_thread_start(&q->thread, q->cpu, xtx_dequeuer_main, q);
+		int rc = xtx_thread_start(&q->thread, q->cpu, xtx_dequeuer_main, &q->deq);
 
 		if (rc && q->cpu >= 0) {
 			xtx_errf(err, errlen, "cannot start the dequeuer of queue %u on CPU %d: %s%s",
@@ -531,8 +567,8 @@ static void stop_threads(struct xtx_engine *e)
 {
 	xtx_rx_stop(e);
 	/* Release, pairs with the dequeuers' acquire load of stop. */
-	atomic_store_explicit(&e->drop, 1, memory_order_relaxed);
-	atomic_store_explicit(&e->stop, 1, memory_order_release);
+	atomic_store_explicit(&e->ctl.drop, 1, memory_order_relaxed);
+	atomic_store_explicit(&e->ctl.stop, 1, memory_order_release);
 	for (unsigned i = 0; i < e->nq; i++)
 		if (e->q[i].thread_started)
 			join_dequeuer(&e->q[i]);
@@ -564,11 +600,14 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 	xtx_registry__init(&e->reg);
 	pthread_mutex_init(&e->rx_lock, NULL);
 	for (unsigned i = 0; i < XTX_MAX_QUEUES; i++) {
-		e->rq[i].e = e;
 		e->rq[i].idx = i;
-		e->rq[i].fd = -1;
-		e->rq[i].evfd = -1;
 		e->rq[i].cpu = -1;
+		e->rq[i].w.fd = -1;
+		e->rq[i].w.evfd = -1;
+		/* Good from here on: a failed open's stop() flushes every worker's cache. */
+		e->rq[i].w.pool = &e->pool;
+		e->rq[i].w.room = &e->room;
+		e->rq[i].w.stop = &e->rx_stop;
 	}
 	/* Only the fields the caller's struct has (sz); the rest stay 0 (defaults). */
 	XTX_OPTS_LOAD(&e->o, opts, xtx_engine_opts, NULL, 0);
@@ -619,12 +658,12 @@ int xtx_engine__stop(struct xtx_engine *e)
 	/* Receive workers first: what they forward still goes through the dequeuers. */
 	xtx_rx_stop(e);
 	for (unsigned i = 0; i < e->nq; i++)
-		before += CTR_GET(e->q[i].ctr.drops[XTX_DROP_PURGED]);
-	e->stop_deadline_ns = xtx_now_ns() + e->o.drain_timeout_ns;
+		before += CTR_GET(e->q[i].deq.ctr.drops[XTX_DROP_PURGED]);
+	e->ctl.deadline_ns = xtx_now_ns() + e->o.drain_timeout_ns;
 	/* Relaxed: published by the release store of stop just below. */
-	atomic_store_explicit(&e->drop, e->o.drop_on_close, memory_order_relaxed);
+	atomic_store_explicit(&e->ctl.drop, e->o.drop_on_close, memory_order_relaxed);
 	/* Release, pairs with the dequeuers' acquire load: deadline and drop are visible. */
-	atomic_store_explicit(&e->stop, 1, memory_order_release);
+	atomic_store_explicit(&e->ctl.stop, 1, memory_order_release);
 	for (unsigned i = 0; i < e->nq; i++) {
 		if (e->q[i].thread_started)
 			join_dequeuer(&e->q[i]);
@@ -634,9 +673,9 @@ int xtx_engine__stop(struct xtx_engine *e)
 	for (unsigned i = 0; i < e->nq; i++) {
 		struct xtx_class_stats st;
 
-		after += CTR_GET(e->q[i].ctr.drops[XTX_DROP_PURGED]);
+		after += CTR_GET(e->q[i].deq.ctr.drops[XTX_DROP_PURGED]);
 		for (unsigned c = 0; c < e->ncls; c++)
-			if (!xtx_sched__class_stats(e->q[i].sched, c, &st))
+			if (!xtx_sched__class_stats(e->q[i].deq.sched, c, &st))
 				after += st.drops[XTX_DROP_PURGED];
 	}
 	return !e->o.drop_on_close && after > before ? -ETIMEDOUT : 0;
@@ -717,14 +756,15 @@ void *xtx_engine__frame(const struct xtx_engine *e, uint64_t addr)
 
 /* --- counters -------------------------------------------------------------------------- */
 
-static void read_class_snap(const struct xtx_queue *q, unsigned cls, struct xtx_class_stats *st)
+static void read_class_snap(const struct xtx_dequeuer *q, unsigned cls,
+			    struct xtx_class_stats *st)
 {
 	uint64_t w[SNAP_WORDS];
 	uint32_t s1, s2;
 
 	do {
 		/* Acquire, pairs with the writer's final release store (seqlock reader). */
-		s1 = atomic_load_explicit(&((struct xtx_queue *)q)->snap_seq, memory_order_acquire);
+		s1 = atomic_load_explicit(&((struct xtx_dequeuer *)q)->snap_seq, memory_order_acquire);
 		for (unsigned k = 0; k < SNAP_WORDS; k++)
 			/* Relaxed: validated by the seqcount re-check. */
 			w[k] = atomic_load_explicit(&q->snap[cls * SNAP_WORDS + k],
@@ -732,7 +772,7 @@ static void read_class_snap(const struct xtx_queue *q, unsigned cls, struct xtx_
 		/* Acquire fence: the loads above complete before the re-check; pairs with the
 		 * writer's release fence after its odd store. */
 		atomic_thread_fence(memory_order_acquire);
-		s2 = atomic_load_explicit(&((struct xtx_queue *)q)->snap_seq, memory_order_relaxed);
+		s2 = atomic_load_explicit(&((struct xtx_dequeuer *)q)->snap_seq, memory_order_relaxed);
 	} while ((s1 & 1) || s1 != s2);
 	memcpy(st, w, sizeof(*st));
 }
@@ -745,21 +785,21 @@ int xtx_engine__queue_stats(const struct xtx_engine *e, unsigned qi, struct xtx_
 		return -ENOENT;
 	q = &e->q[qi];
 	memset(st, 0, sizeof(*st));
-	st->stage_pkts = CTR_GET(q->ctr.stage_pkts);
-	st->sent_pkts = CTR_GET(q->ctr.sent_pkts);
-	st->sent_bytes = CTR_GET(q->ctr.sent_bytes);
-	st->completed = CTR_GET(q->ctr.completed);
-	st->tx_ring_full = CTR_GET(q->ctr.tx_ring_full);
-	st->kicks = CTR_GET(q->ctr.kicks);
-	st->kick_errors = CTR_GET(q->ctr.kick_errors);
-	st->sleeps = CTR_GET(q->ctr.sleeps);
-	st->loops = CTR_GET(q->ctr.loops);
+	st->stage_pkts = CTR_GET(q->deq.ctr.stage_pkts);
+	st->sent_pkts = CTR_GET(q->deq.ctr.sent_pkts);
+	st->sent_bytes = CTR_GET(q->deq.ctr.sent_bytes);
+	st->completed = CTR_GET(q->deq.ctr.completed);
+	st->tx_ring_full = CTR_GET(q->deq.ctr.tx_ring_full);
+	st->kicks = CTR_GET(q->deq.ctr.kicks);
+	st->kick_errors = CTR_GET(q->deq.ctr.kick_errors);
+	st->sleeps = CTR_GET(q->deq.ctr.sleeps);
+	st->loops = CTR_GET(q->deq.ctr.loops);
 	for (unsigned r = 0; r < XTX_DROP__MAX; r++)
-		st->drops[r] = CTR_GET(q->ctr.drops[r]);
+		st->drops[r] = CTR_GET(q->deq.ctr.drops[r]);
 	for (unsigned c = 0; c < e->ncls; c++) {
 		struct xtx_class_stats cs;
 
-		read_class_snap(q, c, &cs);
+		read_class_snap(&q->deq, c, &cs);
 		for (unsigned r = 0; r < XTX_DROP__MAX; r++)
 			st->drops[r] += cs.drops[r];
 	}
@@ -774,7 +814,7 @@ int xtx_engine__class_stats(const struct xtx_engine *e, unsigned cls, struct xtx
 	for (unsigned i = 0; i < e->nq; i++) {
 		struct xtx_class_stats cs;
 
-		read_class_snap(&e->q[i], cls, &cs);
+		read_class_snap(&e->q[i].deq, cls, &cs);
 		st->enq_pkts += cs.enq_pkts;
 		st->enq_bytes += cs.enq_bytes;
 		st->sent_pkts += cs.sent_pkts;
@@ -816,13 +856,13 @@ void xtx_engine__frames(const struct xtx_engine *e, struct xtx_frame_count *fc)
 		struct xtx_queue_stats qs;
 		uint64_t dropped = 0;
 
-		xtx_mpsc__stats(q->stage, &ms);
+		xtx_mpsc__stats(q->deq.stage, &ms);
 		xtx_engine__queue_stats(e, i, &qs);
 		for (unsigned r = 0; r < XTX_DROP__MAX; r++)
 			dropped += qs.drops[r];
 		fc->stage += ms.enq_items - ms.deq_items;
 		fc->tx += qs.sent_pkts - qs.completed;
-		fc->dequeuer += CTR_GET(q->ctr.held);
+		fc->dequeuer += CTR_GET(q->deq.ctr.held);
 		/* Taken from the stage and neither sent nor dropped: in the scheduler. Drops
 		 * come from the class snapshot, so this is exact when the dequeuer is idle. */
 		fc->sched += qs.stage_pkts - qs.sent_pkts - dropped;
@@ -830,10 +870,10 @@ void xtx_engine__frames(const struct xtx_engine *e, struct xtx_frame_count *fc)
 	for (unsigned i = 0; i < e->nrq; i++) {
 		const struct xtx_rxq *r = &e->rq[i];
 
-		fc->receiver += CTR_GET(r->ctr.held);
+		fc->receiver += CTR_GET(r->w.ctr.held);
 		if (!e->rx_copy)	/* engine frames lent to the kernel, not back yet */
-			fc->fill += CTR_GET(r->ctr.filled) - CTR_GET(r->ctr.rx_pkts) -
-				    CTR_GET(r->ctr.reclaimed);
+			fc->fill += CTR_GET(r->w.ctr.filled) - CTR_GET(r->w.ctr.rx_pkts) -
+				    CTR_GET(r->w.ctr.reclaimed);
 	}
 }
 
@@ -850,7 +890,7 @@ int xtx_engine__rx_socket(const struct xtx_engine *e, unsigned rq, uint32_t *qid
 		return -ENOENT;
 	if (qid)
 		*qid = e->rq[rq].qid;
-	return e->rq[rq].xsk ? e->rq[rq].fd : -EBADF;
+	return e->rq[rq].xsk ? e->rq[rq].w.fd : -EBADF;
 }
 
 static const char *const rx_drop_names[XTX_RX_DROP__MAX] = {
@@ -902,17 +942,17 @@ int xtx_engine__rx_stats(const struct xtx_engine *e, unsigned rq, struct xtx_rx_
 	xtx_rx_read_kstats(r);		/* nothing once the socket is closed: kept */
 	*st = r->kst;
 	pthread_mutex_unlock(&me->rx_lock);
-	st->rx_pkts = CTR_GET(r->ctr.rx_pkts);
-	st->rx_bytes = CTR_GET(r->ctr.rx_bytes);
-	st->fwd_pkts = CTR_GET(r->ctr.fwd_pkts);
-	st->fwd_bytes = CTR_GET(r->ctr.fwd_bytes);
+	st->rx_pkts = CTR_GET(r->w.ctr.rx_pkts);
+	st->rx_bytes = CTR_GET(r->w.ctr.rx_bytes);
+	st->fwd_pkts = CTR_GET(r->w.ctr.fwd_pkts);
+	st->fwd_bytes = CTR_GET(r->w.ctr.fwd_bytes);
 	for (unsigned k = 0; k < XTX_RX_DROP__MAX; k++)
-		st->drops[k] = CTR_GET(r->ctr.drops[k]);
-	st->no_meta = CTR_GET(r->ctr.no_meta);
-	st->reclaimed = CTR_GET(r->ctr.reclaimed);
-	st->copied = CTR_GET(r->ctr.copied);
-	st->wakeups = CTR_GET(r->ctr.wakeups);
-	st->sleeps = CTR_GET(r->ctr.sleeps);
-	st->loops = CTR_GET(r->ctr.loops);
+		st->drops[k] = CTR_GET(r->w.ctr.drops[k]);
+	st->no_meta = CTR_GET(r->w.ctr.no_meta);
+	st->reclaimed = CTR_GET(r->w.ctr.reclaimed);
+	st->copied = CTR_GET(r->w.ctr.copied);
+	st->wakeups = CTR_GET(r->w.ctr.wakeups);
+	st->sleeps = CTR_GET(r->w.ctr.sleeps);
+	st->loops = CTR_GET(r->w.ctr.loops);
 	return 0;
 }

@@ -33,7 +33,7 @@ struct xtx_producer *xtx_producer__open(struct xtx_engine *e)
 	/* A lane is free again only once its dequeuer has drained it: just after a close (or
 	 * a reap) the slot is free but its lanes may not be yet. Wait for them, bounded. */
 	for (unsigned i = 0, tries = 0; i < e->nq; ) {
-		p->lane[i] = xtx_mpsc__register(e->q[i].stage);
+		p->lane[i] = xtx_mpsc__register(e->q[i].deq.stage);
 		if (p->lane[i]) {
 			i++;
 		} else if (++tries > 2000) {	/* 200 ms: a dequeuer that does not drain */

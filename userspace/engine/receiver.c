@@ -52,17 +52,17 @@
 
 /* --- free frames ---------------------------------------------------------------------- */
 
-static void publish_held(struct xtx_rxq *r)
+static void publish_held(struct xtx_receiver *r)
 {
 	/* Relaxed: a gauge for xtx_engine__frames(). */
 	atomic_store_explicit(&r->ctr.held, r->ncache, memory_order_relaxed);
 }
 
 /* Pool -> cache until it holds `want` frames or the pool is empty. */
-static void cache_top_up(struct xtx_rxq *r, unsigned want)
+static void cache_top_up(struct xtx_receiver *r, unsigned want)
 {
 	while (r->ncache < want && r->ncache <= XTX_RX_CACHE - XTX_BATCH) {
-		uint32_t n = xtx_pool__get(&r->e->pool, r->cache + r->ncache, XTX_BATCH);
+		uint32_t n = xtx_pool__get(r->pool, r->cache + r->ncache, XTX_BATCH);
 
 		if (!n)
 			break;
@@ -72,32 +72,32 @@ static void cache_top_up(struct xtx_rxq *r, unsigned want)
 
 /* A free engine frame (any address inside it) into the cache; a full cache spills a batch
  * to the pool. */
-static void cache_put(struct xtx_rxq *r, uint64_t addr)
+static void cache_put(struct xtx_receiver *r, uint64_t addr)
 {
 	if (r->ncache == XTX_RX_CACHE) {
 		r->ncache -= XTX_BATCH;
 		/* Cannot fail: the pool has a container for every holder's partial batch. */
-		xtx_pool__put(&r->e->pool, r->cache + r->ncache, XTX_BATCH);
-		xtx_room__wake(&r->e->room, 0);
+		xtx_pool__put(r->pool, r->cache + r->ncache, XTX_BATCH);
+		xtx_room__wake(r->room, 0);
 	}
-	r->cache[r->ncache++] = xtx_frame_norm(&r->e->fr, addr);
+	r->cache[r->ncache++] = xtx_frame_norm(&r->fr, addr);
 }
 
-static void cache_flush(struct xtx_rxq *r)
+static void cache_flush(struct xtx_receiver *r)
 {
 	while (r->ncache) {
 		uint32_t n = r->ncache < XTX_BATCH ? r->ncache : XTX_BATCH;
 
 		r->ncache -= n;
-		xtx_pool__put(&r->e->pool, r->cache + r->ncache, n);
+		xtx_pool__put(r->pool, r->cache + r->ncache, n);
 	}
-	xtx_room__wake(&r->e->room, 1);
+	xtx_room__wake(r->room, 1);
 	publish_held(r);
 }
 
 /* --- fill ring ------------------------------------------------------------------------- */
 
-static void kick_fill(struct xtx_rxq *r)
+static void kick_fill(struct xtx_receiver *r)
 {
 	if (!xsk_ring_prod__needs_wakeup(&r->fill))
 		return;
@@ -107,11 +107,10 @@ static void kick_fill(struct xtx_rxq *r)
 
 /* Shared path: back[] (frames of this step not forwarded) first, then cache frames, as
  * many as the ring has room for; back frames that do not fit go to the cache. */
-static void refill(struct xtx_rxq *r, const uint64_t *back, unsigned nb)
+static void refill(struct xtx_receiver *r, const uint64_t *back, unsigned nb)
 {
-	struct xtx_engine *e = r->e;
-	uint32_t room = xsk_prod_nb_free(&r->fill, e->fill_size), idx = 0, from_back, total;
-	uint64_t mask = ~(uint64_t)(e->fr.size - 1);
+	uint32_t room = xsk_prod_nb_free(&r->fill, r->fill_size), idx = 0, from_back, total;
+	uint64_t mask = ~(uint64_t)(r->fr.size - 1);
 
 	from_back = nb < room ? nb : room;
 	if (r->ncache < room - from_back)
@@ -124,7 +123,7 @@ static void refill(struct xtx_rxq *r, const uint64_t *back, unsigned nb)
 
 			a &= mask & XTX_DESC_ADDR_MASK;
 			*xsk_ring_prod__fill_addr(&r->fill, idx + i) = a;
-			xtx_owner_set(&e->fr, (uint32_t)(a >> e->fr.shift),
+			xtx_owner_set(&r->fr, (uint32_t)(a >> r->fr.shift),
 				      (uint16_t)(XTX_OWNER_RXQ + r->idx));
 		}
 		xsk_ring_prod__submit(&r->fill, total);
@@ -137,10 +136,10 @@ static void refill(struct xtx_rxq *r, const uint64_t *back, unsigned nb)
 }
 
 /* Copy path: RX frames straight back (they came from this ring, so they fit). */
-static void refill_copy(struct xtx_rxq *r, const uint64_t *back, unsigned nb)
+static void refill_copy(struct xtx_receiver *r, const uint64_t *back, unsigned nb)
 {
 	uint32_t idx = 0;
-	uint64_t mask = ~(uint64_t)(r->e->fr.size - 1);
+	uint64_t mask = ~(uint64_t)(r->fr.size - 1);
 
 	if (!nb || xsk_ring_prod__reserve(&r->fill, nb, &idx) != nb)
 		return;
@@ -154,7 +153,7 @@ static void refill_copy(struct xtx_rxq *r, const uint64_t *back, unsigned nb)
 
 /* Class and hash from the metadata in front of the packet at p (offset `off` in its
  * frame); clears the magic. */
-static void read_meta(struct xtx_rxq *r, uint8_t *p, uint64_t off, struct xtx_desc *d)
+static void read_meta(struct xtx_receiver *r, uint8_t *p, uint64_t off, struct xtx_desc *d)
 {
 	struct xtx_rx_meta m;
 
@@ -175,16 +174,15 @@ static void read_meta(struct xtx_rxq *r, uint8_t *p, uint64_t off, struct xtx_de
 
 /* Enqueue d[0..n) into the stages, runs per egress queue; refused frames are appended to
  * back[] (their address as given). Returns how many were taken. */
-static unsigned to_stages(struct xtx_rxq *r, const struct xtx_desc *d, unsigned n,
+static unsigned to_stages(struct xtx_receiver *r, const struct xtx_desc *d, unsigned n,
 			  uint64_t *back, unsigned *nb, uint64_t *bytes)
 {
-	struct xtx_engine *e = r->e;
 	unsigned taken = 0;
 
 	for (unsigned i = 0; i < n;) {
-		unsigned q = xtx_queue_of(e->nq, d[i].hash), run = 1, k;
+		unsigned q = xtx_queue_of(r->nq, d[i].hash), run = 1, k;
 
-		while (i + run < n && xtx_queue_of(e->nq, d[i + run].hash) == q)
+		while (i + run < n && xtx_queue_of(r->nq, d[i + run].hash) == q)
 			run++;
 		k = xtx_mpsc__enqueue_burst(r->lane[q], d + i, run);
 		for (unsigned j = 0; j < k; j++)
@@ -201,7 +199,7 @@ static unsigned to_stages(struct xtx_rxq *r, const struct xtx_desc *d, unsigned 
 
 /* One receive step's counters: n frames of rx_bytes read, taken of fwd_bytes handed to
  * the stages, bad and nofr dropped for their reasons. */
-static inline void count_step(struct xtx_rxq *r, unsigned n, uint64_t rx_bytes,
+static inline void count_step(struct xtx_receiver *r, unsigned n, uint64_t rx_bytes,
 			      unsigned taken, uint64_t fwd_bytes, unsigned bad, unsigned nofr)
 {
 	CTR_ADD(r->ctr.rx_pkts, n);
@@ -214,9 +212,8 @@ static inline void count_step(struct xtx_rxq *r, unsigned n, uint64_t rx_bytes,
 		CTR_ADD(r->ctr.drops[XTX_RX_DROP_NO_FRAME], nofr);
 }
 
-static unsigned step_shared(struct xtx_rxq *r)
+static unsigned step_shared(struct xtx_receiver *r)
 {
-	struct xtx_engine *e = r->e;
 	struct xtx_desc out[XTX_RX_BATCH];
 	uint64_t back[XTX_RX_BATCH], rx_bytes = 0, fwd_bytes = 0;
 	unsigned n, nf = 0, nb = 0, avail, taken, bad = 0, nofr = 0;
@@ -229,16 +226,16 @@ static unsigned step_shared(struct xtx_rxq *r)
 	avail = r->ncache;
 	for (unsigned i = 0; i < n; i++) {
 		const struct xdp_desc *rd = xsk_ring_cons__rx_desc(&r->rx, idx + i);
-		uint64_t a = rd->addr & XTX_DESC_ADDR_MASK, off = a & (e->fr.size - 1);
-		uint64_t fi = a >> e->fr.shift;
+		uint64_t a = rd->addr & XTX_DESC_ADDR_MASK, off = a & (r->fr.size - 1);
+		uint64_t fi = a >> r->fr.shift;
 
 		rx_bytes += rd->len;
-		if (fi >= e->fr.count) {		/* not ours: the kernel never does this */
+		if (fi >= r->fr.count) {		/* not ours: the kernel never does this */
 			bad++;
 			continue;
 		}
-		xtx_owner_set(&e->fr, (uint32_t)fi, 0);
-		if (rd->len < 14 || off + rd->len > e->fr.size) {
+		xtx_owner_set(&r->fr, (uint32_t)fi, 0);
+		if (rd->len < 14 || off + rd->len > r->fr.size) {
 			bad++;
 			back[nb++] = a;
 			continue;
@@ -250,7 +247,7 @@ static unsigned step_shared(struct xtx_rxq *r)
 		}
 		out[nf].addr = a;
 		out[nf].len = (uint16_t)rd->len;
-		read_meta(r, (uint8_t *)e->fr.area + a, off, &out[nf]);
+		read_meta(r, (uint8_t *)r->fr.area + a, off, &out[nf]);
 		nf++;
 	}
 	xsk_ring_cons__release(&r->rx, n);
@@ -260,14 +257,13 @@ static unsigned step_shared(struct xtx_rxq *r)
 	return n;
 }
 
-static unsigned step_copy(struct xtx_rxq *r)
+static unsigned step_copy(struct xtx_receiver *r)
 {
-	struct xtx_engine *e = r->e;
 	struct xtx_desc out[XTX_RX_BATCH];
 	uint64_t back[XTX_RX_BATCH], refused[XTX_RX_BATCH], rx_bytes = 0, fwd_bytes = 0;
 	unsigned n, nf = 0, nb = 0, nref = 0, taken, bad = 0, nofr = 0;
 	uint32_t idx = 0;
-	uint32_t room = e->fr.size - XTX_HEADROOM;
+	uint32_t room = r->fr.size - XTX_HEADROOM;
 
 	n = xsk_ring_cons__peek(&r->rx, XTX_RX_BATCH, &idx);
 	if (!n)
@@ -275,15 +271,15 @@ static unsigned step_copy(struct xtx_rxq *r)
 	cache_top_up(r, n);
 	for (unsigned i = 0; i < n; i++) {
 		const struct xdp_desc *rd = xsk_ring_cons__rx_desc(&r->rx, idx + i);
-		uint64_t a = rd->addr, off = a & (e->fr.size - 1);
+		uint64_t a = rd->addr, off = a & (r->fr.size - 1);
 
 		rx_bytes += rd->len;
-		if (a < r->rx_base || a >= r->rx_base + (uint64_t)e->fill_size * e->fr.size) {
+		if (a < r->rx_base || a >= r->rx_base + (uint64_t)r->fill_size * r->fr.size) {
 			bad++;			/* not this queue's: the kernel never does this */
 			continue;
 		}
 		back[nb++] = a;
-		if (rd->len < 14 || off + rd->len > e->fr.size || rd->len > room) {
+		if (rd->len < 14 || off + rd->len > r->fr.size || rd->len > room) {
 			bad++;
 			continue;
 		}
@@ -293,8 +289,8 @@ static unsigned step_copy(struct xtx_rxq *r)
 		}
 		out[nf].addr = r->cache[--r->ncache];
 		out[nf].len = (uint16_t)rd->len;
-		read_meta(r, (uint8_t *)e->rx_area + a, off, &out[nf]);
-		memcpy(xtx_frame_ptr(&e->fr, out[nf].addr), (uint8_t *)e->rx_area + a, rd->len);
+		read_meta(r, (uint8_t *)r->rx_area + a, off, &out[nf]);
+		memcpy(xtx_frame_ptr(&r->fr, out[nf].addr), (uint8_t *)r->rx_area + a, rd->len);
 		nf++;
 	}
 	xsk_ring_cons__release(&r->rx, n);
@@ -310,12 +306,12 @@ static unsigned step_copy(struct xtx_rxq *r)
 
 /* --- the thread ------------------------------------------------------------------------ */
 
-static int fill_full(struct xtx_rxq *r)
+static int fill_full(struct xtx_receiver *r)
 {
-	return xsk_prod_nb_free(&r->fill, r->e->fill_size) == 0;
+	return xsk_prod_nb_free(&r->fill, r->fill_size) == 0;
 }
 
-static void rx_sleep(struct xtx_rxq *r)
+static void rx_sleep(struct xtx_receiver *r)
 {
 	struct pollfd p[2] = { { .fd = r->fd, .events = POLLIN },
 			       { .fd = r->evfd, .events = POLLIN } };
@@ -333,30 +329,29 @@ static void rx_sleep(struct xtx_rxq *r)
 
 void *xtx_receiver_main(void *arg)
 {
-	struct xtx_rxq *r = arg;
-	struct xtx_engine *e = r->e;
+	struct xtx_receiver *r = arg;
 	uint64_t idle_since = 0;
 	char name[16];
 
 	snprintf(name, sizeof(name), "xtx-rx/%u", r->qid);
-	pthread_setname_np(pthread_self(), name);	/* pinned at creation (r->cpu) */
+	pthread_setname_np(pthread_self(), name);	/* pinned at creation (engine.c) */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	for (;;) {
 		/* Acquire, pairs with the release store in xtx_rx_stop(). */
-		int stopping = atomic_load_explicit(&e->rx_stop, memory_order_acquire);
+		int stopping = atomic_load_explicit(r->stop, memory_order_acquire);
 		unsigned n;
 
 		CTR_ADD(r->ctr.loops, 1);
-		n = e->rx_copy ? step_copy(r) : step_shared(r);
+		n = r->copy ? step_copy(r) : step_shared(r);
 		if (n) {
 			idle_since = 0;
 			continue;
 		}
 		if (stopping)
 			break;		/* the RX ring was empty after the stop was seen */
-		if (!e->rx_copy && !fill_full(r))
+		if (!r->copy && !fill_full(r))
 			refill(r, NULL, 0);	/* the pool may have frames again */
-		if (e->o.rx_busy_poll)
+		if (r->busy_poll)
 			continue;
 		uint64_t now = xtx_now_ns();
 
@@ -377,10 +372,11 @@ void *xtx_receiver_main(void *arg)
 int xtx_rx_open(struct xtx_engine *e, const int *cpus, int ncpus, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < e->nrq; i++) {
-		struct xtx_rxq *r = &e->rq[i];
+		struct xtx_rxq *rq = &e->rq[i];
+		struct xtx_receiver *r = &rq->w;
 
 		for (unsigned q = 0; q < e->nq; q++) {
-			r->lane[q] = xtx_mpsc__register(e->q[q].stage);
+			r->lane[q] = xtx_mpsc__register(e->q[q].deq.stage);
 			if (!r->lane[q]) {
 				xtx_errf(err, errlen, "no stage lane for receive queue %u", r->qid);
 				return -EBUSY;
@@ -394,22 +390,22 @@ int xtx_rx_open(struct xtx_engine *e, const int *cpus, int ncpus, char *err, siz
 			return rc;
 		}
 		if (ncpus > 0)
-			r->cpu = cpus[i % (unsigned)ncpus];
+			rq->cpu = cpus[i % (unsigned)ncpus];
 		/* Fill the fill ring before the socket can receive anything. */
-		if (e->rx_copy) {
+		if (r->copy) {
 			uint64_t back[XTX_RX_BATCH];
 
-			for (uint32_t f = 0; f < e->fill_size; f += XTX_RX_BATCH) {
-				unsigned n = e->fill_size - f < XTX_RX_BATCH ? e->fill_size - f :
+			for (uint32_t f = 0; f < r->fill_size; f += XTX_RX_BATCH) {
+				unsigned n = r->fill_size - f < XTX_RX_BATCH ? r->fill_size - f :
 					     XTX_RX_BATCH;
 
 				for (unsigned k = 0; k < n; k++)
-					back[k] = r->rx_base + (uint64_t)(f + k) * e->fr.size;
+					back[k] = r->rx_base + (uint64_t)(f + k) * r->fr.size;
 				refill_copy(r, back, n);
 			}
 		} else {
 			/* A cache's worth per call: loop until full or the pool is dry. */
-			for (uint32_t k = 0; k <= e->fill_size / XTX_BATCH && !fill_full(r); k++)
+			for (uint32_t k = 0; k <= r->fill_size / XTX_BATCH && !fill_full(r); k++)
 				refill(r, NULL, 0);
 			if (!fill_full(r)) {
 				xtx_errf(err, errlen, "not enough free frames to fill the fill "
@@ -425,7 +421,7 @@ int xtx_rx_start(struct xtx_engine *e, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < e->nrq; i++) {
 		struct xtx_rxq *r = &e->rq[i];
-		int rc = xtx_thread_start(&r->thread, r->cpu, xtx_receiver_main, r);
+		int rc = xtx_thread_start(&r->thread, r->cpu, xtx_receiver_main, &r->w);
 
 		if (rc && r->cpu >= 0) {
 			xtx_errf(err, errlen, "cannot start the receive worker of queue %u on CPU "
@@ -456,14 +452,14 @@ void xtx_rx_stop(struct xtx_engine *e)
 
 		if (!r->thread_started)
 			continue;
-		if (r->evfd >= 0 && eventfd_write(r->evfd, 1)) {
+		if (r->w.evfd >= 0 && eventfd_write(r->w.evfd, 1)) {
 			/* cannot fail for a counter far from overflow */
 		}
 		pthread_join(r->thread, NULL);
 		r->thread_started = 0;
 	}
 	for (unsigned i = 0; i < e->nrq; i++)
-		cache_flush(&e->rq[i]);		/* workers that never ran */
+		cache_flush(&e->rq[i].w);	/* workers that never ran */
 	xtx_rx_sockets_close(e);
 	/* The kernel is done with the closed sockets' frames: take them back. */
 	for (uint32_t f = 0; e->fr.owner && !e->rx_copy && f < e->fr.count; f++) {
@@ -472,7 +468,7 @@ void xtx_rx_stop(struct xtx_engine *e)
 		if (o < XTX_OWNER_RXQ || o >= XTX_OWNER_RXQ + e->nrq)
 			continue;
 		xtx_owner_set(&e->fr, f, 0);
-		CTR_ADD(e->rq[o - XTX_OWNER_RXQ].ctr.reclaimed, 1);
+		CTR_ADD(e->rq[o - XTX_OWNER_RXQ].w.ctr.reclaimed, 1);
 		b[nb++] = ((uint64_t)f << e->fr.shift) + XTX_HEADROOM;
 		if (nb == XTX_BATCH) {
 			xtx_pool__put(&e->pool, b, nb);
@@ -483,9 +479,9 @@ void xtx_rx_stop(struct xtx_engine *e)
 		xtx_pool__put(&e->pool, b, nb);
 	for (unsigned i = 0; i < e->nrq; i++)
 		for (unsigned q = 0; q < e->nq; q++)
-			if (e->rq[i].lane[q]) {
-				xtx_mpsc__unregister(e->rq[i].lane[q]);
-				e->rq[i].lane[q] = NULL;
+			if (e->rq[i].w.lane[q]) {
+				xtx_mpsc__unregister(e->rq[i].w.lane[q]);
+				e->rq[i].w.lane[q] = NULL;
 			}
 	e->rx_stopped = 1;
 }
@@ -495,6 +491,6 @@ void xtx_rx_free(struct xtx_engine *e)
 	xtx_rx_stop(e);
 	xtx_rx_sockets_close(e);
 	for (unsigned i = 0; i < e->nrq; i++)
-		if (e->rq[i].evfd >= 0)
-			close(e->rq[i].evfd);
+		if (e->rq[i].w.evfd >= 0)
+			close(e->rq[i].w.evfd);
 }

@@ -160,7 +160,7 @@ int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen)
 		.flags = 0,
 	};
 	int rc = xsk_umem__create(&e->umem, e->fr.area, (uint64_t)e->fr.count * e->fr.size,
-				  &e->q[0].fill, &e->q[0].ring.comp, &ucfg);
+				  &e->q[0].fill, &e->q[0].deq.ring.comp, &ucfg);
 	if (rc == -ENOBUFS) {		/* xdp_umem_account_pages(): over RLIMIT_MEMLOCK */
 		char was[96] = "", cur[32] = "unlimited";
 
@@ -205,10 +205,10 @@ static int try_socket_once(struct xtx_engine *e, struct xtx_queue *q, uint16_t m
 	};
 
 	if (q->idx == 0)
-		return xsk_socket__create(&q->xsk, e->ifname, q->qid, e->umem, NULL, &q->ring.tx,
+		return xsk_socket__create(&q->xsk, e->ifname, q->qid, e->umem, NULL, &q->deq.ring.tx,
 					  &cfg);
-	return xsk_socket__create_shared(&q->xsk, e->ifname, q->qid, e->umem, NULL, &q->ring.tx,
-					 &q->fill, &q->ring.comp, &cfg);
+	return xsk_socket__create_shared(&q->xsk, e->ifname, q->qid, e->umem, NULL, &q->deq.ring.tx,
+					 &q->fill, &q->deq.ring.comp, &cfg);
 }
 
 /* A socket closed a moment ago (a previous run on this queue) is released by the kernel
@@ -297,17 +297,17 @@ static int rx_create(struct xtx_engine *e, struct xtx_rxq *r, struct xsk_umem *u
 
 	for (int tries = 0;; tries++) {
 		if (first)
-			rc = xsk_socket__create(&r->xsk, e->rx_ifname, r->qid, umem, &r->rx,
+			rc = xsk_socket__create(&r->xsk, e->rx_ifname, r->qid, umem, &r->w.rx,
 						NULL, &cfg);
 		else
 			rc = xsk_socket__create_shared(&r->xsk, e->rx_ifname, r->qid, umem,
-						       &r->rx, NULL, &r->fill, &r->comp, &cfg);
+						       &r->w.rx, NULL, &r->w.fill, &r->comp, &cfg);
 		if (rc != -EBUSY || tries == 100)
 			break;
 		usleep(10 * 1000);
 	}
 	if (!rc)
-		r->fd = xsk_socket__fd(r->xsk);
+		r->w.fd = xsk_socket__fd(r->xsk);
 	return rc;
 }
 
@@ -316,7 +316,7 @@ static int busy_poll_rx(struct xtx_engine *e, struct xtx_rxq *r, char *err, size
 {
 	if (!e->o.rx_busy_poll)
 		return 0;
-	return set_busy_poll(e->rx_ifname, r->qid, r->fd, XTX_RX_BATCH, err, errlen);
+	return set_busy_poll(e->rx_ifname, r->qid, r->w.fd, XTX_RX_BATCH, err, errlen);
 }
 
 static void rx_errf(struct xtx_engine *e, struct xtx_rxq *r, int rc, char *err, size_t errlen)
@@ -358,7 +358,7 @@ static int rx_sockets_copy(struct xtx_engine *e, char *err, size_t errlen)
 			 e->rx_area_len >> 20, strerror(-rc));
 		return rc;
 	}
-	rc = xsk_umem__create(&e->rx_umem, e->rx_area, e->rx_area_len, &e->rq[0].fill,
+	rc = xsk_umem__create(&e->rx_umem, e->rx_area, e->rx_area_len, &e->rq[0].w.fill,
 			      &e->rq[0].comp, &ucfg);
 	if (rc) {
 		e->rx_umem = NULL;
@@ -368,7 +368,7 @@ static int rx_sockets_copy(struct xtx_engine *e, char *err, size_t errlen)
 	for (unsigned i = 0; i < e->nrq; i++) {
 		struct xtx_rxq *r = &e->rq[i];
 
-		r->rx_base = (uint64_t)i * per;
+		r->w.rx_base = (uint64_t)i * per;
 		if (i == 0) {
 			rc = rx_create(e, r, e->rx_umem, 1, (uint16_t)(XDP_USE_NEED_WAKEUP | mode));
 			if (rc && mode == XDP_ZEROCOPY && e->o.mode != XTX_MODE_ZEROCOPY &&
@@ -424,7 +424,7 @@ void xtx_rx_read_kstats(struct xtx_rxq *r)
 	struct xdp_statistics st;
 	socklen_t len = sizeof(st);
 
-	if (!r->xsk || getsockopt(r->fd, SOL_XDP, XDP_STATISTICS, &st, &len))
+	if (!r->xsk || getsockopt(r->w.fd, SOL_XDP, XDP_STATISTICS, &st, &len))
 		return;
 	r->kst.k_dropped = st.rx_dropped;
 	r->kst.k_invalid = st.rx_invalid_descs;
@@ -447,7 +447,7 @@ void xtx_rx_sockets_close(struct xtx_engine *e)
 		 * so it touches none of this socket's frames afterwards. */
 		xsk_socket__delete(r->xsk);
 		r->xsk = NULL;
-		r->fd = -1;
+		r->w.fd = -1;
 	}
 	pthread_mutex_unlock(&e->rx_lock);
 	if (e->rx_umem)
