@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include <xtx/mpsc.h>
+#include "stats.h"
 
 #ifdef HAVE_DPDK
 #include <rte_ring.h>
@@ -482,12 +483,6 @@ static double measure(const struct impl *im, unsigned nprod, unsigned burst, dou
 	return (double)r.consumed / (r.t1 - r.t0) / 1e6;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static unsigned parse_list(const char *s, unsigned *out, unsigned max)
 {
 	unsigned n = 0;
@@ -531,7 +526,42 @@ static void usage(FILE *f)
 "  -h, --help          this text\n");
 }
 
-int main(int argc, char **argv)
+/* What to measure: the command line. */
+struct bench {
+	unsigned runs, prods[16], np, bursts[8], nb;
+	double secs;
+	const char *json, *md;
+	int pin;
+	int sel[K__MAX];		/* implementations to run */
+};
+
+/* Index of configuration ci's producer count and burst. */
+#define CFG_PRODS(o, ci)	((o)->prods[(ci) / (o)->nb])
+#define CFG_BURST(o, ci)	((o)->bursts[(ci) % (o)->nb])
+
+/* --impl's list into o->sel, exact names only ("rte_ring" must not pick "_rts"), without
+ * the implementations this build lacks (said). */
+static void select_impls(struct bench *o, const char *only)
+{
+	for (int k = 0; k < K__MAX; k++) {
+		o->sel[k] = !only || strstr(only, impls[k].name) != NULL;
+		if (only && o->sel[k]) {
+			char buf[256], *save, *tok;
+			snprintf(buf, sizeof(buf), "%s", only);
+			o->sel[k] = 0;
+			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+				if (!strcmp(tok, impls[k].name))
+					o->sel[k] = 1;
+		}
+		if (o->sel[k] && !impls[k].available) {
+			fprintf(stderr, "bench_mpsc: skipping %s: %s\n", impls[k].name, impls[k].why);
+			o->sel[k] = 0;
+		}
+	}
+}
+
+/* The command line into *o: -1 to go on, or the exit status (2: bad usage, 0: --help). */
+static int parse_args(int argc, char **argv, struct bench *o)
 {
 	static const struct option lo[] = {
 		{ "runs", required_argument, 0, 'r' }, { "duration", required_argument, 0, 'd' },
@@ -540,118 +570,107 @@ int main(int argc, char **argv)
 		{ "no-pin", no_argument, 0, 'n' }, { "md", required_argument, 0, 'm' },
 		{ "idle-visits", required_argument, 0, 'v' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 }
 	};
-	unsigned runs = 5, prods[16] = { 1, 2, 4, 8, 16 }, np = 5, bursts[8] = { 1, 32 }, nb = 2;
-	double secs = 0.2;
-	const char *json = NULL, *only = NULL, *md = NULL;
-	int pin = 1, c;
+	const char *only = NULL;
+	int c;
 
+	*o = (struct bench){ .runs = 5, .prods = { 1, 2, 4, 8, 16 }, .np = 5,
+			     .bursts = { 1, 32 }, .nb = 2, .secs = 0.2, .pin = 1 };
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'r': runs = (unsigned)atoi(optarg); break;
-		case 'd': secs = atof(optarg); break;
-		case 'p': np = parse_list(optarg, prods, 16); break;
-		case 'b': nb = parse_list(optarg, bursts, 8); break;
+		case 'r': o->runs = (unsigned)atoi(optarg); break;
+		case 'd': o->secs = atof(optarg); break;
+		case 'p': o->np = parse_list(optarg, o->prods, 16); break;
+		case 'b': o->nb = parse_list(optarg, o->bursts, 8); break;
 		case 'i': only = optarg; break;
-		case 'j': json = optarg; break;
-		case 'n': pin = 0; break;
-		case 'm': md = optarg; break;
+		case 'j': o->json = optarg; break;
+		case 'n': o->pin = 0; break;
+		case 'm': o->md = optarg; break;
 		case 'v': idle_visits = (unsigned)atoi(optarg); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (runs < 1 || runs > 100 || secs <= 0 || secs > 60) {
+	if (o->runs < 1 || o->runs > 100 || o->secs <= 0 || o->secs > 60) {
 		fprintf(stderr, "bench_mpsc: --runs must be 1..100 and --duration 0..60 s\n");
 		return 2;
 	}
-	for (unsigned i = 0; i < np; i++)
-		if (prods[i] > MAXP) {
+	for (unsigned i = 0; i < o->np; i++)
+		if (o->prods[i] > MAXP) {
 			fprintf(stderr, "bench_mpsc: at most %d producers\n", MAXP);
 			return 2;
 		}
-	for (unsigned i = 0; i < nb; i++)
-		if (bursts[i] > 64) {
+	for (unsigned i = 0; i < o->nb; i++)
+		if (o->bursts[i] > 64) {
 			fprintf(stderr, "bench_mpsc: bursts are 1..64\n");
 			return 2;
 		}
-	int sel[K__MAX];
-	for (int k = 0; k < K__MAX; k++) {
-		sel[k] = !only || strstr(only, impls[k].name) != NULL;
-		if (only && sel[k]) {	/* exact names only: "rte_ring" must not pick "_rts" */
-			char buf[256], *save, *tok;
-			snprintf(buf, sizeof(buf), "%s", only);
-			sel[k] = 0;
-			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-				if (!strcmp(tok, impls[k].name))
-					sel[k] = 1;
-		}
-		if (sel[k] && !impls[k].available) {
-			fprintf(stderr, "bench_mpsc: skipping %s: %s\n", impls[k].name, impls[k].why);
-			sel[k] = 0;
-		}
-	}
+	select_impls(o, only);
+	return -1;
+}
 
-	unsigned ncfg = np * nb;	/* at most 16 x 8 = 128 */
+/* Every configuration once per run index, interleaved; the median and spread of each
+ * into med and spr. 0, or -ENOMEM. */
+static int measure_all(const struct bench *o, double med[][K__MAX], double spr[][K__MAX])
+{
+	unsigned ncfg = o->np * o->nb;	/* at most 16 x 8 = 128 */
 	double (*res)[K__MAX][100] = calloc(ncfg, sizeof(*res));
-	/* Interleave: every configuration once per run index. */
-	for (unsigned run = 0; run < runs; run++) {
-		fprintf(stderr, "\rbench_mpsc: run %u/%u ...", run + 1, runs);
+
+	if (!res)
+		return -ENOMEM;
+	for (unsigned run = 0; run < o->runs; run++) {
+		fprintf(stderr, "\rbench_mpsc: run %u/%u ...", run + 1, o->runs);
 		for (unsigned ci = 0; ci < ncfg; ci++)
 			for (int k = 0; k < K__MAX; k++) {
-				if (!sel[k])
+				if (!o->sel[k])
 					continue;
-				res[ci][k][run] = measure(&impls[k], prods[ci / nb], bursts[ci % nb],
-							  secs, pin);
+				res[ci][k][run] = measure(&impls[k], CFG_PRODS(o, ci),
+							  CFG_BURST(o, ci), o->secs, o->pin);
 			}
 	}
 	fprintf(stderr, "\r%40s\r", "");
-
-	double med[128][K__MAX], spr[128][K__MAX];
 	for (unsigned ci = 0; ci < ncfg; ci++)
-		for (int k = 0; k < K__MAX; k++) {
-			double v[100];
+		for (int k = 0; k < K__MAX; k++)
+			if (o->sel[k])
+				bench_median_spread(res[ci][k], o->runs, &med[ci][k], &spr[ci][k]);
+	free(res);
+	return 0;
+}
 
-			if (!sel[k])
-				continue;
-			memcpy(v, res[ci][k], sizeof(double) * runs);
-			qsort(v, runs, sizeof(double), cmp_d);
-			med[ci][k] = runs % 2 ? v[runs / 2] : (v[runs / 2 - 1] + v[runs / 2]) / 2;
-			spr[ci][k] = v[0] < 0 ? -1 : v[runs - 1] - v[0];
-		}
-
-	FILE *jf = json ? fopen(json, "w") : NULL;
-	FILE *mf = md ? fopen(md, "w") : NULL;
-	if ((json && !jf) || (md && !mf)) {
-		fprintf(stderr, "bench_mpsc: cannot write %s: %s\n", json && !jf ? json : md,
-			strerror(errno));
-		return 1;
-	}
+/* The table's head on stdout and, with --md, in mf. */
+static void print_head(const struct bench *o, FILE *mf)
+{
 	printf("Mitems/s, median of %u runs of %.2f s (± half the spread max-min); "
-	       "consumer burst %d\n", runs, secs, DEQ_BURST);
+	       "consumer burst %d\n", o->runs, o->secs, DEQ_BURST);
 	printf("%-4s %-5s", "P", "burst");
 	if (mf) {
 		fprintf(mf, "| P | burst |");
 		for (int k = 0; k < K__MAX; k++)
-			if (sel[k])
+			if (o->sel[k])
 				fprintf(mf, " %s |", impls[k].name);
 		fprintf(mf, " xtx / best peer |\n|---|---|");
 		for (int k = 0; k < K__MAX; k++)
-			if (sel[k])
+			if (o->sel[k])
 				fprintf(mf, "---|");
 		fprintf(mf, "---|\n");
 	}
 	for (int k = 0; k < K__MAX; k++)
-		if (sel[k])
+		if (o->sel[k])
 			printf(" %17s", impls[k].name);
 	printf("\n");
-	for (unsigned ci = 0; ci < ncfg; ci++) {
+}
+
+/* One row per configuration on stdout, in mf (--md) and jf (--json). */
+static void print_rows(const struct bench *o, double med[][K__MAX], double spr[][K__MAX],
+		       FILE *mf, FILE *jf)
+{
+	for (unsigned ci = 0; ci < o->np * o->nb; ci++) {
 		double best_peer = 0;
 
-		printf("%-4u %-5u", prods[ci / nb], bursts[ci % nb]);
+		printf("%-4u %-5u", CFG_PRODS(o, ci), CFG_BURST(o, ci));
 		if (mf)
-			fprintf(mf, "| %u | %u |", prods[ci / nb], bursts[ci % nb]);
+			fprintf(mf, "| %u | %u |", CFG_PRODS(o, ci), CFG_BURST(o, ci));
 		for (int k = 0; k < K__MAX; k++) {
-			if (!sel[k])
+			if (!o->sel[k])
 				continue;
 			if (spr[ci][k] < 0) {
 				printf(" %17s", "error");
@@ -667,28 +686,56 @@ int main(int argc, char **argv)
 			if (jf)
 				fprintf(jf, "{\"impl\": \"%s\", \"producers\": %u, \"burst\": %u, "
 					"\"mitems_per_s\": %.3f, \"spread\": %.3f, \"runs\": %u, "
-					"\"duration_s\": %.3f}\n", impls[k].name, prods[ci / nb],
-					bursts[ci % nb], med[ci][k], spr[ci][k], runs, secs);
+					"\"duration_s\": %.3f}\n", impls[k].name, CFG_PRODS(o, ci),
+					CFG_BURST(o, ci), med[ci][k], spr[ci][k], o->runs, o->secs);
 		}
 		if (mf)
-			fprintf(mf, sel[K_XTX] && best_peer > 0 ? " %.2fx |\n" : " - |\n",
+			fprintf(mf, o->sel[K_XTX] && best_peer > 0 ? " %.2fx |\n" : " - |\n",
 				med[ci][K_XTX] / best_peer);
 		printf("\n");
 	}
-	/* Scaling of xtx: the P=max figure against P=1, per burst. */
-	if (sel[K_XTX] && np > 1 && prods[0] == 1)
-		for (unsigned b = 0; b < nb; b++) {
-			double r = med[(np - 1) * nb + b][K_XTX] / med[b][K_XTX];
-			printf("xtx burst %u: P=%u keeps %.0f%% of P=1\n", bursts[b],
-			       prods[np - 1], 100 * r);
-			if (mf)
-				fprintf(mf, "%sxtx, burst %u: P=%u keeps %.0f%% of its P=1 throughput.\n",
-					b ? "" : "\n", bursts[b], prods[np - 1], 100 * r);
-		}
+}
+
+/* Scaling of xtx: the P=max figure against P=1, per burst. */
+static void print_scaling(const struct bench *o, double med[][K__MAX], FILE *mf)
+{
+	if (!o->sel[K_XTX] || o->np < 2 || o->prods[0] != 1)
+		return;
+	for (unsigned b = 0; b < o->nb; b++) {
+		double r = med[(o->np - 1) * o->nb + b][K_XTX] / med[b][K_XTX];
+
+		printf("xtx burst %u: P=%u keeps %.0f%% of P=1\n", o->bursts[b],
+		       o->prods[o->np - 1], 100 * r);
+		if (mf)
+			fprintf(mf, "%sxtx, burst %u: P=%u keeps %.0f%% of its P=1 throughput.\n",
+				b ? "" : "\n", o->bursts[b], o->prods[o->np - 1], 100 * r);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static double med[128][K__MAX], spr[128][K__MAX];
+	struct bench o;
+	FILE *jf, *mf;
+	int rc = parse_args(argc, argv, &o);
+
+	if (rc >= 0)
+		return rc;
+	if (measure_all(&o, med, spr))
+		return 1;
+	jf = o.json ? fopen(o.json, "w") : NULL;
+	mf = o.md ? fopen(o.md, "w") : NULL;
+	if ((o.json && !jf) || (o.md && !mf)) {
+		fprintf(stderr, "bench_mpsc: cannot write %s: %s\n", o.json && !jf ? o.json : o.md,
+			strerror(errno));
+		return 1;
+	}
+	print_head(&o, mf);
+	print_rows(&o, med, spr, mf, jf);
+	print_scaling(&o, med, mf);
 	if (jf)
 		fclose(jf);
 	if (mf)
 		fclose(mf);
-	free(res);
 	return 0;
 }

@@ -33,6 +33,7 @@
 #include <time.h>
 
 #include <xtx/sched.h>
+#include "stats.h"
 
 #ifdef HAVE_DPDK
 #include <rte_eal.h>
@@ -383,13 +384,6 @@ static double run_rte(unsigned C, const struct flows *fl, uint64_t pkts)
 
 /* --- main ----------------------------------------------------------------------------- */
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static unsigned parse_list(const char *s, unsigned *v, unsigned max)
 {
 	unsigned n = 0;
@@ -430,7 +424,18 @@ static void usage(void)
 "                      (ns_per_pkt is the median, spread is max - min)\n");
 }
 
-int main(int argc, char **argv)
+static const char *const impl_names[2] = { "xtx", "rte_sched" };
+
+/* What to measure: the command line. */
+struct bench {
+	unsigned runs, classes[MAXCFG], nc, flows[MAXCFG], nf;
+	uint64_t pkts;
+	const char *json, *md;
+	bool use[2];			/* xtx, rte_sched */
+};
+
+/* The command line into *o: -1 to go on, or the exit status (2: bad usage, 0: --help). */
+static int parse_args(int argc, char **argv, struct bench *o)
 {
 	static const struct option lo[] = {
 		{ "runs", required_argument, 0, 'r' }, { "pkts", required_argument, 0, 'p' },
@@ -440,166 +445,196 @@ int main(int argc, char **argv)
 		{ "split", no_argument, 0, 's' },
 		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 }
 	};
-	unsigned runs = 5, classes[MAXCFG] = { 1, 64, 4096 }, nc = 3;
-	unsigned flows[MAXCFG] = { 1, 1024, 65536 }, nf = 3, run, a, b, impl;
-	uint64_t pkts = 4000000;
-	const char *json = NULL, *only = NULL, *md = NULL;
-	bool use[2] = { true, true };
-	static const char *names[2] = { "xtx", "rte_sched" };
-	double *res, *med, *spr;
-	FILE *jf = NULL, *mf = NULL;
+	const char *only = NULL;
 	int opt;
 
+	*o = (struct bench){ .runs = 5, .classes = { 1, 64, 4096 }, .nc = 3,
+			     .flows = { 1, 1024, 65536 }, .nf = 3, .pkts = 4000000,
+			     .use = { true, true } };
 	while ((opt = getopt_long(argc, argv, "r:p:c:f:i:j:m:tsh", lo, NULL)) != -1) {
 		switch (opt) {
-		case 'r': runs = (unsigned)atoi(optarg); break;
-		case 'p': pkts = strtoull(optarg, NULL, 10); break;
-		case 'c': nc = parse_list(optarg, classes, MAXCFG); break;
-		case 'f': nf = parse_list(optarg, flows, MAXCFG); break;
+		case 'r': o->runs = (unsigned)atoi(optarg); break;
+		case 'p': o->pkts = strtoull(optarg, NULL, 10); break;
+		case 'c': o->nc = parse_list(optarg, o->classes, MAXCFG); break;
+		case 'f': o->nf = parse_list(optarg, o->flows, MAXCFG); break;
 		case 'i': only = optarg; break;
-		case 'j': json = optarg; break;
+		case 'j': o->json = optarg; break;
 		case 't': use_cpu_time = true; break;
 		case 's': split = true; break;
-		case 'm': md = optarg; break;
+		case 'm': o->md = optarg; break;
 		default: usage(); return opt == 'h' ? 0 : 2;
 		}
 	}
-	if (runs < 1 || runs > 100 || pkts < 1000 || !nc || !nf) {
+	if (o->runs < 1 || o->runs > 100 || o->pkts < 1000 || !o->nc || !o->nf) {
 		usage();
 		return 2;
 	}
-	for (a = 0; a < nc; a++)
-		if (!pow2(classes[a]) || classes[a] > 32768) {
+	for (unsigned a = 0; a < o->nc; a++)
+		if (!pow2(o->classes[a]) || o->classes[a] > 32768) {
 			fprintf(stderr, "bench_sched: classes must be powers of two <= 32768\n");
 			return 2;
 		}
-	for (a = 0; a < nf; a++)
-		if (!pow2(flows[a]) || flows[a] > (1u << 24)) {
+	for (unsigned a = 0; a < o->nf; a++)
+		if (!pow2(o->flows[a]) || o->flows[a] > (1u << 24)) {
 			fprintf(stderr, "bench_sched: flows must be powers of two <= 2^24\n");
 			return 2;
 		}
 	if (only) {
-		use[0] = strstr(only, "xtx") != NULL;
-		use[1] = strstr(only, "rte_sched") != NULL;
+		o->use[0] = strstr(only, "xtx") != NULL;
+		o->use[1] = strstr(only, "rte_sched") != NULL;
 	}
-#ifdef HAVE_DPDK
-	if (use[1]) {
-		eal_ok = dpdk_init();
-		use[1] = eal_ok;
-	}
-#else
-	if (use[1])
-		fprintf(stderr, "bench_sched: rte_sched skipped: built without DPDK (HAVE_DPDK)\n");
-	use[1] = false;
-#endif
-	if (json) {
-		jf = fopen(json, "w");
-		if (!jf) {
-			fprintf(stderr, "bench_sched: cannot write %s: %s\n", json, strerror(errno));
-			return 1;
-		}
-	}
-	if (md) {
-		mf = fopen(md, "w");
-		if (!mf) {
-			fprintf(stderr, "bench_sched: cannot write %s: %s\n", md, strerror(errno));
-			return 1;
-		}
-	}
-	res = calloc((size_t)2 * nc * nf * runs, sizeof(double));
-	if (!res)
-		return 1;
-#define RES(i, a, b, r) res[(((size_t)(i) * nc + (a)) * nf + (b)) * runs + (r)]
+	return -1;
+}
 
-	for (run = 0; run < runs; run++) {
-		fprintf(stderr, "\rbench_sched: run %u/%u ...", run + 1, runs);
-		for (a = 0; a < nc; a++)
-			for (b = 0; b < nf; b++) {
+/* Index of (implementation i, classes a, flows b) in the per-configuration arrays. */
+static size_t cfg_idx(const struct bench *o, unsigned i, unsigned a, unsigned b)
+{
+	return ((size_t)i * o->nc + a) * o->nf + b;
+}
+
+/* Every configuration once per run, interleaved; the median and spread of each into
+ * med[] and spr[] (cfg_idx()). 0, or -ENOMEM. */
+static int measure_all(const struct bench *o, double *med, double *spr)
+{
+	double *res = calloc((size_t)2 * o->nc * o->nf * o->runs, sizeof(double));
+
+	if (!res)
+		return -ENOMEM;
+#define RES(i, a, b, r) res[cfg_idx(o, i, a, b) * o->runs + (r)]
+	for (unsigned run = 0; run < o->runs; run++) {
+		fprintf(stderr, "\rbench_sched: run %u/%u ...", run + 1, o->runs);
+		for (unsigned a = 0; a < o->nc; a++)
+			for (unsigned b = 0; b < o->nf; b++) {
 				struct flows fl;
 
-				flows_init(&fl, flows[b]);
-				if (use[0])
-					RES(0, a, b, run) = run_xtx(classes[a], &fl, pkts);
+				flows_init(&fl, o->flows[b]);
+				if (o->use[0])
+					RES(0, a, b, run) = run_xtx(o->classes[a], &fl, o->pkts);
 #ifdef HAVE_DPDK
-				if (use[1])
-					RES(1, a, b, run) = run_rte(classes[a], &fl, pkts);
+				if (o->use[1])
+					RES(1, a, b, run) = run_rte(o->classes[a], &fl, o->pkts);
 #endif
 				free(fl.hash);
 			}
 	}
 	fprintf(stderr, "\r%40s\r", "");
+	for (unsigned impl = 0; impl < 2; impl++)
+		for (unsigned a = 0; a < o->nc; a++)
+			for (unsigned b = 0; b < o->nf; b++)
+				bench_median_spread(&RES(impl, a, b, 0), o->runs,
+						    &med[cfg_idx(o, impl, a, b)],
+						    &spr[cfg_idx(o, impl, a, b)]);
+#undef RES
+	free(res);
+	return 0;
+}
 
-	/* median and spread of each (impl, classes, flows) */
-	med = calloc((size_t)2 * nc * nf, sizeof(double));
-	spr = calloc((size_t)2 * nc * nf, sizeof(double));
-	if (!med || !spr)
-		return 1;
-	for (impl = 0; impl < 2; impl++)
-		for (a = 0; a < nc; a++)
-			for (b = 0; b < nf; b++) {
-				double *v = &RES(impl, a, b, 0);
-				size_t k = ((size_t)impl * nc + a) * nf + b;
-
-				qsort(v, runs, sizeof(double), cmp_d);
-				med[k] = runs % 2 ? v[runs / 2] : (v[runs / 2 - 1] + v[runs / 2]) / 2;
-				spr[k] = v[0] < 0 ? -1 : v[runs - 1] - v[0];
-			}
-#define MED(i, a, b) med[((size_t)(i) * nc + (a)) * nf + (b)]
-#define SPR(i, a, b) spr[((size_t)(i) * nc + (a)) * nf + (b)]
-
+/* The table on stdout, and one JSON line per result into jf (if not NULL). */
+static void print_table(const struct bench *o, const double *med, const double *spr,
+			FILE *jf)
+{
 	printf("ns per packet (enqueue + dequeue, %d-byte packets, bursts of %d, backlog %d), "
-	       "median of %u runs (spread max - min), %s time\n", PKT_LEN, BURST, BACKLOG, runs,
-	       use_cpu_time ? "thread CPU" : "wall");
+	       "median of %u runs (spread max - min), %s time\n", PKT_LEN, BURST, BACKLOG,
+	       o->runs, use_cpu_time ? "thread CPU" : "wall");
 	printf("%-10s %8s %8s %12s %10s\n", "impl", "classes", "flows", "ns/pkt", "spread");
-	for (impl = 0; impl < 2; impl++) {
-		if (!use[impl])
+	for (unsigned impl = 0; impl < 2; impl++) {
+		if (!o->use[impl])
 			continue;
-		for (a = 0; a < nc; a++)
-			for (b = 0; b < nf; b++) {
-				if (SPR(impl, a, b) < 0) {
-					printf("%-10s %8u %8u %12s\n", names[impl], classes[a],
-					       flows[b], "failed");
+		for (unsigned a = 0; a < o->nc; a++)
+			for (unsigned b = 0; b < o->nf; b++) {
+				size_t k = cfg_idx(o, impl, a, b);
+
+				if (spr[k] < 0) {
+					printf("%-10s %8u %8u %12s\n", impl_names[impl],
+					       o->classes[a], o->flows[b], "failed");
 					continue;
 				}
-				printf("%-10s %8u %8u %12.1f %10.1f\n", names[impl], classes[a],
-				       flows[b], MED(impl, a, b), SPR(impl, a, b));
+				printf("%-10s %8u %8u %12.1f %10.1f\n", impl_names[impl],
+				       o->classes[a], o->flows[b], med[k], spr[k]);
 				if (jf)
 					fprintf(jf, "{\"impl\": \"%s\", \"classes\": %u, \"flows\": %u, "
-						"\"ns_per_pkt\": %.2f, \"spread\": %.2f}\n", names[impl],
-						classes[a], flows[b], MED(impl, a, b), SPR(impl, a, b));
+						"\"ns_per_pkt\": %.2f, \"spread\": %.2f}\n",
+						impl_names[impl], o->classes[a], o->flows[b], med[k],
+						spr[k]);
 			}
 	}
-	if (mf) {
-		fprintf(mf, "ns per packet, enqueue + dequeue (lower is better), %d-byte packets, "
-			"bursts of %d, backlog %d, %s time, median of %u runs ± half the spread."
-			"\n\n| classes | flows | xtx |%s\n|---|---|---|%s\n", PKT_LEN, BURST, BACKLOG,
-			use_cpu_time ? "thread CPU" : "wall", runs,
-			use[1] ? " rte_sched | rte_sched / xtx |" : "", use[1] ? "---|---|" : "");
-		for (a = 0; a < nc; a++)
-			for (b = 0; b < nf; b++) {
-				fprintf(mf, "| %u | %u |", classes[a], flows[b]);
-				for (impl = 0; impl < 2; impl++) {
-					if (!use[impl])
-						continue;
-					if (SPR(impl, a, b) < 0)
-						fprintf(mf, " failed |");
-					else
-						fprintf(mf, " %.1f ± %.1f |", MED(impl, a, b),
-							SPR(impl, a, b) / 2);
-				}
-				if (use[0] && use[1] && SPR(0, a, b) >= 0 && SPR(1, a, b) >= 0)
-					fprintf(mf, " %.2fx |", MED(1, a, b) / MED(0, a, b));
-				else if (use[1])
-					fprintf(mf, " - |");
-				fprintf(mf, "\n");
+}
+
+/* The Markdown table (--md) into mf. */
+static void write_md(const struct bench *o, const double *med, const double *spr, FILE *mf)
+{
+	fprintf(mf, "ns per packet, enqueue + dequeue (lower is better), %d-byte packets, "
+		"bursts of %d, backlog %d, %s time, median of %u runs ± half the spread."
+		"\n\n| classes | flows | xtx |%s\n|---|---|---|%s\n", PKT_LEN, BURST, BACKLOG,
+		use_cpu_time ? "thread CPU" : "wall", o->runs,
+		o->use[1] ? " rte_sched | rte_sched / xtx |" : "", o->use[1] ? "---|---|" : "");
+	for (unsigned a = 0; a < o->nc; a++)
+		for (unsigned b = 0; b < o->nf; b++) {
+			size_t k0 = cfg_idx(o, 0, a, b), k1 = cfg_idx(o, 1, a, b);
+
+			fprintf(mf, "| %u | %u |", o->classes[a], o->flows[b]);
+			for (unsigned impl = 0; impl < 2; impl++) {
+				size_t k = impl ? k1 : k0;
+
+				if (!o->use[impl])
+					continue;
+				if (spr[k] < 0)
+					fprintf(mf, " failed |");
+				else
+					fprintf(mf, " %.1f ± %.1f |", med[k], spr[k] / 2);
 			}
+			if (o->use[0] && o->use[1] && spr[k0] >= 0 && spr[k1] >= 0)
+				fprintf(mf, " %.2fx |", med[k1] / med[k0]);
+			else if (o->use[1])
+				fprintf(mf, " - |");
+			fprintf(mf, "\n");
+		}
+}
+
+/* A file to write, or NULL after saying why. */
+static FILE *open_out(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		fprintf(stderr, "bench_sched: cannot write %s: %s\n", path, strerror(errno));
+	return f;
+}
+
+int main(int argc, char **argv)
+{
+	struct bench o;
+	FILE *jf = NULL, *mf = NULL;
+	double *med, *spr;
+	int rc = parse_args(argc, argv, &o);
+
+	if (rc >= 0)
+		return rc;
+#ifdef HAVE_DPDK
+	if (o.use[1]) {
+		eal_ok = dpdk_init();
+		o.use[1] = eal_ok;
+	}
+#else
+	if (o.use[1])
+		fprintf(stderr, "bench_sched: rte_sched skipped: built without DPDK (HAVE_DPDK)\n");
+	o.use[1] = false;
+#endif
+	if ((o.json && !(jf = open_out(o.json))) || (o.md && !(mf = open_out(o.md))))
+		return 1;
+	med = calloc((size_t)2 * o.nc * o.nf, sizeof(double));
+	spr = calloc((size_t)2 * o.nc * o.nf, sizeof(double));
+	if (!med || !spr || measure_all(&o, med, spr))
+		return 1;
+	print_table(&o, med, spr, jf);
+	if (mf) {
+		write_md(&o, med, spr, mf);
 		fclose(mf);
 	}
 	free(med);
 	free(spr);
 	if (jf)
 		fclose(jf);
-	free(res);
 #ifdef HAVE_DPDK
 	if (eal_ok)
 		rte_eal_cleanup();

@@ -603,6 +603,118 @@ static void report(const struct shape *s, struct xtx_engine *e, const struct xtx
 	print_json(s, e, cfg, xs, dur, &t, &fc);
 }
 
+/* The class tree and the rules, both files read first: a bad file is a usage error,
+ * whatever the interfaces. 0, or 2 (the exit status) after the message. */
+static int load_files(const struct shape *s, struct xtx_sched_config **cfg,
+		      struct rd_rules *rs)
+{
+	char err[1024];
+	int rc;
+
+	*cfg = xtx_sched_config__parse_file(s->opt.classes, err, sizeof(err));
+	if (!*cfg) {
+		fprintf(stderr, "xtx-shape: %s\n", err);
+		return 2;
+	}
+	if (s->opt.rules)
+		rc = rd_rules__parse_file(rs, s->opt.rules, err, sizeof(err));
+	else
+		rc = rd_rules__parse_string(rs, "", "(no rules)", err, sizeof(err));
+	if (!rc)
+		rc = rd_rules__resolve(rs, *cfg, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "xtx-shape: %s\n", err);
+		xtx_sched_config__free(*cfg);
+		*cfg = NULL;
+		return 2;
+	}
+	return 0;
+}
+
+/* --queues: given, or as many as --in has; warns when frames arriving on other queues
+ * would go to the kernel unshaped. */
+static void pick_queues(struct shape *s)
+{
+	unsigned have = 0;
+
+	/* ethtool: the current namespace's interface (/sys may show another one). */
+	netdev_rx_queues(s->opt.in, &have);
+	if (!s->opt.queues) {
+		s->opt.queues = have ? have : 1;
+		if (!have)
+			fprintf(stderr, "xtx-shape: cannot read the number of receive queues "
+				"of %s; using queue 0 only (give --queues)\n", s->opt.in);
+		if (s->opt.queues > XTX_RD_MAX_QUEUES)
+			s->opt.queues = XTX_RD_MAX_QUEUES;
+	} else if (have > s->opt.queues) {
+		fprintf(stderr, "xtx-shape: warning: %s has %u receive queues, --queues %u "
+			"covers 0..%u: frames arriving on the others go to the kernel "
+			"unshaped\n", s->opt.in, have, s->opt.queues, s->opt.queues - 1);
+	}
+}
+
+/* The interfaces, in --netns if given: their indexes, --in's MAC, the queues, the CPU
+ * count for the per-CPU maps. 0, or -1 after the message. */
+static int find_interfaces(struct shape *s)
+{
+	int rc;
+
+	if (s->opt.netns && xdpa_enter_netns("xtx-shape", s->opt.netns))
+		return -1;
+	s->in_ifindex = (int)if_nametoindex(s->opt.in);
+	s->out_ifindex = (int)if_nametoindex(s->opt.out);
+	if (!s->in_ifindex || !s->out_ifindex) {
+		fprintf(stderr, "xtx-shape: no interface '%s' in this network namespace; see "
+			"'ip link'%s\n", !s->in_ifindex ? s->opt.in : s->opt.out,
+			s->opt.netns ? "" : ", or give --netns");
+		return -1;
+	}
+	if ((rc = netdev_mac(s->opt.in, s->in_mac))) {
+		fprintf(stderr, "xtx-shape: cannot read the MAC address of %s: %s\n", s->opt.in,
+			strerror(-rc));
+		return -1;
+	}
+	pick_queues(s);
+	s->ncpu = libbpf_num_possible_cpus();
+	if (s->ncpu <= 0) {
+		fprintf(stderr, "xtx-shape: cannot read the number of possible CPUs\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* The engine: transmit on --out, receive on --in, the class tree; NULL after the
+ * message. */
+static struct xtx_engine *open_engine(const struct shape *s, const struct xtx_sched_config *cfg)
+{
+	struct xtx_engine_opts eo = {
+		.sz = sizeof(eo), .ifname = s->opt.out, .queues = s->opt.tx_queues,
+		.mode = s->opt.copy ? XTX_MODE_COPY : XTX_MODE_AUTO, .busy_poll = s->opt.busy_poll,
+		.cpus = s->opt.cpus, .classes = cfg, .drain_timeout_ns = 2000ull * 1000 * 1000,
+		.drop_on_close = drop_at_end, .max_producers = 4,
+		/* Received frames cannot wait: take overload into the scheduler, whose class
+		 * limits drop by class as HTB does, instead of dropping at a full stage. */
+		.intake_batches = 4, .deq_nice = deq_nice, .deq_rtprio = deq_rt,
+		.rx_ifname = s->opt.in, .rx_queues = s->opt.queues, .rx_cpus = s->opt.rx_cpus,
+		.rx_busy_poll = s->opt.busy_poll, .rx_copy = s->opt.rx_copy,
+	};
+	struct xtx_engine *e;
+	bool capped = false;
+	char err[1024];
+
+	eo.frame_count = s->opt.frames ? s->opt.frames :
+			 frames_needed(cfg, s->opt.queues, s->opt.tx_queues, &capped);
+	if (capped)
+		fprintf(stderr, "xtx-shape: note: the leaves' limits add up to more frames than "
+			"the %u used; when they are all full, frames are dropped on receive "
+			"(no_frame) instead of by the scheduler; lower 'limit' or give --frames\n",
+			eo.frame_count);
+	e = xtx_engine__open(&eo, err, sizeof(err));
+	if (!e)
+		fprintf(stderr, "xtx-shape: %s\n", err);
+	return e;
+}
+
 int main(int argc, char **argv)
 {
 	struct shape s = { .lock = { .fd = -1 } };
@@ -611,8 +723,7 @@ int main(int argc, char **argv)
 	struct xtx_sched_config *cfg = NULL;
 	struct xtx_engine *e = NULL;
 	sigset_t waitmask;
-	bool ready_written = false, capped = false;
-	char err[1024];
+	bool ready_written = false;
 	double dur = 0;
 	int rc, ret = 1, xdp_ok = 0;
 
@@ -620,94 +731,17 @@ int main(int argc, char **argv)
 	xdpa_set_print(s.opt.verbose);
 
 	stopsig_block(on_signal, &waitmask);
-
-	/* Files first: a bad file is a usage error, whatever the interfaces. */
-	cfg = xtx_sched_config__parse_file(s.opt.classes, err, sizeof(err));
-	if (!cfg) {
-		fprintf(stderr, "xtx-shape: %s\n", err);
+	if (load_files(&s, &cfg, &rs))
 		return 2;
-	}
-	if (s.opt.rules)
-		rc = rd_rules__parse_file(&rs, s.opt.rules, err, sizeof(err));
-	else
-		rc = rd_rules__parse_string(&rs, "", "(no rules)", err, sizeof(err));
-	if (!rc)
-		rc = rd_rules__resolve(&rs, cfg, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "xtx-shape: %s\n", err);
-		xtx_sched_config__free(cfg);
-		return 2;
-	}
-
-	if (shape_check_caps(&s))
+	if (shape_check_caps(&s) || find_interfaces(&s))
 		goto out_cfg;
-	if (s.opt.netns && xdpa_enter_netns("xtx-shape", s.opt.netns))
-		goto out_cfg;
-	s.in_ifindex = (int)if_nametoindex(s.opt.in);
-	s.out_ifindex = (int)if_nametoindex(s.opt.out);
-	if (!s.in_ifindex || !s.out_ifindex) {
-		fprintf(stderr, "xtx-shape: no interface '%s' in this network namespace; see "
-			"'ip link'%s\n", !s.in_ifindex ? s.opt.in : s.opt.out,
-			s.opt.netns ? "" : ", or give --netns");
-		goto out_cfg;
-	}
-	if ((rc = netdev_mac(s.opt.in, s.in_mac))) {
-		fprintf(stderr, "xtx-shape: cannot read the MAC address of %s: %s\n", s.opt.in,
-			strerror(-rc));
-		goto out_cfg;
-	}
-	{
-		unsigned have = 0;
-
-		/* ethtool: the current namespace's interface (/sys may show another one). */
-		netdev_rx_queues(s.opt.in, &have);
-
-		if (!s.opt.queues) {
-			s.opt.queues = have ? have : 1;
-			if (!have)
-				fprintf(stderr, "xtx-shape: cannot read the number of receive queues "
-					"of %s; using queue 0 only (give --queues)\n", s.opt.in);
-			if (s.opt.queues > XTX_RD_MAX_QUEUES)
-				s.opt.queues = XTX_RD_MAX_QUEUES;
-		} else if (have > s.opt.queues) {
-			fprintf(stderr, "xtx-shape: warning: %s has %u receive queues, --queues %u "
-				"covers 0..%u: frames arriving on the others go to the kernel "
-				"unshaped\n", s.opt.in, have, s.opt.queues, s.opt.queues - 1);
-		}
-	}
-	s.ncpu = libbpf_num_possible_cpus();
-	if (s.ncpu <= 0) {
-		fprintf(stderr, "xtx-shape: cannot read the number of possible CPUs\n");
-		goto out_cfg;
-	}
 	if (shape_lock(&s))
 		goto out_cfg;
 	if (shape_detach_stale(&s))
 		goto out_unlock;
-
-	struct xtx_engine_opts eo = {
-		.sz = sizeof(eo), .ifname = s.opt.out, .queues = s.opt.tx_queues,
-		.mode = s.opt.copy ? XTX_MODE_COPY : XTX_MODE_AUTO, .busy_poll = s.opt.busy_poll,
-		.cpus = s.opt.cpus, .classes = cfg, .drain_timeout_ns = 2000ull * 1000 * 1000,
-		.drop_on_close = drop_at_end, .max_producers = 4,
-		/* Received frames cannot wait: take overload into the scheduler, whose class
-		 * limits drop by class as HTB does, instead of dropping at a full stage. */
-		.intake_batches = 4, .deq_nice = deq_nice, .deq_rtprio = deq_rt,
-		.rx_ifname = s.opt.in, .rx_queues = s.opt.queues, .rx_cpus = s.opt.rx_cpus,
-		.rx_busy_poll = s.opt.busy_poll, .rx_copy = s.opt.rx_copy,
-	};
-	eo.frame_count = s.opt.frames ? s.opt.frames :
-			 frames_needed(cfg, s.opt.queues, s.opt.tx_queues, &capped);
-	if (capped)
-		fprintf(stderr, "xtx-shape: note: the leaves' limits add up to more frames than "
-			"the %u used; when they are all full, frames are dropped on receive "
-			"(no_frame) instead of by the scheduler; lower 'limit' or give --frames\n",
-			eo.frame_count);
-	e = xtx_engine__open(&eo, err, sizeof(err));
-	if (!e) {
-		fprintf(stderr, "xtx-shape: %s\n", err);
+	e = open_engine(&s, cfg);
+	if (!e)
 		goto out_unlock;
-	}
 	if (shape_attach(&s, &rs))
 		goto out_engine;
 	if (shape_fill_xskmap(&s, e))
