@@ -14,14 +14,16 @@
 #     length, MACs, checksums, ports, payload magic/flow/seq/timestamp;
 #   - their --json output must parse and carry the documented fields and values;
 #   - usage errors exit 2, a missing interface exits 1, --help exits 0.
-# Every sender runs under `timeout` and with its own --timeout. The namespaces (and with
-# them the veths) are deleted on any exit.
+# One test function per sender run (the counts, and the JSON of that run), per captured
+# run (wire_*), and per tool's usage checks. Every sender runs under `timeout` and with
+# its own --timeout. The namespaces (and with them the veths) are deleted on any exit.
 #
 # Exit: 0 pass, 1 fail, 77 skip (not root).
-set -u
-cd "$(dirname "$0")/../.."
-
-BIN=build/release/bin
+. "$(dirname "$0")/../lib/net.sh"
+ALL_TESTS="test_xsk_plain_copy test_xsk_plain_2q_stamp test_udp_send_2t test_udp_send_stamp
+  test_xsk_plain_count_1 test_udp_send_count_1 test_xsk_plain_auto
+  test_xsk_plain_wire_66 test_xsk_plain_wire_64 test_udp_send_wire_66 test_udp_send_wire_60
+  test_help test_xsk_plain_usage test_udp_send_usage"
 N=100000
 
 if [ "$(id -u)" != 0 ]; then
@@ -48,7 +50,7 @@ MAC_TX=02:00:5e:c6:12:01
 MAC_RX=02:00:5e:c6:12:02
 IP_TX=198.18.200.1
 IP_RX=198.18.200.2
-tmp=$(mktemp -d /tmp/xtx-baselines.XXXXXX)
+tmp=$TMPD
 
 SINK=build/release/bin/xtx-sink
 sink_pid=
@@ -60,14 +62,12 @@ cleanup() {
   fi
   ip netns del "$NS_TX" 2>/dev/null
   ip netns del "$NS_RX" 2>/dev/null
-  rm -rf "$tmp"
+  rm -rf "$TMPD"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-fails=0
 ok()   { echo "ok    $*"; }
-fail() { echo "FAIL  $*"; fails=$((fails + 1)); }
 
 setup() {
   ip netns add "$NS_TX" || return 1
@@ -351,53 +351,77 @@ if [ -x "$SINK" ]; then
 else
   echo "note  $SINK not built: counting with the receiving veth's counters only"
 fi
-run_count xsk-plain-copy $N 64 0 'mode="copy"' 'queues=1' 'flows=1' -- \
-  "${XSK[@]}" --copy --count $N
-run_count xsk-plain-2q-stamp $((N + 1)) 128 1 'mode="copy"' 'queues=2' 'flows=4' -- \
-  "${XSK[@]}" --copy --queues 2 --flows 4 --stamp --size 128 --count $((N + 1))
-run_count udp-send-2t $N 64 0 'threads=2' 'flows=2' -- \
-  "${UDP[@]}" --threads 2 --count $N
+test_xsk_plain_copy() {
+  run_count xsk-plain-copy $N 64 0 'mode="copy"' 'queues=1' 'flows=1' -- \
+    "${XSK[@]}" --copy --count $N
+}
+test_xsk_plain_2q_stamp() {
+  run_count xsk-plain-2q-stamp $((N + 1)) 128 1 'mode="copy"' 'queues=2' 'flows=4' -- \
+    "${XSK[@]}" --copy --queues 2 --flows 4 --stamp --size 128 --count $((N + 1))
+}
+test_udp_send_2t() {
+  run_count udp-send-2t $N 64 0 'threads=2' 'flows=2' -- \
+    "${UDP[@]}" --threads 2 --count $N
+}
 # (xtx-sink checks order only of whole 24-byte payloads, so the stamped runs use frames
 # of >= 66 bytes here; the 16-byte partial payload of 58..65-byte frames is checked by
-# wire_check below.)
-run_count udp-send-stamp $((N + 1)) 66 1 'threads=2' 'flows=5' -- \
-  "${UDP[@]}" --threads 2 --flows 5 --stamp --size 66 --count $((N + 1))
+# the wire_* functions.)
+test_udp_send_stamp() {
+  run_count udp-send-stamp $((N + 1)) 66 1 'threads=2' 'flows=5' -- \
+    "${UDP[@]}" --threads 2 --flows 5 --stamp --size 66 --count $((N + 1))
+}
 
 # Fewer packets than queues/threads: the idle ones must stop at once, not run to the end.
-run_count xsk-plain-count-1 1 64 0 'queues=2' -- "${XSK[@]}" --copy --queues 2 --count 1
-run_count udp-send-count-1 1 64 0 'threads=2' -- "${UDP[@]}" --threads 2 --count 1
+test_xsk_plain_count_1() {
+  run_count xsk-plain-count-1 1 64 0 'queues=2' -- "${XSK[@]}" --copy --queues 2 --count 1
+}
+test_udp_send_count_1() {
+  run_count udp-send-count-1 1 64 0 'threads=2' -- "${UDP[@]}" --threads 2 --count 1
+}
 
 # Kernel-chosen mode: veth has no zero-copy, so the kernel falls back to copy.
-run_count xsk-plain-auto 1000 64 0 'mode="copy"' -- "${XSK[@]}" --count 1000
+test_xsk_plain_auto() {
+  run_count xsk-plain-auto 1000 64 0 'mode="copy"' -- "${XSK[@]}" --count 1000
+}
 
 # The frames themselves: stamped payload with and without room for the timestamp.
 # --ring 64: a 129-frame UMEM, so each frame is re-stamped ~80 times (incremental checksum).
-wire_check xsk-plain-wire-66 10000 66 3 -- "${XSK[@]}" --copy --flows 3 --size 66 --stamp \
-  --ring 64 --count 10000
-wire_check xsk-plain-wire-64 3000 64 2 -- "${XSK[@]}" --copy --queues 2 --size 64 --stamp \
-  --count 3000
-wire_check udp-send-wire-66 3000 66 3 -- "${UDP[@]}" --threads 2 --flows 3 --size 66 \
-  --stamp --count 3000
-wire_check udp-send-wire-60 3000 60 2 -- "${UDP[@]}" --threads 2 --size 60 --stamp \
-  --count 3000
+test_xsk_plain_wire_66() {
+  wire_check xsk-plain-wire-66 10000 66 3 -- "${XSK[@]}" --copy --flows 3 --size 66 --stamp \
+    --ring 64 --count 10000
+}
+test_xsk_plain_wire_64() {
+  wire_check xsk-plain-wire-64 3000 64 2 -- "${XSK[@]}" --copy --queues 2 --size 64 --stamp \
+    --count 3000
+}
+test_udp_send_wire_66() {
+  wire_check udp-send-wire-66 3000 66 3 -- "${UDP[@]}" --threads 2 --flows 3 --size 66 \
+    --stamp --count 3000
+}
+test_udp_send_wire_60() {
+  wire_check udp-send-wire-60 3000 60 2 -- "${UDP[@]}" --threads 2 --size 60 --stamp \
+    --count 3000
+}
 
-expect_exit "xsk-plain --help" 0 "EXIT STATUS" ./$BIN/xsk-plain --help
-expect_exit "udp-send --help" 0 "EXIT STATUS" ./$BIN/udp-send --help
-expect_exit "xsk-plain bad option" 2 "unknown option" "${XSK[@]}" --count 1 --bogus
-expect_exit "xsk-plain bad MAC" 2 "is not a MAC address" \
-  ./$BIN/xsk-plain --dev "$IF_TX" --dst-ip "$IP_RX" --dst-mac 02:00:5e --count 1
-expect_exit "xsk-plain size below 60" 2 "\-\-size" "${XSK[@]}" --count 1 --size 59
-expect_exit "xsk-plain missing interface" 1 "no such interface" \
-  ./$BIN/xsk-plain --dev nonexistent0 --dst-ip "$IP_RX" --dst-mac "$MAC_RX" --count 1
-expect_exit "xsk-plain zero-copy on veth" 1 "zero-copy" "${XSK[@]}" --zero-copy --count 1
-expect_exit "xsk-plain queue beyond device" 1 "queue" "${XSK[@]}" --queues 3 --count 3
-expect_exit "udp-send missing --dst-ip" 2 "dst-ip" ./$BIN/udp-send --count 1
-expect_exit "udp-send missing interface" 1 "no such interface" \
-  "${UDP[@]}" --dev nonexistent0 --count 1
-expect_exit "udp-send size above MTU" 1 "MTU" "${UDP[@]}" --dev "$IF_TX" --size 1515 --count 1
+test_help() {
+  expect_exit "xsk-plain --help" 0 "EXIT STATUS" ./$BIN/xsk-plain --help
+  expect_exit "udp-send --help" 0 "EXIT STATUS" ./$BIN/udp-send --help
+}
+test_xsk_plain_usage() {
+  expect_exit "xsk-plain bad option" 2 "unknown option" "${XSK[@]}" --count 1 --bogus
+  expect_exit "xsk-plain bad MAC" 2 "is not a MAC address" \
+    ./$BIN/xsk-plain --dev "$IF_TX" --dst-ip "$IP_RX" --dst-mac 02:00:5e --count 1
+  expect_exit "xsk-plain size below 60" 2 "\-\-size" "${XSK[@]}" --count 1 --size 59
+  expect_exit "xsk-plain missing interface" 1 "no such interface" \
+    ./$BIN/xsk-plain --dev nonexistent0 --dst-ip "$IP_RX" --dst-mac "$MAC_RX" --count 1
+  expect_exit "xsk-plain zero-copy on veth" 1 "zero-copy" "${XSK[@]}" --zero-copy --count 1
+  expect_exit "xsk-plain queue beyond device" 1 "queue" "${XSK[@]}" --queues 3 --count 3
+}
+test_udp_send_usage() {
+  expect_exit "udp-send missing --dst-ip" 2 "dst-ip" ./$BIN/udp-send --count 1
+  expect_exit "udp-send missing interface" 1 "no such interface" \
+    "${UDP[@]}" --dev nonexistent0 --count 1
+  expect_exit "udp-send size above MTU" 1 "MTU" "${UDP[@]}" --dev "$IF_TX" --size 1515 --count 1
+}
 
-if [ $fails -gt 0 ]; then
-  echo "baselines: $fails check(s) failed"
-  exit 1
-fi
-echo "baselines: all checks passed"
+net_run_tests
