@@ -656,6 +656,19 @@ static void read_environment(int argc, char **argv)
  * fills the name, the tx/rx names and addresses. */
 static int testbed_up(void)
 {
+	/* The lines of its description we use: KEY=VALUE. */
+	const struct { const char *key; char *val; size_t len; } keys[] = {
+		{ "NAME", e.tb_name, sizeof(e.tb_name) },
+		{ "TX_NS", e.tx_netns, sizeof(e.tx_netns) },
+		{ "RX_NS", e.rx_netns, sizeof(e.rx_netns) },
+		{ "TX_DEV", e.tx_dev, sizeof(e.tx_dev) },
+		{ "RX_DEV", e.rx_dev, sizeof(e.rx_dev) },
+		{ "RX_IP", e.dst_ip, sizeof(e.dst_ip) },
+		{ "TX_NEXTHOP_MAC", e.dst_mac, sizeof(e.dst_mac) },
+		{ "FW_NS", e.fw_netns, sizeof(e.fw_netns) },
+		{ "FW_IN_DEV", e.fw_in_dev, sizeof(e.fw_in_dev) },
+		{ "FW_OUT_DEV", e.fw_out_dev, sizeof(e.fw_out_dev) },
+	};
 	char out[4096], q[16], owner[16];
 	char *argv[] = { e.testbed, (char *)"up", (char *)"--new", (char *)"cmp",
 			 (char *)"--owner", owner, (char *)"--queues", q,
@@ -676,26 +689,11 @@ static int testbed_up(void)
 		if (!v)
 			continue;
 		*v++ = 0;
-		if (!strcmp(l, "NAME"))
-			snprintf(e.tb_name, sizeof(e.tb_name), "%s", v);
-		else if (!strcmp(l, "TX_NS"))
-			snprintf(e.tx_netns, sizeof(e.tx_netns), "%s", v);
-		else if (!strcmp(l, "RX_NS"))
-			snprintf(e.rx_netns, sizeof(e.rx_netns), "%s", v);
-		else if (!strcmp(l, "TX_DEV"))
-			snprintf(e.tx_dev, sizeof(e.tx_dev), "%s", v);
-		else if (!strcmp(l, "RX_DEV"))
-			snprintf(e.rx_dev, sizeof(e.rx_dev), "%s", v);
-		else if (!strcmp(l, "RX_IP"))
-			snprintf(e.dst_ip, sizeof(e.dst_ip), "%s", v);
-		else if (!strcmp(l, "TX_NEXTHOP_MAC"))
-			snprintf(e.dst_mac, sizeof(e.dst_mac), "%s", v);
-		else if (!strcmp(l, "FW_NS"))
-			snprintf(e.fw_netns, sizeof(e.fw_netns), "%s", v);
-		else if (!strcmp(l, "FW_IN_DEV"))
-			snprintf(e.fw_in_dev, sizeof(e.fw_in_dev), "%s", v);
-		else if (!strcmp(l, "FW_OUT_DEV"))
-			snprintf(e.fw_out_dev, sizeof(e.fw_out_dev), "%s", v);
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (!strcmp(l, keys[i].key)) {
+				snprintf(keys[i].val, keys[i].len, "%s", v);
+				break;
+			}
 	}
 	if (!e.tx_netns[0] || !e.rx_netns[0] || !e.tx_dev[0] || !e.rx_dev[0] || !e.dst_ip[0] ||
 	    !e.dst_mac[0] || (o.mode == MODE_FORWARD && (!e.fw_netns[0] || !e.fw_in_dev[0] ||
@@ -755,14 +753,8 @@ static unsigned count_leaves(const struct xtx_sched_config *cfg)
 {
 	unsigned n = xtx_sched_config__class_count(cfg), leaves = 0;
 
-	for (unsigned i = 0; i < n; i++) {
-		uint32_t h = xtx_sched_config__class(cfg, i)->handle;
-		bool parent = false;
-
-		for (unsigned j = 0; j < n && !parent; j++)
-			parent = xtx_sched_config__class(cfg, j)->parent == h;
-		leaves += !parent;
-	}
+	for (unsigned i = 0; i < n; i++)
+		leaves += xtx_sched_config__is_leaf(cfg, xtx_sched_config__class(cfg, i)->handle) == 1;
 	return leaves;
 }
 
