@@ -414,6 +414,7 @@ static void test_json(void)
 		{ " {\"a\":{\"b\":{\"c\":-1.5e3}}} \n", "a.b.c", -1500, NULL },
 		{ "{\"delay_ns\":{\"p50\":null}}", "delay_ns.p50", NAN, NULL },
 		{ "{\"t\":true,\"f\":false}", "t", 1, NULL },
+		{ "{\"t\":true,\"f\":false}", "f", 0, NULL },
 		{ "{\"mode\":\"copy\"}", "mode", NAN, "copy" },
 		{ "{\"s\":\"a\\\"b\\\\c\\n\\u00e9\\ud83d\\ude00\"}", "s", NAN,
 		  "a\"b\\c\n\xc3\xa9\xf0\x9f\x98\x80" },
@@ -426,6 +427,7 @@ static void test_json(void)
 		"", "{", "{\"a\":1,}", "{\"a\" 1}", "{\"a\":1} x", "[1,2", "{\"a\":\"x}",
 		"{\"a\":tru}", "{\"a\":\"\\q\"}", "{\"a\":\"\\u12\"}", "{a:1}",
 		"{\"a\":\"x\ny\"}", "-", "{\"a\":[}",
+		"{\"a\":nul}", "{\"a\":fals}", "{\"a\":t}", "[true false]", "nulls",
 	};
 	char err[128], row[160];
 
@@ -456,6 +458,17 @@ static void test_json(void)
 			json_free(j);
 		else
 			CHECK_STR_CONTAINS(err, "offset ");
+	}
+	/* The three literals. */
+	{
+		struct json *j = json_parse(" [true, false ,null] ", err, sizeof(err));
+
+		if (CHECK(j && j->type == JSON_ARR && j->n == 3)) {
+			CHECK(j->items[0].type == JSON_BOOL && j->items[0].b);
+			CHECK(j->items[1].type == JSON_BOOL && !j->items[1].b);
+			CHECK(j->items[2].type == JSON_NULL);
+		}
+		json_free(j);
 	}
 	/* Nesting beyond 64 levels is refused, not a stack overflow. */
 	{

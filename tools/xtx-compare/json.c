@@ -274,6 +274,26 @@ static int parse_container(struct parser *ps, struct json *v, char close)
 	}
 }
 
+/* true, false or null at ps->p: 0, or -1 (nothing consumed) if none of them is there. */
+static int parse_literal(struct parser *ps, struct json *v)
+{
+	static const struct { const char *text; enum json_type type; bool b; } lit[] = {
+		{ "true", JSON_BOOL, true }, { "false", JSON_BOOL, false }, { "null", JSON_NULL, false },
+	};
+
+	for (size_t i = 0; i < sizeof(lit) / sizeof(lit[0]); i++) {
+		size_t n = strlen(lit[i].text);
+
+		if (!strncmp(ps->p, lit[i].text, n)) {
+			v->type = lit[i].type;
+			v->b = lit[i].b;
+			ps->p += n;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 static int parse_value(struct parser *ps, struct json *v)
 {
 	skip_ws(ps);
@@ -289,24 +309,11 @@ static int parse_value(struct parser *ps, struct json *v)
 		v->str = parse_string(ps);
 		return v->str ? 0 : -1;
 	case 't':
-		if (strncmp(ps->p, "true", 4))
-			break;
-		v->type = JSON_BOOL;
-		v->b = true;
-		ps->p += 4;
-		return 0;
 	case 'f':
-		if (strncmp(ps->p, "false", 5))
-			break;
-		v->type = JSON_BOOL;
-		ps->p += 5;
-		return 0;
 	case 'n':
-		if (strncmp(ps->p, "null", 4))
-			break;
-		v->type = JSON_NULL;
-		ps->p += 4;
-		return 0;
+		if (parse_literal(ps, v) == 0)
+			return 0;
+		break;
 	default:
 		if (*ps->p == '-' || (*ps->p >= '0' && *ps->p <= '9')) {
 			char *end;
