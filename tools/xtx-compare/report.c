@@ -64,7 +64,7 @@ struct report {
 	bool any_fallback, any_nodelay, any_failed;
 };
 
-static struct group *find_group(struct report *r, enum path_id p, unsigned size, unsigned n)
+static struct group *find_group(const struct report *r, enum path_id p, unsigned size, unsigned n)
 {
 	if (!path_defs[p].per_producers)
 		n = 1;
@@ -646,15 +646,57 @@ static void write_tables(struct report *r, FILE *f, bool md)
 
 /* --- JSON ---------------------------------------------------------------------------- */
 
-static void put_stat(FILE *f, const char *name, struct stat5 s, double scale)
+/* Members in order, comma-separated (the caller writes what comes around them). A
+ * statistic is {"median":..,"min":..,"max":..,"n":..} scaled by scale; a number has up
+ * to prec significant digits (json_put_num). */
+struct stat_field { const char *name; struct stat5 s; double scale; };
+struct num_field { const char *name; double v; int prec; };
+
+#define PUT_STATS(f, ...) do {							\
+		const struct stat_field s_[] = { __VA_ARGS__ };			\
+		put_stats(f, s_, sizeof(s_) / sizeof(s_[0]));			\
+	} while (0)
+#define PUT_NUMS(f, ...) do {							\
+		const struct num_field n_[] = { __VA_ARGS__ };			\
+		put_nums(f, n_, sizeof(n_) / sizeof(n_[0]));			\
+	} while (0)
+
+static void put_stats(FILE *f, const struct stat_field *v, size_t n)
 {
-	fprintf(f, "\"%s\":{\"median\":", name);
-	json_put_num(f, s.median * scale, 9);
-	fputs(",\"min\":", f);
-	json_put_num(f, s.min * scale, 9);
-	fputs(",\"max\":", f);
-	json_put_num(f, s.max * scale, 9);
-	fprintf(f, ",\"n\":%u}", s.n);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%s\"%s\":{\"median\":", i ? "," : "", v[i].name);
+		json_put_num(f, v[i].s.median * v[i].scale, 9);
+		fputs(",\"min\":", f);
+		json_put_num(f, v[i].s.min * v[i].scale, 9);
+		fputs(",\"max\":", f);
+		json_put_num(f, v[i].s.max * v[i].scale, 9);
+		fprintf(f, ",\"n\":%u}", v[i].s.n);
+	}
+}
+
+static void put_nums(FILE *f, const struct num_field *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%s\"%s\":", i ? "," : "", v[i].name);
+		json_put_num(f, v[i].v, v[i].prec);
+	}
+}
+
+/* An array of n numbers of up to prec significant digits, without the brackets. */
+static void put_num_array(FILE *f, const double *v, unsigned n, int prec)
+{
+	for (unsigned i = 0; i < n; i++) {
+		fputs(i ? "," : "", f);
+		json_put_num(f, v[i], prec);
+	}
+}
+
+static void put_str_or_null(FILE *f, const char *s)
+{
+	if (s)
+		json_put_str(f, s);
+	else
+		fputs("null", f);
 }
 
 static void put_kv_str(FILE *f, const char *k, const char *v, bool comma)
@@ -665,16 +707,26 @@ static void put_kv_str(FILE *f, const char *k, const char *v, bool comma)
 		fputc(',', f);
 }
 
-static void write_json(struct report *r, FILE *f)
+/* "k":"the file's text", ("" if it cannot be read). */
+static void put_kv_file(FILE *f, const char *k, const char *path)
 {
-	const struct ctx *x = r->x;
-	const struct opts *o = x->o;
-	const struct env *e = x->e;
+	char *text = read_file(path, 1 << 20);
 
-	bool fwd = o->mode == MODE_FORWARD;
+	put_kv_str(f, k, text ? text : "", true);
+	free(text);
+}
 
-	fprintf(f, "{\"tool\":\"xtx-compare\",\"mode\":\"%s\",\"environment\":{",
-		fwd ? "forward" : "send");
+/* a / b, NaN unless b is a positive number. */
+static double ratio(double a, double b)
+{
+	return b > 0 ? a / b : NAN;
+}
+
+static void put_environment(const struct report *r, FILE *f)
+{
+	const struct opts *o = r->x->o;
+	const struct env *e = r->x->e;
+
 	put_kv_str(f, "kernel", e->kernel, true);
 	put_kv_str(f, "cpu_model", e->cpu_model, true);
 	fprintf(f, "\"cpus\":%u,", e->ncpus);
@@ -702,52 +754,14 @@ static void write_json(struct report *r, FILE *f)
 	put_kv_str(f, "qdisc_dev", e->qd_dev, true);
 	put_kv_str(f, "shape_mode", e->shape_mode, true);
 	put_kv_str(f, "saved_qdisc", e->saved_qdisc, false);
-	fputs("},\"config\":{", f);
-	put_kv_str(f, "classes_file", o->classes ? o->classes : "", true);
-	{
-		char *text = read_file(e->classes_path, 1 << 20);
+}
 
-		put_kv_str(f, "classes_text", text ? text : "", true);
-		free(text);
-	}
-	if (fwd) {
-		char *text = read_file(e->rules_path, 1 << 20);
+/* The leaves as configured and expected, and the tc commands of the tree. */
+static void put_tree(const struct report *r, FILE *f)
+{
+	const struct ctx *x = r->x;
 
-		put_kv_str(f, "rules_text", text ? text : "", true);
-		free(text);
-		put_kv_str(f, "sender", o->rate ? "xtx-send" : "xsk-plain", true);
-		fputs("\"rate\":", f);
-		if (o->rate)
-			json_put_str(f, o->rate);
-		else
-			fputs("null", f);
-		fputs(",\"shape_opts\":[", f);
-		for (unsigned i = 0; i < o->nshape_opts; i++) {
-			if (i)
-				fputc(',', f);
-			json_put_str(f, o->shape_opts[i]);
-		}
-		fputc(']', f);
-		fprintf(f, ",\"warmup_s\":%g,", FWD_WARMUP_MS / 1000.0);
-	}
-	fprintf(f, "\"flows\":%u,\"base_port\":%u,\"sndbuf\":%u,\"duration_s\":", o->flows,
-		o->base_port, o->sndbuf);
-	json_put_num(f, o->duration, 6);
-	fprintf(f, ",\"runs\":%u,\"producers\":[", o->runs);
-	for (unsigned i = 0; i < o->nproducers; i++)
-		fprintf(f, "%s%u", i ? "," : "", o->producers[i]);
-	fputs("],\"sizes\":[", f);
-	for (unsigned i = 0; i < o->nsizes; i++)
-		fprintf(f, "%s%u", i ? "," : "", o->sizes[i]);
-	fputs("],\"paths\":[", f);
-	for (int p = 0, first = 1; p < P__MAX; p++)
-		if (o->path_on[p]) {
-			fprintf(f, "%s{\"name\":\"%s\",\"what\":", first ? "" : ",", path_defs[p].name);
-			json_put_str(f, path_defs[p].what);
-			fprintf(f, ",\"shaped\":%s}", path_defs[p].shaped ? "true" : "false");
-			first = 0;
-		}
-	fprintf(f, "],\"overhead\":%u,\"leaves\":[", xtx_sched_config__overhead(x->cfg));
+	fprintf(f, "\"overhead\":%u,\"leaves\":[", xtx_sched_config__overhead(x->cfg));
 	for (unsigned l = 0; l < r->nleaves; l++) {
 		const struct tc_leaf *lf = &x->plan.leaves[l];
 		const struct xtx_class_opts *c = xtx_sched_config__class(x->cfg, lf->cfg_index);
@@ -755,14 +769,11 @@ static void write_json(struct report *r, FILE *f)
 
 		tc_fmt_handle(lf->handle, h, sizeof(h));
 		tc_fmt_handle(lf->tc_classid, th, sizeof(th));
-		fprintf(f, "%s{\"handle\":\"%s\",\"tc_classid\":\"%s\",\"rate_bps\":", l ? "," : "",
-			h, th);
-		json_put_num(f, (double)c->rate * 8, 17);
-		fputs(",\"ceil_bps\":", f);
-		json_put_num(f, (double)c->ceil * 8, 17);
-		fprintf(f, ",\"prio\":%u,\"fq\":%s,\"expected_bps\":", c->prio,
-			c->fq ? "true" : "false");
-		json_put_num(f, leaf_expected(r, l), 12);
+		fprintf(f, "%s{\"handle\":\"%s\",\"tc_classid\":\"%s\",", l ? "," : "", h, th);
+		PUT_NUMS(f, { "rate_bps", (double)c->rate * 8, 17 },
+			 { "ceil_bps", (double)c->ceil * 8, 17 });
+		fprintf(f, ",\"prio\":%u,\"fq\":%s,", c->prio, c->fq ? "true" : "false");
+		PUT_NUMS(f, { "expected_bps", leaf_expected(r, l), 12 });
 		fprintf(f, ",\"capped_by_ceil\":%s,\"flows\":\"i mod %u == %u\"}",
 			x->capped[lf->cfg_index] ? "true" : "false", r->nleaves, l);
 	}
@@ -788,139 +799,156 @@ static void write_json(struct report *r, FILE *f)
 			fputc('}', f);
 			first = 0;
 		}
-	fputs("]},\"results\":[", f);
+	fputc(']', f);
+}
+
+static void put_config(const struct report *r, FILE *f)
+{
+	const struct opts *o = r->x->o;
+	const struct env *e = r->x->e;
+
+	put_kv_str(f, "classes_file", o->classes ? o->classes : "", true);
+	put_kv_file(f, "classes_text", e->classes_path);
+	if (o->mode == MODE_FORWARD) {
+		put_kv_file(f, "rules_text", e->rules_path);
+		put_kv_str(f, "sender", o->rate ? "xtx-send" : "xsk-plain", true);
+		fputs("\"rate\":", f);
+		put_str_or_null(f, o->rate);
+		fputs(",\"shape_opts\":[", f);
+		for (unsigned i = 0; i < o->nshape_opts; i++) {
+			if (i)
+				fputc(',', f);
+			json_put_str(f, o->shape_opts[i]);
+		}
+		fputc(']', f);
+		fprintf(f, ",\"warmup_s\":%g,", FWD_WARMUP_MS / 1000.0);
+	}
+	fprintf(f, "\"flows\":%u,\"base_port\":%u,\"sndbuf\":%u,", o->flows, o->base_port,
+		o->sndbuf);
+	PUT_NUMS(f, { "duration_s", o->duration, 6 });
+	fprintf(f, ",\"runs\":%u,\"producers\":[", o->runs);
+	for (unsigned i = 0; i < o->nproducers; i++)
+		fprintf(f, "%s%u", i ? "," : "", o->producers[i]);
+	fputs("],\"sizes\":[", f);
+	for (unsigned i = 0; i < o->nsizes; i++)
+		fprintf(f, "%s%u", i ? "," : "", o->sizes[i]);
+	fputs("],\"paths\":[", f);
+	for (int p = 0, first = 1; p < P__MAX; p++)
+		if (o->path_on[p]) {
+			fprintf(f, "%s{\"name\":\"%s\",\"what\":", first ? "" : ",", path_defs[p].name);
+			json_put_str(f, path_defs[p].what);
+			fprintf(f, ",\"shaped\":%s}", path_defs[p].shaped ? "true" : "false");
+			first = 0;
+		}
+	fputs("],", f);
+	put_tree(r, f);
+}
+
+/* One configuration summarised: the medians, min and max of its runs, per class too. */
+static void put_result(const struct report *r, const struct group *g, FILE *f)
+{
+	const struct ctx *x = r->x;
+	bool fwd = x->o->mode == MODE_FORWARD;
+	const struct group *h = find_group(r, P_KERNEL_HTB, g->size, g->n);
+
+	fprintf(f, "{\"path\":\"%s\",\"mode\":\"%s\",\"size\":%u,\"producers\":%u,"
+		"\"runs\":%u,\"runs_ok\":%u,", path_defs[g->p].name, fwd ? "forward" : "send",
+		g->size, g->n, g->nm, g->nok);
+	if (fwd) {
+		const struct group *k = find_group(r, P_FWD_KERNEL_HTB, g->size, g->n);
+
+		PUT_STATS(f, { "offered_pps", g->offered, 1 }, { "forwarder_pkts", g->fwd_pkts, 1 },
+			  { "forwarder_drops", g->fwd_drops, 1 });
+		fputc(',', f);
+		PUT_NUMS(f, { "pps_vs_kernel_fwd_htb",
+			      ratio(g->pps.median, k ? k->pps.median : NAN), 6 });
+		fputc(',', f);
+	}
+	PUT_STATS(f, { "pps", g->pps, 1 }, { "bytes_per_s", g->bps, 1 },
+		  { "cpu_ns_per_pkt", g->cpu, 1 }, { "jain_min", g->jain, 1 });
+	fputs(",\"delay_us\":{", f);
+	PUT_STATS(f, { "p50", g->d50, 1e-3 }, { "p99", g->d99, 1e-3 }, { "p999", g->d999, 1e-3 });
+	fputs("},", f);
+	PUT_NUMS(f, { "pps_vs_kernel_htb", ratio(g->pps.median, h ? h->pps.median : NAN), 6 },
+		 { "cpu_vs_kernel_htb", ratio(g->cpu.median, h ? h->cpu.median : NAN), 6 });
+	fprintf(f, ",\"fq_fallback\":%s,\"first_error\":", g->fq_fallback ? "true" : "false");
+	put_str_or_null(f, g->errors[0] ? g->errors : NULL);
+	fputs(",\"classes\":[", f);
+	for (unsigned l = 0; l < r->nleaves; l++) {
+		char hs[24];
+
+		tc_fmt_handle(x->plan.leaves[l].handle, hs, sizeof(hs));
+		fprintf(f, "%s{\"handle\":\"%s\",", l ? "," : "", hs);
+		PUT_STATS(f, { "pps", g->leaf_pps[l], 1 }, { "bytes_per_s", g->leaf_Bps[l], 1 },
+			  { "wire_bps", g->leaf_wire[l], 1 }, { "jain", g->leaf_jain[l], 1 });
+		fputc(',', f);
+		PUT_NUMS(f, { "expected_bps", leaf_expected(r, l), 12 },
+			 { "rate_error", g->leaf_err[l], 6 });
+		fputs(",\"rate_error_note\":", f);
+		put_str_or_null(f, g->leaf_note[l]);
+		fputc('}', f);
+	}
+	fputs("]}", f);
+}
+
+/* One measurement as it was taken, with the sender's and the sink's own summaries. */
+static void put_run(const struct report *r, const struct meas *m, FILE *f)
+{
+	bool fwd = r->x->o->mode == MODE_FORWARD;
+
+	fprintf(f, "{\"path\":\"%s\",\"mode\":\"%s\",\"size\":%u,\"producers\":%u,\"run\":%u,"
+		"\"ok\":%s,\"error\":", path_defs[m->path].name, fwd ? "forward" : "send",
+		m->size, m->producers, m->run, m->ok ? "true" : "false");
+	put_str_or_null(f, m->error[0] ? m->error : NULL);
+	fprintf(f, ",\"qdisc_restored\":%s,\"fq_fallback\":%s,",
+		m->qdisc_restored ? "true" : "false", m->fq_fallback ? "true" : "false");
+	PUT_NUMS(f, { "duration_s", m->duration_s, 9 }, { "sink_pkts", m->sink_pkts, 17 },
+		 { "sink_bytes", m->sink_bytes, 17 }, { "pps", m->pps, 9 },
+		 { "cpu_ns_per_pkt", m->cpu_ns_per_pkt, 9 }, { "jain_min", m->jain_min, 6 });
+	fputs(",\"delay_ns\":{", f);
+	PUT_NUMS(f, { "p50", m->d50, 12 }, { "p99", m->d99, 12 }, { "p999", m->d999, 12 });
+	/* the per-class and per-flow counts of a failed run are left out */
+	fputs("},\"class_pkts\":[", f);
+	put_num_array(f, m->leaf_pkts, m->ok ? r->nleaves : 0, 17);
+	fputs("],\"class_bytes\":[", f);
+	put_num_array(f, m->leaf_bytes, m->ok ? r->nleaves : 0, 17);
+	fputs("],\"flow_pkts\":[", f);
+	put_num_array(f, m->flow_pkts, m->ok ? r->x->o->flows : 0, 17);
+	fputs("],\"sender\":", f);
+	json_write(f, m->sender, NULL);
+	fputs(",\"sink\":", f);
+	json_write(f, m->sink, "per_port");
+	if (fwd) {
+		fputc(',', f);
+		PUT_NUMS(f, { "offered_pps", m->offered_pps, 9 },
+			 { "forwarder_pkts", m->fwd_pkts, 17 },
+			 { "forwarder_drops", m->fwd_drops, 17 });
+		fputs(",\"forwarder\":", f);
+		json_write(f, m->forwarder, NULL);
+	}
+	fputc('}', f);
+}
+
+static void write_json(struct report *r, FILE *f)
+{
+	fprintf(f, "{\"tool\":\"xtx-compare\",\"mode\":\"%s\",\"environment\":{",
+		r->x->o->mode == MODE_FORWARD ? "forward" : "send");
+	put_environment(r, f);
+	fputs("},\"config\":{", f);
+	put_config(r, f);
+	fputs("},\"results\":[", f);
 	for (unsigned i = 0; i < r->ng; i++) {
-		const struct group *g = &r->g[i];
-		const struct group *h = find_group(r, P_KERNEL_HTB, g->size, g->n);
-
-		fprintf(f, "%s{\"path\":\"%s\",\"mode\":\"%s\",\"size\":%u,\"producers\":%u,"
-			"\"runs\":%u,\"runs_ok\":%u,", i ? "," : "", path_defs[g->p].name,
-			fwd ? "forward" : "send", g->size, g->n, g->nm, g->nok);
-		if (fwd) {
-			const struct group *k = find_group(r, P_FWD_KERNEL_HTB, g->size, g->n);
-
-			put_stat(f, "offered_pps", g->offered, 1);
+		if (i)
 			fputc(',', f);
-			put_stat(f, "forwarder_pkts", g->fwd_pkts, 1);
-			fputc(',', f);
-			put_stat(f, "forwarder_drops", g->fwd_drops, 1);
-			fputs(",\"pps_vs_kernel_fwd_htb\":", f);
-			json_put_num(f, k && k->pps.median > 0 ? g->pps.median / k->pps.median :
-				     NAN, 6);
-			fputc(',', f);
-		}
-		put_stat(f, "pps", g->pps, 1);
-		fputc(',', f);
-		put_stat(f, "bytes_per_s", g->bps, 1);
-		fputc(',', f);
-		put_stat(f, "cpu_ns_per_pkt", g->cpu, 1);
-		fputc(',', f);
-		put_stat(f, "jain_min", g->jain, 1);
-		fputs(",\"delay_us\":{", f);
-		put_stat(f, "p50", g->d50, 1e-3);
-		fputc(',', f);
-		put_stat(f, "p99", g->d99, 1e-3);
-		fputc(',', f);
-		put_stat(f, "p999", g->d999, 1e-3);
-		fputs("},\"pps_vs_kernel_htb\":", f);
-		json_put_num(f, h && h->pps.median > 0 ? g->pps.median / h->pps.median : NAN, 6);
-		fputs(",\"cpu_vs_kernel_htb\":", f);
-		json_put_num(f, h && h->cpu.median > 0 ? g->cpu.median / h->cpu.median : NAN, 6);
-		fprintf(f, ",\"fq_fallback\":%s,\"first_error\":", g->fq_fallback ? "true" : "false");
-		if (g->errors[0])
-			json_put_str(f, g->errors);
-		else
-			fputs("null", f);
-		fputs(",\"classes\":[", f);
-		for (unsigned l = 0; l < r->nleaves; l++) {
-			char hs[24];
-
-			tc_fmt_handle(x->plan.leaves[l].handle, hs, sizeof(hs));
-			fprintf(f, "%s{\"handle\":\"%s\",", l ? "," : "", hs);
-			put_stat(f, "pps", g->leaf_pps[l], 1);
-			fputc(',', f);
-			put_stat(f, "bytes_per_s", g->leaf_Bps[l], 1);
-			fputc(',', f);
-			put_stat(f, "wire_bps", g->leaf_wire[l], 1);
-			fputc(',', f);
-			put_stat(f, "jain", g->leaf_jain[l], 1);
-			fputs(",\"expected_bps\":", f);
-			json_put_num(f, leaf_expected(r, l), 12);
-			fputs(",\"rate_error\":", f);
-			json_put_num(f, g->leaf_err[l], 6);
-			fputs(",\"rate_error_note\":", f);
-			if (g->leaf_note[l])
-				json_put_str(f, g->leaf_note[l]);
-			else
-				fputs("null", f);
-			fputc('}', f);
-		}
-		fputs("]}", f);
+		put_result(r, &r->g[i], f);
 	}
 	fputs("],\"runs\":[", f);
 	for (unsigned i = 0, first = 1; i < r->ng; i++)
 		for (unsigned k = 0; k < r->g[i].nm; k++) {
-			const struct meas *m = r->g[i].m[k];
-
-			fprintf(f, "%s{\"path\":\"%s\",\"mode\":\"%s\",\"size\":%u,"
-				"\"producers\":%u,\"run\":%u,\"ok\":%s,\"error\":",
-				first ? "" : ",", path_defs[m->path].name, fwd ? "forward" : "send",
-				m->size, m->producers, m->run, m->ok ? "true" : "false");
+			if (!first)
+				fputc(',', f);
+			put_run(r, r->g[i].m[k], f);
 			first = 0;
-			if (m->error[0])
-				json_put_str(f, m->error);
-			else
-				fputs("null", f);
-			fprintf(f, ",\"qdisc_restored\":%s,\"fq_fallback\":%s,\"duration_s\":",
-				m->qdisc_restored ? "true" : "false",
-				m->fq_fallback ? "true" : "false");
-			json_put_num(f, m->duration_s, 9);
-			fputs(",\"sink_pkts\":", f);
-			json_put_num(f, m->sink_pkts, 17);
-			fputs(",\"sink_bytes\":", f);
-			json_put_num(f, m->sink_bytes, 17);
-			fputs(",\"pps\":", f);
-			json_put_num(f, m->pps, 9);
-			fputs(",\"cpu_ns_per_pkt\":", f);
-			json_put_num(f, m->cpu_ns_per_pkt, 9);
-			fputs(",\"jain_min\":", f);
-			json_put_num(f, m->jain_min, 6);
-			fputs(",\"delay_ns\":{\"p50\":", f);
-			json_put_num(f, m->d50, 12);
-			fputs(",\"p99\":", f);
-			json_put_num(f, m->d99, 12);
-			fputs(",\"p999\":", f);
-			json_put_num(f, m->d999, 12);
-			fputs("},\"class_pkts\":[", f);
-			for (unsigned l = 0; m->ok && l < r->nleaves; l++) {
-				fputs(l ? "," : "", f);
-				json_put_num(f, m->leaf_pkts[l], 17);
-			}
-			fputs("],\"class_bytes\":[", f);
-			for (unsigned l = 0; m->ok && l < r->nleaves; l++) {
-				fputs(l ? "," : "", f);
-				json_put_num(f, m->leaf_bytes[l], 17);
-			}
-			fputs("],\"flow_pkts\":[", f);
-			for (unsigned fl = 0; m->ok && fl < o->flows; fl++) {
-				fputs(fl ? "," : "", f);
-				json_put_num(f, m->flow_pkts[fl], 17);
-			}
-			fputs("],\"sender\":", f);
-			json_write(f, m->sender, NULL);
-			fputs(",\"sink\":", f);
-			json_write(f, m->sink, "per_port");
-			if (fwd) {
-				fputs(",\"offered_pps\":", f);
-				json_put_num(f, m->offered_pps, 9);
-				fputs(",\"forwarder_pkts\":", f);
-				json_put_num(f, m->fwd_pkts, 17);
-				fputs(",\"forwarder_drops\":", f);
-				json_put_num(f, m->fwd_drops, 17);
-				fputs(",\"forwarder\":", f);
-				json_write(f, m->forwarder, NULL);
-			}
-			fputc('}', f);
 		}
 	fputs("]}\n", f);
 }
