@@ -308,24 +308,26 @@ static void fmt_ratio(char *buf, size_t len, double a, double b)
 		snprintf(buf, len, "-");
 }
 
-static void fmt_us(char *buf, size_t len, double ns)
+/* v in units of `unit`, with `decimals` decimals and one more below `below` (both in v's
+ * own unit); "-" if v is not a number. */
+static void fmt_num(char *buf, size_t len, double v, double unit, double below, int decimals)
 {
-	if (!isfinite(ns))
+	if (!isfinite(v))
 		snprintf(buf, len, "-");
-	else if (ns < 10000)
-		snprintf(buf, len, "%.1f", ns / 1e3);
 	else
-		snprintf(buf, len, "%.0f", ns / 1e3);
+		snprintf(buf, len, "%.*f", v < below ? decimals + 1 : decimals, v / unit);
 }
 
+/* ns as µs: "3.2", "150". */
+static void fmt_us(char *buf, size_t len, double ns)
+{
+	fmt_num(buf, len, ns, 1e3, 1e4, 0);
+}
+
+/* bit/s as Mbit/s: "1.25", "50.0". */
 static void fmt_mbit(char *buf, size_t len, double bps)
 {
-	if (!isfinite(bps))
-		snprintf(buf, len, "-");
-	else if (bps < 1e7)
-		snprintf(buf, len, "%.2f", bps / 1e6);
-	else
-		snprintf(buf, len, "%.1f", bps / 1e6);
+	fmt_num(buf, len, bps, 1e6, 1e7, 1);
 }
 
 /* Columns col, col+1: packets per second (median ± half the spread, * if some runs
@@ -955,24 +957,14 @@ static void write_json(struct report *r, FILE *f)
 
 /* --- plot ---------------------------------------------------------------------------- */
 
-static void write_plot(struct report *r)
+/* Mpps against N: one block per path and size (gnuplot "index"), in path. */
+static int plot_mpps_data(struct report *r, const char *path)
 {
-	const struct ctx *x = r->x;
-	const struct opts *o = x->o;
-	unsigned size = o->sizes[0], nmax = o->producers[0], nl = r->nleaves;
-	char dat[300], cls[300], gp[300], out[2048];
-	FILE *f;
-	double lo = INFINITY, hi = 0;
-	int rc;
+	const struct opts *o = r->x->o;
+	FILE *f = fopen(path, "we");
 
-	for (unsigned i = 0; i < o->nproducers; i++)
-		if (o->producers[i] > nmax)
-			nmax = o->producers[i];
-	/* Mpps against N: one block per path and size (gnuplot "index"). */
-	snprintf(dat, sizeof(dat), "%s/mpps.dat", x->e->tmpdir);
-	f = fopen(dat, "we");
 	if (!f)
-		goto fail_io;
+		return -1;
 	for (unsigned si = 0; si < o->nsizes; si++)
 		for (int p = 0; p < P__MAX; p++) {
 			if (!o->path_on[p])
@@ -992,17 +984,26 @@ static void write_plot(struct report *r)
 			fputs("\n\n", f);
 		}
 	fclose(f);
-	/* Per class at the largest N, first size: configured, expected, each shaped path. */
-	snprintf(cls, sizeof(cls), "%s/classes.dat", x->e->tmpdir);
-	f = fopen(cls, "we");
+	return 0;
+}
+
+/* Per class at N nmax and the first size: configured, expected, each shaped path, in
+ * path; *lo and *hi: the smallest positive and the largest of those rates (Mbit/s). */
+static int plot_class_data(struct report *r, const char *path, unsigned nmax, double *lo,
+			   double *hi)
+{
+	const struct ctx *x = r->x;
+	const struct opts *o = x->o;
+	FILE *f = fopen(path, "we");
+
 	if (!f)
-		goto fail_io;
+		return -1;
 	fputs("# class rate ceil expected", f);
 	for (int p = 0; p < P__MAX; p++)
 		if (o->path_on[p] && path_defs[p].shaped)
 			fprintf(f, " %s", path_defs[p].name);
 	fputc('\n', f);
-	for (unsigned l = 0; l < nl; l++) {
+	for (unsigned l = 0; l < r->nleaves; l++) {
 		const struct xtx_class_opts *c =
 			xtx_sched_config__class(x->cfg, x->plan.leaves[l].cfg_index);
 		char h[24];
@@ -1012,21 +1013,21 @@ static void write_plot(struct report *r)
 		tc_fmt_handle(x->plan.leaves[l].handle, h, sizeof(h));
 		fprintf(f, "%s %.6f %.6f %.6f", h, v[0], v[1], v[2]);
 		for (int k = 0; k < 3; k++) {
-			lo = v[k] > 0 && v[k] < lo ? v[k] : lo;
-			hi = v[k] > hi ? v[k] : hi;
+			*lo = v[k] > 0 && v[k] < *lo ? v[k] : *lo;
+			*hi = v[k] > *hi ? v[k] : *hi;
 		}
 		for (int p = 0; p < P__MAX; p++) {
 			struct group *g;
 
 			if (!o->path_on[p] || !path_defs[p].shaped)
 				continue;
-			g = find_group(r, (enum path_id)p, size, nmax);
+			g = find_group(r, (enum path_id)p, o->sizes[0], nmax);
 			if (g && g->nok && isfinite(g->leaf_wire[l].median)) {
 				double w = g->leaf_wire[l].median * 1e-6;
 
 				fprintf(f, " %.6f", w);
-				lo = w > 0 && w < lo ? w : lo;
-				hi = w > hi ? w : hi;
+				*lo = w > 0 && w < *lo ? w : *lo;
+				*hi = w > *hi ? w : *hi;
 			} else {
 				fputs(" NaN", f);
 			}
@@ -1034,11 +1035,21 @@ static void write_plot(struct report *r)
 		fputc('\n', f);
 	}
 	fclose(f);
+	return 0;
+}
 
-	snprintf(gp, sizeof(gp), "%s/plot.gp", x->e->tmpdir);
-	f = fopen(gp, "we");
+/* The gnuplot script of both plots, in path: Mpps against N (dat), per class (cls). */
+static int plot_script(struct report *r, const char *path, const char *dat, const char *cls,
+		       unsigned nmax, double lo, double hi)
+{
+	const struct ctx *x = r->x;
+	const struct opts *o = x->o;
+	unsigned idx = 0, first = 1;
+	int col = 5;
+	FILE *f = fopen(path, "we");
+
 	if (!f)
-		goto fail_io;
+		return -1;
 	fprintf(f, "set terminal pngcairo size 1500,600 font ',10' noenhanced\n");
 	fprintf(f, "set output '%s'\n", o->plot_file);
 	fprintf(f, "set multiplot layout 1,2 title \"xtx-compare: %s %s, %u flows, median of %u "
@@ -1051,47 +1062,60 @@ static void write_plot(struct report *r)
 	for (unsigned i = 0; i < o->nproducers; i++)
 		fprintf(f, "%s%u", i ? "," : "", o->producers[i]);
 	fprintf(f, ")\nset offsets 0.3, 0.3, 0, 0\nplot ");
-	{
-		unsigned idx = 0, first = 1;
-
-		for (unsigned si = 0; si < o->nsizes; si++)
-			for (int p = 0; p < P__MAX; p++) {
-				if (!o->path_on[p])
-					continue;
-				fprintf(f, "%s'%s' index %u using 1:2:3:4 with yerrorlines lw 2 "
-					"title '%s%s", first ? "" : ", ", dat, idx, path_defs[p].name,
-					path_defs[p].per_producers ? "" : " (1 socket, any N)");
-				if (o->nsizes > 1)
-					fprintf(f, " %u B", o->sizes[si]);
-				fputc('\'', f);
-				idx++;
-				first = 0;
-			}
-		fputc('\n', f);
-	}
+	for (unsigned si = 0; si < o->nsizes; si++)
+		for (int p = 0; p < P__MAX; p++) {
+			if (!o->path_on[p])
+				continue;
+			fprintf(f, "%s'%s' index %u using 1:2:3:4 with yerrorlines lw 2 "
+				"title '%s%s", first ? "" : ", ", dat, idx, path_defs[p].name,
+				path_defs[p].per_producers ? "" : " (1 socket, any N)");
+			if (o->nsizes > 1)
+				fprintf(f, " %u B", o->sizes[si]);
+			fputc('\'', f);
+			idx++;
+			first = 0;
+		}
+	fputc('\n', f);
 	fprintf(f, "unset offsets\nset title 'Per-class wire rate, N=%u, %u-byte frames "
 		"(frames + %u B overhead)'\nset xlabel 'leaf class'\nset ylabel 'Mbit/s'\n"
 		"set style data histograms\nset style histogram clustered gap 1\n"
 		"set style fill solid 0.85 border -1\nset boxwidth 0.9\nunset xtics\n"
-		"set xtics nomirror\n", nmax, size, xtx_sched_config__overhead(x->cfg));
+		"set xtics nomirror\n", nmax, o->sizes[0], xtx_sched_config__overhead(x->cfg));
 	if (hi > 0 && lo < INFINITY && hi / lo > 20)
 		fprintf(f, "set logscale y\nset yrange [%g:%g]\n", lo / 2, hi * 2);
 	fprintf(f, "plot '%s' using 2:xtic(1) title 'rate', '' using 3 title 'ceil', "
 		"'' using 4 title 'expected share'", cls);
-	{
-		int col = 5;
-
-		for (int p = 0; p < P__MAX; p++)
-			if (o->path_on[p] && path_defs[p].shaped)
-				fprintf(f, ", '' using %d title '%s'", col++, path_defs[p].name);
-	}
+	for (int p = 0; p < P__MAX; p++)
+		if (o->path_on[p] && path_defs[p].shaped)
+			fprintf(f, ", '' using %d title '%s'", col++, path_defs[p].name);
 	fputs("\nunset multiplot\n", f);
 	fclose(f);
-	{
-		char *argv[] = { (char *)"gnuplot", gp, NULL };
+	return 0;
+}
 
-		rc = proc_run(NULL, argv, 60, out, sizeof(out));
+static void write_plot(struct report *r)
+{
+	const struct ctx *x = r->x;
+	const struct opts *o = x->o;
+	unsigned nmax = o->producers[0];
+	char dat[300], cls[300], gp[300], out[2048];
+	char *argv[] = { (char *)"gnuplot", gp, NULL };
+	double lo = INFINITY, hi = 0;
+	int rc;
+
+	for (unsigned i = 0; i < o->nproducers; i++)
+		if (o->producers[i] > nmax)
+			nmax = o->producers[i];
+	snprintf(dat, sizeof(dat), "%s/mpps.dat", x->e->tmpdir);
+	snprintf(cls, sizeof(cls), "%s/classes.dat", x->e->tmpdir);
+	snprintf(gp, sizeof(gp), "%s/plot.gp", x->e->tmpdir);
+	if (plot_mpps_data(r, dat) || plot_class_data(r, cls, nmax, &lo, &hi) ||
+	    plot_script(r, gp, dat, cls, nmax, lo, hi)) {
+		fprintf(stderr, PROG ": --plot: cannot write in %s: %s\n", x->e->tmpdir,
+			strerror(errno));
+		return;
 	}
+	rc = proc_run(NULL, argv, 60, out, sizeof(out));
 	if (rc) {
 		fprintf(stderr, PROG ": --plot: gnuplot failed (%d)%s%s\n", rc,
 			rc == 127 ? ": is gnuplot installed? (apt-get install gnuplot-nox)" : ": ",
@@ -1100,9 +1124,6 @@ static void write_plot(struct report *r)
 	}
 	if (!o->quiet)
 		fprintf(stderr, PROG ": wrote %s\n", o->plot_file);
-	return;
-fail_io:
-	fprintf(stderr, PROG ": --plot: cannot write in %s: %s\n", x->e->tmpdir, strerror(errno));
 }
 
 void report_all(struct ctx *x, struct meas *ms, unsigned nms)
