@@ -361,12 +361,179 @@ static bool rate_ok(const char *s)
 	return units_parse_rate(s, &pps, &Bps) == 0;
 }
 
+enum { O_CLASSES = 256, O_PRODUCERS, O_SIZE, O_FLOWS, O_BASE_PORT, O_PATHS, O_DURATION,
+       O_RUNS, O_QUEUES, O_JSON, O_MD, O_PLOT, O_QUIET, O_DEV, O_NETNS, O_DST_IP, O_DST_MAC,
+       O_SINK_DEV, O_SINK_NETNS, O_SINK, O_LISTEN, O_SNDBUF, O_MODE, O_RATE, O_SHAPE_OPT,
+       O_ALLOW_DST, O_ALLOW_ANY_DST, O_HELP };
+
+/* Which options were given, where a default depends on it or a mode refuses them. */
+struct given {
+	const char *paths;
+	bool producers, queues, sndbuf;
+};
+
+/* --shape-opt OPT: not one of the options xtx-compare gives xtx-shape itself. */
+static void add_shape_opt(const char *opt)
+{
+	static const char *const ours[] = { "--netns", "--in", "--out", "--classes", "--rules",
+		"--json", "--interval", "--ready-file" };
+
+	for (unsigned i = 0; i < sizeof(ours) / sizeof(ours[0]); i++) {
+		size_t l = strlen(ours[i]);
+
+		if (!strncmp(opt, ours[i], l) && (opt[l] == '\0' || opt[l] == '='))
+			die_usage("--shape-opt %s: xtx-compare sets %s itself", opt, ours[i]);
+	}
+	if (o.nshape_opts == MAX_LIST)
+		die_usage("--shape-opt: at most %d", MAX_LIST);
+	o.shape_opts[o.nshape_opts++] = opt;
+}
+
+/* One option c of getopt_long(), its value in optarg. */
+static void parse_option(int c, char **argv, struct given *g)
+{
+	char err[512];
+
+	switch (c) {
+	case O_CLASSES: o.classes = optarg; break;
+	case O_PRODUCERS:
+		o.nproducers = parse_list("--producers", optarg, o.producers, 1, 256);
+		g->producers = true;
+		break;
+	case O_SIZE:
+		o.nsizes = parse_list("--size", optarg, o.sizes, 60, 1514);
+		break;
+	case O_FLOWS: o.flows = parse_uint("--flows", optarg, 1, 65536); break;
+	case O_BASE_PORT: o.base_port = parse_uint("--base-port", optarg, 1, 65535); break;
+	case O_PATHS: g->paths = optarg; break;
+	case O_DURATION:
+		if (cli_str_to_double(optarg, 0.2, 3600, &o.duration))
+			die_usage("--duration: '%s' is not a number of seconds from 0.2 to 3600",
+				  optarg);
+		break;
+	case O_RUNS: o.runs = parse_uint("--runs", optarg, 1, 100); break;
+	case O_QUEUES:
+		o.queues = parse_uint("--queues", optarg, 1, 64);
+		g->queues = true;
+		break;
+	case O_JSON: o.json_file = optarg; break;
+	case O_MD: o.md_file = optarg; break;
+	case O_PLOT: o.plot_file = optarg; break;
+	case O_QUIET: o.quiet = true; break;
+	case O_DEV: o.dev = optarg; break;
+	case O_NETNS: o.netns = optarg; break;
+	case O_DST_IP: o.dst_ip = optarg; break;
+	case O_DST_MAC: o.dst_mac = optarg; break;
+	case O_SINK_DEV: o.sink_dev = optarg; break;
+	case O_SINK_NETNS: o.sink_netns = optarg; break;
+	case O_SINK: o.sink_remote = optarg; break;
+	case O_LISTEN: o.listen = optarg; break;
+	case O_SNDBUF:
+		o.sndbuf = parse_uint("--sndbuf", optarg, 0, 1u << 30);
+		if (o.sndbuf && o.sndbuf < 4096)
+			die_usage("--sndbuf: give 0 (the system default) or 4096 .. 2^30 bytes");
+		g->sndbuf = true;
+		break;
+	case O_MODE:
+		if (!strcmp(optarg, "send"))
+			o.mode = MODE_SEND;
+		else if (!strcmp(optarg, "forward"))
+			o.mode = MODE_FORWARD;
+		else
+			die_usage("--mode: '%s' is neither send nor forward", optarg);
+		break;
+	case O_RATE:
+		if (!rate_ok(optarg))
+			die_usage("--rate: '%s' is not a rate like 700mbit, 1gbit or 500kpps",
+				  optarg);
+		o.rate = optarg;
+		break;
+	case O_SHAPE_OPT: add_shape_opt(optarg); break;
+	case O_ALLOW_DST:
+		if (dstguard_add(&o.guard, optarg, err, sizeof(err)))
+			die_usage("%s", err);
+		o.allow_dst[o.nallow_dst++] = optarg;
+		break;
+	case O_ALLOW_ANY_DST:
+		dstguard_allow_any(&o.guard);
+		o.allow_any_dst = true;
+		break;
+	case 'h':
+	case O_HELP:
+		fputs(usage_text, stdout);
+		exit(0);
+	default:
+		die_usage("unknown option or missing value: '%s'", argv[optind - 1]);
+	}
+}
+
+/* --mode forward's defaults, and the options it refuses; in send mode, the forward
+ * options refused. */
+static void check_mode(const struct given *g)
+{
+	if (o.mode != MODE_FORWARD) {
+		if (o.rate)
+			die_usage("--rate goes with --mode forward (--mode send offers what each "
+				  "sender can)");
+		if (o.nshape_opts)
+			die_usage("--shape-opt goes with --mode forward (xtx-shape is its "
+				  "forwarder)");
+		return;
+	}
+	/* Two receive queues by default: xtx-shape then has a receive worker per queue and
+	 * the sender spreads its flows over both, as tools/bench/forward.sh. */
+	if (!g->queues)
+		o.queues = 2;
+	if (o.dev || o.netns || o.dst_ip || o.dst_mac || o.sink_dev || o.sink_netns ||
+	    o.sink_remote)
+		die_usage("--mode forward makes its own three-namespace testbed; --dev, --netns, "
+			  "--dst-ip, --dst-mac, --sink-dev, --sink-netns and --sink go with "
+			  "--mode send");
+	if (o.plot_file)
+		die_usage("--plot goes with --mode send (forward mode has no N axis)");
+	if (g->sndbuf)
+		die_usage("--sndbuf goes with --mode send (forward mode's senders are AF_XDP)");
+	if (g->producers && !o.rate)
+		die_usage("--producers goes with --rate in --mode forward (the unpaced sender, "
+			  "xsk-plain, has one thread per queue)");
+	if (!g->producers)
+		o.producers[0] = o.queues, o.nproducers = 1;
+	if (o.nproducers > 1)
+		die_usage("--mode forward: give one --producers value (xtx-send's producers)");
+	if (o.flows < o.queues)
+		die_usage("--flows %u < --queues %u: every sender queue needs a flow", o.flows,
+			  o.queues);
+}
+
+/* Ports and threads fit the flows; --dev has its destination and one receiver. */
+static void check_where(void)
+{
+	if (o.base_port + o.flows - 1 > 65535)
+		die_usage("--base-port %u + --flows %u goes past port 65535", o.base_port, o.flows);
+	for (unsigned i = 0; i < o.nproducers; i++)
+		if (o.producers[i] > o.flows)
+			die_usage("--producers %u > --flows %u: every sender thread needs a flow of "
+				  "its own; raise --flows", o.producers[i], o.flows);
+	if (o.dev) {
+		if (!o.dst_ip || !o.dst_mac)
+			die_usage("--dev needs --dst-ip (the receiver's address) and --dst-mac (the "
+				  "next hop's MAC: see 'ip neigh show dev %s')", o.dev);
+		if (!o.sink_dev == !o.sink_remote)
+			die_usage("--dev needs one receiver: --sink-dev IF (an interface of this "
+				  "host) or --sink HOST:PORT ('xtx-compare serve' on the receiver)");
+	} else if (o.netns || o.dst_ip || o.dst_mac || o.sink_dev || o.sink_netns ||
+		   o.sink_remote) {
+		die_usage("--netns, --dst-ip, --dst-mac, --sink-dev, --sink-netns and --sink go "
+			  "with --dev; without --dev a testbed is made");
+	}
+	if (o.sink_netns && !o.sink_dev)
+		die_usage("--sink-netns goes with --sink-dev");
+	if (o.dst_ip)
+		refuse_dst(o.dst_ip);
+}
+
 static void parse_args(int argc, char **argv)
 {
-	enum { O_CLASSES = 256, O_PRODUCERS, O_SIZE, O_FLOWS, O_BASE_PORT, O_PATHS,
-	       O_DURATION, O_RUNS, O_QUEUES, O_JSON, O_MD, O_PLOT, O_QUIET, O_DEV, O_NETNS,
-	       O_DST_IP, O_DST_MAC, O_SINK_DEV, O_SINK_NETNS, O_SINK, O_LISTEN, O_SNDBUF,
-	       O_MODE, O_RATE, O_SHAPE_OPT, O_ALLOW_DST, O_ALLOW_ANY_DST, O_HELP };
 	static const struct option lo[] = {
 		{ "classes", required_argument, NULL, O_CLASSES },
 		{ "producers", required_argument, NULL, O_PRODUCERS },
@@ -398,9 +565,7 @@ static void parse_args(int argc, char **argv)
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *paths = NULL;
-	bool producers_set = false, queues_set = false, sndbuf_set = false;
-	char err[512];
+	struct given g = { .paths = NULL };
 	int c;
 
 	o.producers[0] = 1, o.producers[1] = 2, o.producers[2] = 4, o.nproducers = 3;
@@ -417,95 +582,8 @@ static void parse_args(int argc, char **argv)
 		argc--;
 	}
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-		switch (c) {
-		case O_CLASSES: o.classes = optarg; break;
-		case O_PRODUCERS:
-			o.nproducers = parse_list("--producers", optarg, o.producers, 1, 256);
-			producers_set = true;
-			break;
-		case O_SIZE:
-			o.nsizes = parse_list("--size", optarg, o.sizes, 60, 1514);
-			break;
-		case O_FLOWS: o.flows = parse_uint("--flows", optarg, 1, 65536); break;
-		case O_BASE_PORT: o.base_port = parse_uint("--base-port", optarg, 1, 65535); break;
-		case O_PATHS: paths = optarg; break;
-		case O_DURATION:
-			if (cli_str_to_double(optarg, 0.2, 3600, &o.duration))
-				die_usage("--duration: '%s' is not a number of seconds from 0.2 to "
-					  "3600", optarg);
-			break;
-		case O_RUNS: o.runs = parse_uint("--runs", optarg, 1, 100); break;
-		case O_QUEUES:
-			o.queues = parse_uint("--queues", optarg, 1, 64);
-			queues_set = true;
-			break;
-		case O_JSON: o.json_file = optarg; break;
-		case O_MD: o.md_file = optarg; break;
-		case O_PLOT: o.plot_file = optarg; break;
-		case O_QUIET: o.quiet = true; break;
-		case O_DEV: o.dev = optarg; break;
-		case O_NETNS: o.netns = optarg; break;
-		case O_DST_IP: o.dst_ip = optarg; break;
-		case O_DST_MAC: o.dst_mac = optarg; break;
-		case O_SINK_DEV: o.sink_dev = optarg; break;
-		case O_SINK_NETNS: o.sink_netns = optarg; break;
-		case O_SINK: o.sink_remote = optarg; break;
-		case O_LISTEN: o.listen = optarg; break;
-		case O_SNDBUF:
-			o.sndbuf = parse_uint("--sndbuf", optarg, 0, 1u << 30);
-			if (o.sndbuf && o.sndbuf < 4096)
-				die_usage("--sndbuf: give 0 (the system default) or 4096 .. 2^30 bytes");
-			sndbuf_set = true;
-			break;
-		case O_MODE:
-			if (!strcmp(optarg, "send"))
-				o.mode = MODE_SEND;
-			else if (!strcmp(optarg, "forward"))
-				o.mode = MODE_FORWARD;
-			else
-				die_usage("--mode: '%s' is neither send nor forward", optarg);
-			break;
-		case O_RATE:
-			if (!rate_ok(optarg))
-				die_usage("--rate: '%s' is not a rate like 700mbit, 1gbit or 500kpps",
-					  optarg);
-			o.rate = optarg;
-			break;
-		case O_SHAPE_OPT: {
-			static const char *const ours[] = { "--netns", "--in", "--out", "--classes",
-				"--rules", "--json", "--interval", "--ready-file" };
-
-			for (unsigned i = 0; i < sizeof(ours) / sizeof(ours[0]); i++) {
-				size_t l = strlen(ours[i]);
-
-				if (!strncmp(optarg, ours[i], l) &&
-				    (optarg[l] == '\0' || optarg[l] == '='))
-					die_usage("--shape-opt %s: xtx-compare sets %s itself",
-						  optarg, ours[i]);
-			}
-			if (o.nshape_opts == MAX_LIST)
-				die_usage("--shape-opt: at most %d", MAX_LIST);
-			o.shape_opts[o.nshape_opts++] = optarg;
-			break;
-		}
-		case O_ALLOW_DST:
-			if (dstguard_add(&o.guard, optarg, err, sizeof(err)))
-				die_usage("%s", err);
-			o.allow_dst[o.nallow_dst++] = optarg;
-			break;
-		case O_ALLOW_ANY_DST:
-			dstguard_allow_any(&o.guard);
-			o.allow_any_dst = true;
-			break;
-		case 'h':
-		case O_HELP:
-			fputs(usage_text, stdout);
-			exit(0);
-		default:
-			die_usage("unknown option or missing value: '%s'", argv[optind - 1]);
-		}
-	}
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1)
+		parse_option(c, argv, &g);
 	if (optind < argc)
 		die_usage("unexpected argument '%s'", argv[optind]);
 	if (o.serve) {
@@ -518,61 +596,9 @@ static void parse_args(int argc, char **argv)
 				  "10.0.0.2:7807) are required");
 		return;
 	}
-	parse_paths(paths);
-	if (o.mode == MODE_FORWARD) {
-		/* Two receive queues by default: xtx-shape then has a receive worker per
-		 * queue and the sender spreads its flows over both, as tools/bench/forward.sh. */
-		if (!queues_set)
-			o.queues = 2;
-		if (o.dev || o.netns || o.dst_ip || o.dst_mac || o.sink_dev || o.sink_netns ||
-		    o.sink_remote)
-			die_usage("--mode forward makes its own three-namespace testbed; --dev, "
-				  "--netns, --dst-ip, --dst-mac, --sink-dev, --sink-netns and --sink "
-				  "go with --mode send");
-		if (o.plot_file)
-			die_usage("--plot goes with --mode send (forward mode has no N axis)");
-		if (sndbuf_set)
-			die_usage("--sndbuf goes with --mode send (forward mode's senders are "
-				  "AF_XDP)");
-		if (producers_set && !o.rate)
-			die_usage("--producers goes with --rate in --mode forward (the unpaced "
-				  "sender, xsk-plain, has one thread per queue)");
-		if (!producers_set)
-			o.producers[0] = o.queues, o.nproducers = 1;
-		if (o.nproducers > 1)
-			die_usage("--mode forward: give one --producers value (xtx-send's "
-				  "producers)");
-		if (o.flows < o.queues)
-			die_usage("--flows %u < --queues %u: every sender queue needs a flow",
-				  o.flows, o.queues);
-	} else if (o.rate) {
-		die_usage("--rate goes with --mode forward (--mode send offers what each "
-			  "sender can)");
-	} else if (o.nshape_opts) {
-		die_usage("--shape-opt goes with --mode forward (xtx-shape is its forwarder)");
-	}
-	if (o.base_port + o.flows - 1 > 65535)
-		die_usage("--base-port %u + --flows %u goes past port 65535", o.base_port, o.flows);
-	for (unsigned i = 0; i < o.nproducers; i++)
-		if (o.producers[i] > o.flows)
-			die_usage("--producers %u > --flows %u: every sender thread needs a flow of "
-				  "its own; raise --flows", o.producers[i], o.flows);
-	if (o.dev) {
-		if (!o.dst_ip || !o.dst_mac)
-			die_usage("--dev needs --dst-ip (the receiver's address) and --dst-mac (the "
-				  "next hop's MAC: see 'ip neigh show dev %s')", o.dev);
-		if (!o.sink_dev == !o.sink_remote)
-			die_usage("--dev needs one receiver: --sink-dev IF (an interface of this "
-				  "host) or --sink HOST:PORT ('xtx-compare serve' on the receiver)");
-	} else if (o.netns || o.dst_ip || o.dst_mac || o.sink_dev || o.sink_netns ||
-		   o.sink_remote) {
-		die_usage("--netns, --dst-ip, --dst-mac, --sink-dev, --sink-netns and --sink go "
-			  "with --dev; without --dev a testbed is made");
-	}
-	if (o.sink_netns && !o.sink_dev)
-		die_usage("--sink-netns goes with --sink-dev");
-	if (o.dst_ip)
-		refuse_dst(o.dst_ip);
+	parse_paths(g.paths);
+	check_mode(&g);
+	check_where();
 	if (o.plot_file) {
 		size_t n = strlen(o.plot_file);
 
@@ -777,30 +803,10 @@ static void fmt_secs(double s, char *buf, size_t len)
 		snprintf(buf, len, "%ds", (int)(s + 0.5));
 }
 
-int main(int argc, char **argv)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct meas *ms = NULL;
-	unsigned total = 0, done = 0, failed = 0;
-	char err[2048];
-	double t0;
-	int rc = 0;
+/* --- setup: each step returns 0, or the exit status after saying why ---------------- */
 
-	e.remote_fd = -1;
-	parse_args(argc, argv);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	if (o.serve)
-		return serve_main(&o);
-	if (geteuid() != 0) {
-		fprintf(stderr, PROG ": must run as root (network namespaces, tc, XDP, AF_XDP, raw "
-			"sockets); retry with sudo\n");
-		return 1;
-	}
-	find_tools();
-	read_environment(argc, argv);
+static void need_tools(void)
+{
 	if (o.path_on[P_KERNEL_HTB] || o.path_on[P_KERNEL_NOQUEUE] ||
 	    o.path_on[P_KERNEL_PFIFO_FAST])
 		need_tool("udp-send");
@@ -816,10 +822,13 @@ int main(int argc, char **argv)
 		need_tool("xtx-shape");
 	if (o.mode == MODE_FORWARD)
 		need_tool(o.rate ? "xtx-send" : "xsk-plain");
+}
 
-	/* The tree, its tc translation and its expected rates. */
-	x.o = &o;
-	x.e = &e;
+/* The tree and its expected rates. */
+static int setup_tree(void)
+{
+	char err[2048];
+
 	x.cfg = o.classes ? xtx_sched_config__parse_file(o.classes, err, sizeof(err)) :
 			    xtx_sched_config__parse_string(builtin_tree, "built-in tree", err,
 							   sizeof(err));
@@ -840,125 +849,166 @@ int main(int argc, char **argv)
 			FWD_MAX_RULES, FWD_MAX_RULES);
 		return 2;
 	}
+	return 0;
+}
+
+/* The temporary directory, and the class file the senders read. */
+static int setup_files(void)
+{
+	FILE *f;
 
 	snprintf(e.tmpdir, sizeof(e.tmpdir), "/tmp/xtx-compare.XXXXXX");
 	if (!mkdtemp(e.tmpdir)) {
 		fprintf(stderr, PROG ": cannot make a temporary directory in /tmp: %s\n",
 			strerror(errno));
+		e.tmpdir[0] = 0;
 		return 1;
 	}
 	if (o.classes) {
 		if (!realpath(o.classes, e.classes_path))
 			snprintf(e.classes_path, sizeof(e.classes_path), "%s", o.classes);
-	} else {
-		FILE *f;
-
-		snprintf(e.classes_path, sizeof(e.classes_path), "%s/classes.conf", e.tmpdir);
-		f = fopen(e.classes_path, "we");
-		if (!f || fputs(builtin_tree, f) < 0 || fclose(f)) {
-			fprintf(stderr, PROG ": cannot write %s\n", e.classes_path);
-			cleanup();
-			return 1;
-		}
+		return 0;
 	}
+	snprintf(e.classes_path, sizeof(e.classes_path), "%s/classes.conf", e.tmpdir);
+	f = fopen(e.classes_path, "we");
+	if (!f || fputs(builtin_tree, f) < 0 || fclose(f)) {
+		fprintf(stderr, PROG ": cannot write %s\n", e.classes_path);
+		return 1;
+	}
+	return 0;
+}
 
-	/* Where to send and count. */
-	if (o.dev) {
-		snprintf(e.tx_dev, sizeof(e.tx_dev), "%s", o.dev);
-		snprintf(e.tx_netns, sizeof(e.tx_netns), "%s", o.netns ? o.netns : "");
-		snprintf(e.dst_ip, sizeof(e.dst_ip), "%s", o.dst_ip);
-		snprintf(e.dst_mac, sizeof(e.dst_mac), "%s", o.dst_mac);
-		if (o.sink_dev) {
-			snprintf(e.rx_dev, sizeof(e.rx_dev), "%s", o.sink_dev);
-			snprintf(e.rx_netns, sizeof(e.rx_netns), "%s",
-				 o.sink_netns ? o.sink_netns : "");
-		} else {
-			e.remote_fd = remote_connect(o.sink_remote, &o.guard, err, sizeof(err));
-			if (e.remote_fd < 0) {
-				rc = e.remote_fd == -EACCES ? 2 : 1;
-				e.remote_fd = -1;
-				fprintf(stderr, PROG ": --sink %s: %s\n", o.sink_remote, err);
-				cleanup();
-				return rc;
-			}
-		}
-	} else {
+/* Where to send and count: --dev with a local or a remote sink, or a testbed of ours. */
+static int setup_where(void)
+{
+	char err[2048];
+	int rc;
+
+	if (!o.dev) {
 		if (!e.testbed[0]) {
 			fprintf(stderr, PROG ": tools/testbed not found (looked next to the source "
 				"tree of %s); use --dev with --sink-dev on interfaces you made\n",
 				e.bindir);
-			cleanup();
 			return 1;
 		}
 		if (!o.quiet)
 			fprintf(stderr, PROG ": making a testbed (tools/testbed up)\n");
-		if (testbed_up()) {
-			cleanup();
+		if (testbed_up())
 			return 1;
-		}
 		refuse_dst(e.dst_ip);	/* tools/testbed's: in 198.18.0.0/15 */
+		return 0;
 	}
-	/* The qdisc changed: the sender's in send mode, the forwarder's egress in forward. */
+	snprintf(e.tx_dev, sizeof(e.tx_dev), "%s", o.dev);
+	snprintf(e.tx_netns, sizeof(e.tx_netns), "%s", o.netns ? o.netns : "");
+	snprintf(e.dst_ip, sizeof(e.dst_ip), "%s", o.dst_ip);
+	snprintf(e.dst_mac, sizeof(e.dst_mac), "%s", o.dst_mac);
+	if (o.sink_dev) {
+		snprintf(e.rx_dev, sizeof(e.rx_dev), "%s", o.sink_dev);
+		snprintf(e.rx_netns, sizeof(e.rx_netns), "%s", o.sink_netns ? o.sink_netns : "");
+		return 0;
+	}
+	e.remote_fd = remote_connect(o.sink_remote, &o.guard, err, sizeof(err));
+	if (e.remote_fd < 0) {
+		rc = e.remote_fd == -EACCES ? 2 : 1;
+		e.remote_fd = -1;
+		fprintf(stderr, PROG ": --sink %s: %s\n", o.sink_remote, err);
+		return rc;
+	}
+	return 0;
+}
+
+/* The device whose qdisc the paths change (the sender's in send mode, the forwarder's
+ * egress in forward mode), the tree's tc commands for it, xtx-shape's rules, and the
+ * qdisc saved: the paths that change it are refused unless it can be put back. */
+static int setup_qdisc(void)
+{
+	char err[2048];
+	bool any = false;
+
 	snprintf(e.qd_netns, sizeof(e.qd_netns), "%s",
 		 o.mode == MODE_FORWARD ? e.fw_netns : e.tx_netns);
 	snprintf(e.qd_dev, sizeof(e.qd_dev), "%s",
 		 o.mode == MODE_FORWARD ? e.fw_out_dev : e.tx_dev);
 	if (tc_plan__build(x.cfg, e.qd_dev, o.base_port, o.flows, &x.plan, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
-		cleanup();
 		return 2;
 	}
 	if (o.mode == MODE_FORWARD) {
 		snprintf(e.rules_path, sizeof(e.rules_path), "%s/rules", e.tmpdir);
 		if (fwd_rules_write(&x, e.rules_path, err, sizeof(err))) {
 			fprintf(stderr, PROG ": %s\n", err);
-			cleanup();
 			return 2;
 		}
 	}
 	if (qdisc_save(&x, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
-		cleanup();
 		return 1;
 	}
-	if (!e.qdisc_ok) {
-		bool any = false;
-
-		for (int p = 0; p < P__MAX; p++)
-			any |= o.path_on[p] && path_defs[p].qdisc != QD_NONE;
-		if (any) {
-			fprintf(stderr, PROG ": %s\n", err);
-			cleanup();
-			return 1;
-		}
+	if (e.qdisc_ok)
+		return 0;
+	for (int p = 0; p < P__MAX; p++)
+		any |= o.path_on[p] && path_defs[p].qdisc != QD_NONE;
+	if (any) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 1;
 	}
+	return 0;
+}
+
+/* --- the measurements ---------------------------------------------------------------- */
+
+static unsigned count_measurements(void)
+{
+	unsigned total = 0;
 
 	for (int p = 0; p < P__MAX; p++)
 		if (o.path_on[p])
 			total += o.nsizes * (path_defs[p].per_producers ? o.nproducers : 1);
-	total *= o.runs;
-	ms = calloc(total, sizeof(*ms));
-	if (!ms) {
-		fprintf(stderr, PROG ": out of memory\n");
-		cleanup();
-		return 1;
-	}
-	if (!o.quiet) {
-		char eta[32];
+	return total * o.runs;
+}
 
-		/* forward: warm-up, xtx-shape's start and the stops come on top */
-		fmt_secs(total * (o.duration + (o.mode == MODE_FORWARD ? 3.5 : 1.2)), eta,
-			 sizeof(eta));
-		fprintf(stderr, PROG ": %s%s%s %s -> %s%s%s, %u measurements of %g s "
-			"(%u round%s), about %s\n", e.tb_name[0] ? "testbed " : "",
-			e.tb_name, e.tb_name[0] ? ":" : "", e.tx_dev,
-			e.remote_fd >= 0 ? o.sink_remote : e.rx_dev,
-			e.rx_netns[0] ? " in " : "", e.rx_netns, total, o.duration, o.runs,
-			o.runs == 1 ? "" : "s", eta);
-	}
+static void say_plan(unsigned total)
+{
+	char eta[32];
 
-	/* Interleaved: every configuration once per round. */
-	t0 = mono_s();
+	/* forward: warm-up, xtx-shape's start and the stops come on top */
+	fmt_secs(total * (o.duration + (o.mode == MODE_FORWARD ? 3.5 : 1.2)), eta, sizeof(eta));
+	fprintf(stderr, PROG ": %s%s%s %s -> %s%s%s, %u measurements of %g s "
+		"(%u round%s), about %s\n", e.tb_name[0] ? "testbed " : "",
+		e.tb_name, e.tb_name[0] ? ":" : "", e.tx_dev,
+		e.remote_fd >= 0 ? o.sink_remote : e.rx_dev,
+		e.rx_netns[0] ? " in " : "", e.rx_netns, total, o.duration, o.runs,
+		o.runs == 1 ? "" : "s", eta);
+}
+
+/* The progress line of measurement done of total (round r), t0 the start of the first. */
+static void say_progress(const struct meas *m, unsigned done, unsigned total, unsigned r,
+			 double t0)
+{
+	char left[32];
+	double el = mono_s() - t0;
+
+	fmt_secs(el / done * (total - done), left, sizeof(left));
+	fprintf(stderr, PROG ": [%*u/%u] run %u/%u %4u B N=%-3u %-17s ", total >= 100 ? 3 : 2,
+		done, total, r, o.runs, m->size, m->producers, path_defs[m->path].name);
+	if (m->ok && path_defs[m->path].forward)
+		fprintf(stderr, "%8.3f Mpps  offered %.3f Mpps  (%s left)\n", m->pps / 1e6,
+			m->offered_pps / 1e6, left);
+	else if (m->ok)
+		fprintf(stderr, "%8.3f Mpps  %6.0f ns/pkt  (%s left)\n", m->pps / 1e6,
+			m->cpu_ns_per_pkt, left);
+	else
+		fprintf(stderr, "FAILED: %s\n", m->error);
+}
+
+/* Interleaved: every configuration once per round, K rounds, into ms[]. Returns how
+ * many were measured; *failed of them failed. Stops early on a signal (g_stop 1) or a
+ * qdisc that could not be put back (g_stop 2). */
+static unsigned measure_all(struct meas *ms, unsigned total, unsigned *failed)
+{
+	unsigned done = 0;
+	double t0 = mono_s();
+
 	for (unsigned r = 1; r <= o.runs && !g_stop; r++)
 		for (unsigned si = 0; si < o.nsizes && !g_stop; si++)
 			for (unsigned ni = 0; ni < o.nproducers && !g_stop; ni++)
@@ -973,28 +1023,10 @@ int main(int argc, char **argv)
 					done++;
 					if (g_stop)
 						break;
-					if (!o.quiet || !m->ok) {
-						char left[32];
-						double el = mono_s() - t0;
-
-						fmt_secs(el / done * (total - done), left, sizeof(left));
-						fprintf(stderr, PROG ": [%*u/%u] run %u/%u %4u B N=%-3u "
-							"%-17s ", total >= 100 ? 3 : 2, done, total, r,
-							o.runs, o.sizes[si], m->producers,
-							path_defs[p].name);
-						if (m->ok && path_defs[p].forward)
-							fprintf(stderr, "%8.3f Mpps  offered %.3f "
-								"Mpps  (%s left)\n", m->pps / 1e6,
-								m->offered_pps / 1e6, left);
-						else if (m->ok)
-							fprintf(stderr, "%8.3f Mpps  %6.0f ns/pkt  "
-								"(%s left)\n", m->pps / 1e6,
-								m->cpu_ns_per_pkt, left);
-						else
-							fprintf(stderr, "FAILED: %s\n", m->error);
-					}
+					if (!o.quiet || !m->ok)
+						say_progress(m, done, total, r, t0);
 					if (!m->ok)
-						failed++;
+						(*failed)++;
 					if (!m->qdisc_restored) {
 						fprintf(stderr, PROG ": the qdisc of %s could not be put "
 							"back as it was; stopping. Saved state:\n%s",
@@ -1002,12 +1034,53 @@ int main(int argc, char **argv)
 						g_stop = 2;
 					}
 				}
-	if (g_stop == 1) {
-		fprintf(stderr, PROG ": interrupted; cleaning up\n");
-		rc = 130;
-	} else if (g_stop == 2 || failed) {
-		rc = 1;
+	return done;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct meas *ms = NULL;
+	unsigned total, done, failed = 0;
+	int rc;
+
+	e.remote_fd = -1;
+	parse_args(argc, argv);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (o.serve)
+		return serve_main(&o);
+	if (geteuid() != 0) {
+		fprintf(stderr, PROG ": must run as root (network namespaces, tc, XDP, AF_XDP, raw "
+			"sockets); retry with sudo\n");
+		return 1;
 	}
+	find_tools();
+	read_environment(argc, argv);
+	need_tools();
+	x.o = &o;
+	x.e = &e;
+	if ((rc = setup_tree()) || (rc = setup_files()) || (rc = setup_where()) ||
+	    (rc = setup_qdisc())) {
+		cleanup();
+		return rc;
+	}
+	total = count_measurements();
+	ms = calloc(total, sizeof(*ms));
+	if (!ms) {
+		fprintf(stderr, PROG ": out of memory\n");
+		cleanup();
+		return 1;
+	}
+	if (!o.quiet)
+		say_plan(total);
+	done = measure_all(ms, total, &failed);
+
+	rc = g_stop == 1 ? 130 : g_stop == 2 || failed ? 1 : 0;
+	if (rc == 130)
+		fprintf(stderr, PROG ": interrupted; cleaning up\n");
 	kill_all_children();
 	if (done && rc != 130)
 		report_all(&x, ms, done);
