@@ -23,7 +23,8 @@
 # the script's shell, in order, on what the script set up before (net_init's testbed);
 # it is one result, net/SCRIPT/NAME: FAIL if fail was called while it ran (in it or in a
 # subshell of it), skip if it called net_skip, else ok. A failure before the first
-# function is net/SCRIPT/setup and no function runs; a function that exits the script
+# function (or a test_ function that ALL_TESTS leaves out) is net/SCRIPT/setup and no
+# function runs; a function that exits the script
 # (tb_die, a crash, the runner's timeout) is reported by the runner as not finished.
 # Results go to $XTX_TEST_RESULTS when set (tests/run-tests.sh reads it), one line per
 # event, tab-separated: "start NAME", "ok|FAIL|skip NAME SECONDS", and after a FAIL or
@@ -138,6 +139,9 @@ net_run_tests() { # runs the functions of $ALL_TESTS that XTX_TEST_FILTER select
   local f name off t0 dt sel=() pass=0 nfail=0 nskip=0 filter=${XTX_TEST_FILTER:-}
   local msgs=$TMPD/net-msgs
   touch "$TMPD/failures"
+  for f in $(declare -F | awk '$3 ~ /^test_/ { print $3 }'); do	# none left out
+    [[ " $(echo ${ALL_TESTS:-}) " == *" $f "* ]] || fail "$f is defined but not listed in ALL_TESTS"
+  done
   if [ -s "$TMPD/failures" ]; then
     _net_result FAIL "$NET_TEST/setup" "$(_net_since "$NET_T0")" "$TMPD/failures"
     echo "0 passed, 1 failed, 0 skipped"

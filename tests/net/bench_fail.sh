@@ -15,23 +15,22 @@
 #   6. forward.sh: xtx-shape does not start (the "xtx" row would be kernel forwarding)
 #   7. forward.sh: the sink fails after xtx-shape started
 #   8. soak.sh (SOAK_SECONDS=30): the sink does not start
+# Each case is a test function: 1 fails_after_output, 2 no_table, 3 invalid_json,
+# 4 e2e_second_sender, 5 e2e_tc, 6 forward_shape, 7 forward_sink, 8 soak_sink.
 # Cases 1-3 need no network; 4-8 run on fresh testbeds (tb_up), about 40 s in all.
 # If report.sh did write, the files it changed are put back from the copy taken first
 # (and any it added removed), and the test fails. Run it under the load lock: flock /tmp/xtx-load.lock tests/net/bench_fail.sh
 # Exit 0 pass, 77 skip (not root, no jq), 1 fail.
-set -u
-cd "$(dirname "$0")/../.." || exit 1
+. "$(dirname "$0")/../lib/net.sh"
+ALL_TESTS="test_fails_after_output test_no_table test_invalid_json test_e2e_second_sender
+  test_e2e_tc test_forward_shape test_forward_sink test_soak_sink"
 
 [ "$(id -u)" = 0 ] || { echo "skip: needs root (network namespaces, XDP, tc)"; exit 77; }
 command -v jq >/dev/null || { echo "skip: jq not installed (make deps)"; exit 77; }
-BIN=build/release/bin
 for b in xtx-send xtx-sink xtx-shape xsk-plain udp-send; do
   [ -x $BIN/$b ] || { echo "FAIL: missing $BIN/$b: run make"; exit 1; }
 done
 
-TMPD=$(mktemp -d)
-FAILED=0 CHECKS=0
-fail() { echo "FAIL: $*"; FAILED=1; }
 pass() { echo "ok: $*"; }
 
 # The published files and their checksums; a copy to put back if a case changes them.
@@ -65,7 +64,6 @@ tools/testbed list > "$TMPD/testbeds.before" 2>/dev/null || : > "$TMPD/testbeds.
 case_() {
   local n=$1 title=$2 expect=$3 name=$4 rc=0
   shift 4
-  CHECKS=$((CHECKS + 1))
   echo "--- $n. $title"
   tools/bench/report.sh "$name" "bench_fail.sh case $n" "$@" > "$TMPD/out.$n" 2> "$TMPD/err.$n" || rc=$?
   sed 's/^/    | /' "$TMPD/err.$n" | tail -8
@@ -103,30 +101,43 @@ case_() {
 
 # The fake benchmarks get --md FILE --json FILE as $1..$4, as report.sh passes them.
 # shellcheck disable=SC2016
-{
-case_ 1 "writes its table and JSON, then fails" "failed \(exit 1\)" e2e \
-  bash -c 'echo "| fake |" > "$2"; echo "{\"fake\": 1}" > "$4"; exit 1' fake
-case_ 2 "exits 0 without a table" "wrote no table" e2e \
-  bash -c 'echo "{\"fake\": 1}" > "$4"' fake
-case_ 3 "writes invalid JSON" "invalid JSON" e2e \
-  bash -c 'echo "| fake |" > "$2"; echo "{fake" > "$4"' fake
+test_fails_after_output() {
+  case_ 1 "writes its table and JSON, then fails" "failed \(exit 1\)" e2e \
+    bash -c 'echo "| fake |" > "$2"; echo "{\"fake\": 1}" > "$4"; exit 1' fake
 }
-XTX_BENCH_FORCE_FAIL=sender@2 E2E_CONFIGS=plain-1q \
-  case_ 4 "e2e.sh: the second run's sender fails" "plain-1q: xsk-plain failed" e2e \
-  tools/bench/e2e.sh --runs 2 --duration 1
-XTX_BENCH_FORCE_FAIL=tc E2E_CONFIGS=kernel-htb-t2 \
-  case_ 5 "e2e.sh: tc refuses a command" "tc qdisc replace .* refused" e2e \
-  tools/bench/e2e.sh --runs 1 --duration 1
-XTX_BENCH_FORCE_FAIL=shape FWD_CONFIGS=xtx-64 \
-  case_ 6 "forward.sh: xtx-shape does not start" "xtx-64: xtx-shape did not start" forward \
-  tools/bench/forward.sh --runs 1 --duration 1
-XTX_BENCH_FORCE_FAIL=sink FWD_CONFIGS=xtx-64 \
-  case_ 7 "forward.sh: the sink fails" "xtx-64: xtx-sink failed" forward \
-  tools/bench/forward.sh --runs 1 --duration 1
-SOAK_SECONDS=30 XTX_BENCH_FORCE_FAIL=sink \
-  case_ 8 "soak.sh: the sink does not start" "xtx-sink did not start" soak tools/soak.sh
+# shellcheck disable=SC2016
+test_no_table() {
+  case_ 2 "exits 0 without a table" "wrote no table" e2e \
+    bash -c 'echo "{\"fake\": 1}" > "$4"' fake
+}
+# shellcheck disable=SC2016
+test_invalid_json() {
+  case_ 3 "writes invalid JSON" "invalid JSON" e2e \
+    bash -c 'echo "| fake |" > "$2"; echo "{fake" > "$4"' fake
+}
+test_e2e_second_sender() {
+  XTX_BENCH_FORCE_FAIL=sender@2 E2E_CONFIGS=plain-1q \
+    case_ 4 "e2e.sh: the second run's sender fails" "plain-1q: xsk-plain failed" e2e \
+    tools/bench/e2e.sh --runs 2 --duration 1
+}
+test_e2e_tc() {
+  XTX_BENCH_FORCE_FAIL=tc E2E_CONFIGS=kernel-htb-t2 \
+    case_ 5 "e2e.sh: tc refuses a command" "tc qdisc replace .* refused" e2e \
+    tools/bench/e2e.sh --runs 1 --duration 1
+}
+test_forward_shape() {
+  XTX_BENCH_FORCE_FAIL=shape FWD_CONFIGS=xtx-64 \
+    case_ 6 "forward.sh: xtx-shape does not start" "xtx-64: xtx-shape did not start" forward \
+    tools/bench/forward.sh --runs 1 --duration 1
+}
+test_forward_sink() {
+  XTX_BENCH_FORCE_FAIL=sink FWD_CONFIGS=xtx-64 \
+    case_ 7 "forward.sh: the sink fails" "xtx-64: xtx-sink failed" forward \
+    tools/bench/forward.sh --runs 1 --duration 1
+}
+test_soak_sink() {
+  SOAK_SECONDS=30 XTX_BENCH_FORCE_FAIL=sink \
+    case_ 8 "soak.sh: the sink does not start" "xtx-sink did not start" soak tools/soak.sh
+}
 
-echo "bench_fail: $CHECKS cases, 5 checks each: report.sh exit status, the failure's message," \
-  "report.sh's own message, checksums of docs/BENCHMARKS.md and docs/bench/*, testbeds"
-[ $CHECKS = 8 ] || fail "ran $CHECKS cases of 8"
-exit $FAILED
+net_run_tests
