@@ -61,21 +61,32 @@ static bool dev_ok(const char *dev)
 	return true;
 }
 
+/* A plan being built: its commands grow in p->cmds (cap allocated). */
+struct builder {
+	struct tc_plan *p;
+	unsigned cap;
+	const struct xtx_sched_config *cfg;
+	const char *dev;
+};
+
 /* Append one command. Returns 0 or -ENOMEM. */
-static int add_cmd(struct tc_plan *p, unsigned *cap, const char *note, const char *fallback,
+static int add_cmd(struct builder *bd, const char *note, const char *fallback,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int add_cmd(struct builder *bd, const char *note, const char *fallback,
 		   const char *fmt, ...)
 {
+	struct tc_plan *p = bd->p;
 	struct tc_cmd *c;
 	va_list ap;
 
-	if (p->ncmds == *cap) {
-		unsigned ncap = *cap ? *cap * 2 : 64;
+	if (p->ncmds == bd->cap) {
+		unsigned ncap = bd->cap ? bd->cap * 2 : 64;
 		struct tc_cmd *n = realloc(p->cmds, ncap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
 		p->cmds = n;
-		*cap = ncap;
+		bd->cap = ncap;
 	}
 	c = &p->cmds[p->ncmds++];
 	memset(c, 0, sizeof(*c));
@@ -98,18 +109,9 @@ void tc_plan__free(struct tc_plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
-int tc_plan__build(const struct xtx_sched_config *cfg, const char *dev, uint32_t base_port,
-		   uint32_t flows, struct tc_plan *p, char *err, size_t errlen)
+static int check_args(const struct xtx_sched_config *cfg, const char *dev, uint32_t base_port,
+		      uint32_t flows, char *err, size_t errlen)
 {
-	unsigned n, cap = 0;
-	uint8_t *minor_used = NULL, *qd_used = NULL;
-	uint32_t major, def_handle;
-	char a[48], b[48], c[80], d[48];
-	int rc = -ENOMEM;
-
-	if (!p)
-		return -EINVAL;
-	memset(p, 0, sizeof(*p));
 	if (!cfg || !dev) {
 		xtx_errf(err, errlen, "tc plan: no config or no device");
 		return -EINVAL;
@@ -124,24 +126,23 @@ int tc_plan__build(const struct xtx_sched_config *cfg, const char *dev, uint32_t
 			"(base + flow) stay within 1..65535", flows, base_port);
 		return -EINVAL;
 	}
-	n = xtx_sched_config__class_count(cfg);
-	if (n == 0) {
+	if (xtx_sched_config__class_count(cfg) == 0) {
 		xtx_errf(err, errlen, "the class tree has no classes");
 		return -EINVAL;
 	}
-	p->nclasses = n;
-	p->tc_classid = calloc(n, sizeof(*p->tc_classid));
-	p->leaves = calloc(n, sizeof(*p->leaves));
-	minor_used = calloc(65536, 1);
-	qd_used = calloc(65536, 1);
-	if (!p->tc_classid || !p->leaves || !minor_used || !qd_used)
-		goto fail;
+	return 0;
+}
 
-	/* tc classids: keep every handle of the qdisc's major with a non-zero minor; give
-	 * the others (root "M:" and classes of other majors) the smallest free minor. */
-	major = XTX_HANDLE_MAJ(xtx_sched_config__class(cfg, 0)->handle);
+/* tc classids: keep every handle of the qdisc's major with a non-zero minor; give the
+ * others (root "M:" and classes of other majors) the smallest free minor. minor_used
+ * has 65536 entries, all 0. Returns 0 or -EINVAL (no minor left). */
+static int assign_classids(struct tc_plan *p, const struct xtx_sched_config *cfg,
+			   uint8_t *minor_used, char *err, size_t errlen)
+{
+	uint32_t major = XTX_HANDLE_MAJ(xtx_sched_config__class(cfg, 0)->handle);
+
 	p->major = major;
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; i < p->nclasses; i++) {
 		uint32_t h = xtx_sched_config__class(cfg, i)->handle;
 
 		if (XTX_HANDLE_MAJ(h) == major && XTX_HANDLE_MIN(h)) {
@@ -149,23 +150,29 @@ int tc_plan__build(const struct xtx_sched_config *cfg, const char *dev, uint32_t
 			p->tc_classid[i] = h;
 		}
 	}
-	for (unsigned i = 0, next = 1; i < n; i++) {
+	for (unsigned i = 0, next = 1; i < p->nclasses; i++) {
 		if (p->tc_classid[i])
 			continue;
 		while (next <= 0xffff && minor_used[next])
 			next++;
 		if (next > 0xffff) {
 			xtx_errf(err, errlen, "no free tc minor for class %u under %x:", i, major);
-			rc = -EINVAL;
-			goto fail;
+			return -EINVAL;
 		}
 		minor_used[next] = 1;
 		p->tc_classid[i] = XTX_HANDLE(major, next);
 	}
+	return 0;
+}
 
-	/* Leaves in config order, with their leaf qdisc handles. */
-	qd_used[major] = qd_used[0] = qd_used[0xffff] = 1;
-	for (unsigned i = 0; i < n; i++) {
+/* Leaves in config order, with their leaf qdisc handles: the class's tc minor unless that
+ * is the root's major or taken, then TC_LEAF_QD_BASE upward. qd_used has 65536 entries,
+ * all 0. */
+static void place_leaves(struct tc_plan *p, const struct xtx_sched_config *cfg,
+			 uint8_t *qd_used)
+{
+	qd_used[p->major] = qd_used[0] = qd_used[0xffff] = 1;
+	for (unsigned i = 0; i < p->nclasses; i++) {
 		const struct xtx_class_opts *o = xtx_sched_config__class(cfg, i);
 		struct tc_leaf *l;
 		uint32_t q;
@@ -184,18 +191,22 @@ int tc_plan__build(const struct xtx_sched_config *cfg, const char *dev, uint32_t
 		qd_used[q] = 1;
 		l->qdisc_major = q;
 	}
+}
 
-	def_handle = xtx_sched_config__default(cfg);
-	{
-		int di = def_handle ? xtx_sched_config__class_index(cfg, def_handle) : -1;
-		uint32_t dc = di >= 0 ? p->tc_classid[di] : p->leaves[0].tc_classid;
+/* The root htb qdisc and one class command per class, in config order. */
+static int add_classes(struct builder *bd)
+{
+	const struct xtx_sched_config *cfg = bd->cfg;
+	struct tc_plan *p = bd->p;
+	uint32_t def_handle = xtx_sched_config__default(cfg);
+	int di = def_handle ? xtx_sched_config__class_index(cfg, def_handle) : -1;
+	uint32_t dc = di >= 0 ? p->tc_classid[di] : p->leaves[0].tc_classid;
+	char a[48], b[48], c[80], d[48];
 
-		if (add_cmd(p, &cap, NULL, NULL, "qdisc replace dev %s root handle %x: htb default "
-			    "%x r2q %u", dev, major, XTX_HANDLE_MIN(dc),
-			    xtx_sched_config__r2q(cfg)))
-			goto fail;
-	}
-	for (unsigned i = 0; i < n; i++) {
+	if (add_cmd(bd, NULL, NULL, "qdisc replace dev %s root handle %x: htb default %x r2q %u",
+		    bd->dev, p->major, XTX_HANDLE_MIN(dc), xtx_sched_config__r2q(cfg)))
+		return -ENOMEM;
+	for (unsigned i = 0; i < p->nclasses; i++) {
 		const struct xtx_class_opts *o = xtx_sched_config__class(cfg, i);
 		int pi = o->parent == XTX_HANDLE_ROOT ? -1 :
 			 xtx_sched_config__class_index(cfg, o->parent);
@@ -203,27 +214,36 @@ int tc_plan__build(const struct xtx_sched_config *cfg, const char *dev, uint32_t
 		if (pi >= 0)
 			tc_fmt_handle(p->tc_classid[pi], a, sizeof(a));
 		else
-			snprintf(a, sizeof(a), "%x:", major);
+			snprintf(a, sizeof(a), "%x:", p->major);
 		tc_fmt_handle(p->tc_classid[i], b, sizeof(b));
 		tc_fmt_rate(o->rate, c, sizeof(c));
 		tc_fmt_rate(o->ceil, d, sizeof(d));
-		if (add_cmd(p, &cap, NULL, NULL, "class add dev %s parent %s classid %s htb rate %s "
-			    "ceil %s burst %u cburst %u prio %u quantum %u overhead %u", dev, a, b, c,
-			    d, o->burst, o->cburst, o->prio, o->quantum,
+		if (add_cmd(bd, NULL, NULL, "class add dev %s parent %s classid %s htb rate %s "
+			    "ceil %s burst %u cburst %u prio %u quantum %u overhead %u", bd->dev, a,
+			    b, c, d, o->burst, o->cburst, o->prio, o->quantum,
 			    xtx_sched_config__overhead(cfg)))
-			goto fail;
+			return -ENOMEM;
 	}
+	return 0;
+}
+
+/* Each leaf's qdisc: pfifo, or fq with pfifo as the fallback. */
+static int add_leaf_qdiscs(struct builder *bd)
+{
+	const struct tc_plan *p = bd->p;
+	char a[48], c[80], d[48];
+
 	for (unsigned k = 0; k < p->nleaves; k++) {
 		const struct tc_leaf *l = &p->leaves[k];
-		const struct xtx_class_opts *o = xtx_sched_config__class(cfg, l->cfg_index);
+		const struct xtx_class_opts *o = xtx_sched_config__class(bd->cfg, l->cfg_index);
 		char fifo[TC_LINE_MAX];
 
 		tc_fmt_handle(l->tc_classid, a, sizeof(a));
 		snprintf(fifo, sizeof(fifo), "qdisc add dev %s parent %s handle %x: pfifo limit %u",
-			 dev, a, l->qdisc_major, o->limit);
+			 bd->dev, a, l->qdisc_major, o->limit);
 		if (!o->fq) {
-			if (add_cmd(p, &cap, NULL, NULL, "%s", fifo))
-				goto fail;
+			if (add_cmd(bd, NULL, NULL, "%s", fifo))
+				return -ENOMEM;
 			continue;
 		}
 		c[0] = 0;
@@ -231,28 +251,72 @@ int tc_plan__build(const struct xtx_sched_config *cfg, const char *dev, uint32_t
 			tc_fmt_rate(o->maxrate, d, sizeof(d));
 			snprintf(c, sizeof(c), " maxrate %s", d);
 		}
-		if (add_cmd(p, &cap, "sch_fq is not available in this kernel: the leaf is a pfifo "
-			    "of the same limit (no per-flow fairness on the kernel path)", fifo,
+		if (add_cmd(bd, "sch_fq is not available in this kernel: the leaf is a pfifo of "
+			    "the same limit (no per-flow fairness on the kernel path)", fifo,
 			    "qdisc add dev %s parent %s handle %x: fq limit %u flow_limit %u quantum "
-			    "%u buckets %u%s", dev, a, l->qdisc_major, o->limit, o->flow_limit,
+			    "%u buckets %u%s", bd->dev, a, l->qdisc_major, o->limit, o->flow_limit,
 			    o->fq_quantum, o->flows, c))
-			goto fail;
+			return -ENOMEM;
 	}
-	if (add_cmd(p, &cap, NULL, NULL, "filter add dev %s parent %x: protocol ip prio 1 "
-		    "handle %x: u32 divisor %u", dev, major, TC_U32_HT, TC_U32_BUCKETS))
-		goto fail;
+	return 0;
+}
+
+/* The u32 hash table, one filter per flow into its bucket, and the hashing filter. */
+static int add_filters(struct builder *bd, uint32_t base_port, uint32_t flows)
+{
+	const struct tc_plan *p = bd->p;
+	char a[48];
+
+	if (add_cmd(bd, NULL, NULL, "filter add dev %s parent %x: protocol ip prio 1 handle %x: "
+		    "u32 divisor %u", bd->dev, p->major, TC_U32_HT, TC_U32_BUCKETS))
+		return -ENOMEM;
 	for (uint32_t f = 0; f < flows; f++) {
 		uint32_t port = base_port + f;
 
 		tc_fmt_handle(p->leaves[tc_plan__flow_leaf(p, f)].tc_classid, a, sizeof(a));
-		if (add_cmd(p, &cap, NULL, NULL, "filter add dev %s parent %x: protocol ip prio 1 "
-			    "u32 ht %x:%x: match ip dport %u 0xffff flowid %s", dev, major,
+		if (add_cmd(bd, NULL, NULL, "filter add dev %s parent %x: protocol ip prio 1 u32 "
+			    "ht %x:%x: match ip dport %u 0xffff flowid %s", bd->dev, p->major,
 			    TC_U32_HT, port & (TC_U32_BUCKETS - 1), port, a))
-			goto fail;
+			return -ENOMEM;
 	}
-	if (add_cmd(p, &cap, NULL, NULL, "filter add dev %s parent %x: protocol ip prio 1 u32 "
-		    "ht 800:: match ip protocol 17 0xff hashkey mask 0x000000ff at 20 link %x:",
-		    dev, major, TC_U32_HT))
+	if (add_cmd(bd, NULL, NULL, "filter add dev %s parent %x: protocol ip prio 1 u32 ht 800:: "
+		    "match ip protocol 17 0xff hashkey mask 0x000000ff at 20 link %x:", bd->dev,
+		    p->major, TC_U32_HT))
+		return -ENOMEM;
+	return 0;
+}
+
+int tc_plan__build(const struct xtx_sched_config *cfg, const char *dev, uint32_t base_port,
+		   uint32_t flows, struct tc_plan *p, char *err, size_t errlen)
+{
+	struct builder bd = { .p = p, .cfg = cfg, .dev = dev };
+	uint8_t *minor_used = NULL, *qd_used = NULL;
+	int rc;
+
+	if (!p)
+		return -EINVAL;
+	memset(p, 0, sizeof(*p));
+	rc = check_args(cfg, dev, base_port, flows, err, errlen);
+	if (rc)
+		return rc;
+	p->nclasses = xtx_sched_config__class_count(cfg);
+	p->tc_classid = calloc(p->nclasses, sizeof(*p->tc_classid));
+	p->leaves = calloc(p->nclasses, sizeof(*p->leaves));
+	minor_used = calloc(65536, 1);
+	qd_used = calloc(65536, 1);
+	rc = -ENOMEM;
+	if (!p->tc_classid || !p->leaves || !minor_used || !qd_used)
+		goto fail;
+	rc = assign_classids(p, cfg, minor_used, err, errlen);
+	if (rc)
+		goto fail;
+	place_leaves(p, cfg, qd_used);
+	rc = add_classes(&bd);
+	if (!rc)
+		rc = add_leaf_qdiscs(&bd);
+	if (!rc)
+		rc = add_filters(&bd, base_port, flows);
+	if (rc)
 		goto fail;
 	free(minor_used);
 	free(qd_used);
