@@ -200,12 +200,19 @@ RULES_TESTS := $(OUT)/tests/unit/test_redirect_bpf $(OUT)/tests/net/test_receive
 $(RULES_OBJ): tools/xtx-shape/rules.h xdp/xtx_redirect.h
 $(RULES_TESTS): $(RULES_OBJ)
 $(RULES_TESTS): private TEST_CFLAGS += -Itools/xtx-shape
-# xtx-compare's tc translation and JSON reader.
+# xtx-compare's tc translation and JSON reader; the helpers both its modes share (a
+# measurement's record and figures, command lines, child processes), with tools/common's
+# clock. Its objects see tools/common, as the tool's build does.
 COMPARE_OBJS := $(OUT)/obj/tools/xtx-compare/tc.o $(OUT)/obj/tools/xtx-compare/json.o
+COMPARE_MEAS_OBJS := $(COMPARE_OBJS) $(OUT)/obj/tools/common/cli.o \
+	$(addprefix $(OUT)/obj/tools/xtx-compare/,meas.o argv.o proc.o)
+$(OUT)/obj/tools/xtx-compare/%.o: private CFLAGS += -Itools/common
 $(OUT)/obj/tools/xtx-compare/tc.o: tools/xtx-compare/tc.h
 $(OUT)/obj/tools/xtx-compare/json.o: tools/xtx-compare/json.h
 $(OUT)/tests/unit/test_compare_tc: $(COMPARE_OBJS)
 $(OUT)/tests/unit/test_compare_tc: private TEST_CFLAGS += -Itools/xtx-compare
+$(OUT)/tests/unit/test_compare_meas: $(COMPARE_MEAS_OBJS)
+$(OUT)/tests/unit/test_compare_meas: private TEST_CFLAGS += -Itools/xtx-compare -Itools/common
 
 $(NOHYST_BIN): tests/unit/test_sched_random.c $(SCHED_SRCS) $(TEST_LIB) \
 		$(wildcard include/xtx/*.h userspace/*/*.h tests/lib/*.h)
