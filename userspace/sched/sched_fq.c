@@ -1,70 +1,36 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* sched_fq.c - inside each leaf: per-flow fair queueing, pacing and EDT (enqueue, the
- * leaf half of dequeue, purge).
+ * leaf half of dequeue, purge). After the kernel's net/sched/sch_fq.c, our own code; the
+ * reasons are in docs/design.md, "Inside a leaf".
  *
- * Design (after the kernel's net/sched/sch_fq.c, our own code)
+ *   Flows: `flows` slots per leaf (a power of two), direct-mapped by
+ *   slot = (desc.hash * 0x9e3779b1) >> (32 - log2(flows)). Two busy flows in one slot
+ *   share its FIFO, credit and pacing clock; an idle (DETACHED) slot taken by another
+ *   hash starts fresh. A leaf without fq is the same code with one slot: a FIFO.
+ *   Lists: new_flows and old_flows through flow.next; dequeue serves new_flows' head,
+ *   else old_flows': credit <= 0 -> credit += fq_quantum, to old_flows' tail; empty ->
+ *   from new_flows to old_flows' tail, from old_flows detached (sch_fq since 6.7); else
+ *   send the head, credit -= wire length. A detached flow that gets a packet joins
+ *   new_flows; one idle for over ~40 ms is topped up to one quantum.
+ *   Time: a head leaves at max(txtime, time_next_packet); maxrate moves time_next_packet
+ *   to now + wire * 1e9 / maxrate (<= 1 s, less up to half of it for lateness). A flow
+ *   whose head must wait is in the flow timer heap (THROTTLED; PENDING if still listed),
+ *   so `nready` is exact and a leaf is active in the HTB tree iff nready > 0.
+ *   Packets: 32-byte nodes from one pool allocated at create, free list LIFO.
+ *   Enqueue drops, in sch_fq's order: leaf qlen >= limit (LEAF_LIMIT), txtime past the
+ *   horizon (HORIZON), flow qlen >= flow_limit (FLOW_LIMIT), pool empty (NO_BUFS).
+ *   Cost: enqueue O(1), O(log F) when the packet waits; dequeue O(1) amortised plus
+ *   O(log F) per flow throttled (F: flows on a timer); both prefetch the flows ahead.
  *
- *   Flow table: each leaf owns `flows` slots (a power of two), direct-mapped by
- *   slot = (desc.hash * 0x9e3779b1) >> (32 - log2(flows)) (Fibonacci hashing, so weak
- *   hashes spread too). Two flows whose hashes land in one slot while both have packets
- *   share one queue: one FIFO, one DRR credit, one pacing clock (fq_codel's buckets do the
- *   same). The slot stores the hash of its last user; an idle (DETACHED) slot taken by a
- *   new hash starts fresh (credit = fq_quantum, no pacing history): this is the reuse /
- *   garbage collection of idle flows, with no memory to free. A leaf without fq is the
- *   same code with one slot: a FIFO.
- *
- *   Lists: sch_fq's new_flows and old_flows, singly linked through flow.next. Dequeue
- *   serves the head of new_flows, else of old_flows:
- *     - credit <= 0: credit += fq_quantum, move to the tail of old_flows;
- *     - empty: from new_flows go to the tail of old_flows (a pass through old_flows, so
- *       a flow cannot stay "new" by sending one packet at a time), from old_flows
- *       detach. This is sch_fq since Linux 6.7 (the 3-band rework). Before 6.7 sch_fq
- *       detached an emptied new flow when old_flows was empty; xtx follows the kernels
- *       of today;
- *     - otherwise send the head packet, credit -= wire length.
- *   A detached flow that gets a packet joins new_flows, so a sparse flow's first packet
- *   leaves ahead of the backlogged ones; a flow idle for over ~40 ms gets its credit
- *   topped up to one quantum (sch_fq's flow_refill_delay).
- *
- *   Time: a packet may carry a txtime (EDT). A flow's head may leave at
- *   max(txtime, time_next_packet); with maxrate on, each packet sent moves
- *   time_next_packet = now + wire * 1e9 / maxrate (<= 1 s), less up to half of that for
- *   lateness, as sch_fq. A flow whose head may not leave yet is never left where dequeue
- *   would trip on it: it goes to a flow timer heap shared by all leaves (THROTTLED), or,
- *   when it is an empty flow still in a list that gets a future packet, it stays in the
- *   list and also goes to the heap (PENDING; dequeue drops it from the list when it
- *   reaches it). So `nready` (listed flows with an eligible head) is exact, and a leaf is
- *   active in the HTB tree iff nready > 0: HTB never picks a leaf that has nothing to
- *   send, and a leaf whose flows are all held comes back when the first timer fires.
- *
- *   Packets: one pool of 32-byte nodes allocated at create, free list LIFO (cache-warm);
- *   per-flow FIFO through node.next.
- *
- * Enqueue checks, in sch_fq's order, and drop reasons:
- *   leaf qlen >= limit            XTX_DROP_LEAF_LIMIT
- *   txtime > now + horizon        XTX_DROP_HORIZON   (sch_fq's horizon_drop)
- *   flow qlen >= flow_limit       XTX_DROP_FLOW_LIMIT
- *   pool empty                    XTX_DROP_NO_BUFS
- *
- * Complexity: enqueue O(1) (O(log F) when the packet must wait: heap push); dequeue O(1)
- * amortised per packet plus O(log F) per flow throttled (F = flows waiting on a timer).
- * Each flow visit is a random access into a table that may be megabytes: enqueue works
- * in chunks with prefetches (xtx_sched__enqueue_burst), dequeue prefetches the next flow
- * of the list it walks.
- *
- * Differences from sch_fq: flows are found by desc.hash in a direct-mapped table (no
- * per-socket rb-tree, no allocation); packets of a flow stay in arrival order (sch_fq
- * sorts a flow by time_to_send), so a flow's later packet with an earlier txtime waits
- * behind its head; pacing applies per packet (sch_fq paces per quantum above its 550
- * kbit low_rate_threshold) on the wire length, rounded to the nearest ns; new flows start
- * with one fq_quantum (sch_fq: initial_quantum, 10 * mtu); no priority bands, no CE
- * marking, no horizon capping (always drop); a flow whose next packet must wait leaves
- * its list as soon as it sends (sch_fq leaves it there until dequeue next meets it), so
- * when its timer fires it joins the tail of old_flows even if its time had come by its
- * next turn, and if it had spent its credit it gets the next quantum at its first visit
- * after the timer, not before it waits (one round later than sch_fq). As sch_fq,
- * fq_quantum is clamped to [256, 1 << 20]; a flow holds at most 2^24 - 1 packets
- * (flow_limit is clamped).
+ * Differences from sch_fq:
+ *   - flows by desc.hash in a direct-mapped table, no per-socket rb-tree, no allocation;
+ *   - a flow keeps arrival order (sch_fq sorts it by time_to_send);
+ *   - pacing per packet on the wire length, to the nearest ns (sch_fq: per quantum above
+ *     its 550 kbit low_rate_threshold); no priority bands, CE marking or horizon capping;
+ *   - a new flow starts with one fq_quantum (sch_fq: initial_quantum, 10 * mtu);
+ *   - a flow whose next packet must wait leaves its list when it sends: after its timer
+ *     it joins old_flows' tail and gets its next quantum one round later than sch_fq;
+ *   - fq_quantum clamped to [256, 1 << 20] as sch_fq; at most 2^24 - 1 packets a flow.
  */
 #include <stdint.h>
 

@@ -1,68 +1,37 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* sched_htb.c - the HTB class tree: token buckets, class modes, borrowing, and dequeue.
+ * After the kernel's net/sched/sch_htb.c, our own code; the reasons are in
+ * docs/design.md, "The class tree".
  *
- * Design (after the kernel's net/sched/sch_htb.c, our own code)
- *
- *   Classes form a tree. Leaves (level 0) hold packets (sched_fq.c); inner classes have
- *   level 7 at the top and one less per step down (sch_htb's levels), at most 8 levels.
- *   Each class has two token buckets kept in nanoseconds of transmission time:
- *     tokens  at `rate`, depth buffer  = burst  * 1e9 / rate ns
- *     ctokens at `ceil`, depth cbuffer = cburst * 1e9 / ceil ns
- *   A charge of a wire length L at time now does, per bucket:
- *     toks = min(toks + min(now - t_c, 60 s), buffer) - L * 1e9 / rate;
+ *   Levels: leaves (sched_fq.c) 0, a root with children 7, one less per step down.
+ *   Buckets in ns of transmission time: tokens at `rate`, depth burst * 1e9 / rate;
+ *   ctokens at `ceil`, depth cburst * 1e9 / ceil. A charge of wire length L at now:
+ *     toks = min(toks + min(now - t_c, 60 s), depth) - L * 1e9 / rate;
  *     if (toks <= -60 s) toks = 1 - 60 s;	(sch_htb's mbuffer clamp)
- *   The division is a multiply by a 32.32 fixed-point ns-per-byte (psched_ratecfg's
- *   mult/shift with a fixed shift), and the sub-ns remainder is carried to the next
- *   charge, so rates are exact over any run (sch_htb truncates each packet).
- *
- *   Mode of a class (htb_class_mode), with sch_htb's hysteresis (HTB_HYSTERESIS; the
- *   kernel's htb_hysteresis module parameter, off by default in Linux since 2.6.26; here
- *   on unless built with -DXTX_SCHED_HYSTERESIS=0):
+ *   with ns per byte in 32.32 fixed point and the sub-ns remainder carried (exact rates).
+ *   Modes, with sch_htb's hysteresis (off when built with -DXTX_SCHED_HYSTERESIS=0):
  *     CANT_SEND   ctokens < lowater (-min(cbuffer, 30 s) while sending, 0 once stopped)
  *     CAN_SEND    tokens >= hiwater (-min(buffer, 30 s) while CAN_SEND, 0 otherwise)
  *     MAY_BORROW  otherwise
- *   A class not CAN_SEND sits in the wait heap keyed by the absolute time its mode will
- *   change (when the failing bucket is back to zero); dequeue applies due events first.
+ *   A class not CAN_SEND waits in the wait heap, keyed by when its mode changes.
+ *   Activity: an active CAN_SEND class is in row[level][prio], an active MAY_BORROW one in
+ *   its parent's feed[prio], which makes the parent active there (htb_activate_prios).
+ *   row_mask: the lowest set bit (level * 8 + prio) is what to serve next.
+ *   DRR among one prio: a row or feed is a set ordered by handle (_xtx_oset, a three-level
+ *   bitmap); its pointer is a position that may name an absent member (last_ptr_id). A
+ *   served leaf's deficit for that level drops by the wire length; below zero it gets
+ *   `quantum` more and the set's pointer moves on (htb_lookup_leaf).
+ *   Charging: ctokens of the leaf and every ancestor, tokens only at and above the level
+ *   that served it (htb_charge_class); deferred within a dequeue call (flush_deferred).
+ *   Cost per packet: O(1) to find the (level, prio) and the next class, O(depth) to find
+ *   the leaf and charge, O(log classes) per mode change. No scan, allocation or failure.
  *
- *   Active classes (sch_htb's prio_activity): a leaf with an eligible packet is active at
- *   its prio. An active CAN_SEND class is in row[level][prio]; an active MAY_BORROW class
- *   is in its parent's feed[prio], which makes the parent active at that prio, and so on
- *   up (htb_activate_prios). row_mask has bit level*8+prio set for each non-empty row, so
- *   the next (level, prio) to serve is one count-trailing-zeros: lowest level first (a
- *   leaf's own rate before any borrowing, near ancestors before far ones), then the
- *   highest priority (lowest number).
- *
- *   Within a row or feed, classes of one prio are served by DRR. sch_htb keeps rows and
- *   feeds as rb-trees sorted by classid with a round-robin pointer, and when the class
- *   under the pointer leaves it remembers its classid to resume at the first class >= it
- *   (last_ptr_id): that keeps DRR fair while classes flip between CAN_SEND and
- *   MAY_BORROW. Here a row or feed is a set ordered by handle, kept as a three-level
- *   bitmap (_xtx_oset): insert, remove and "first member >= pointer" are O(1), and the
- *   pointer is a position that may name an absent member, which is last_ptr_id for free.
- *   The leaf's deficit for the level it was served at drops by the wire length, and when
- *   negative gets `quantum` more while the pointer of the set holding the leaf moves on;
- *   a pointer past the end rewinds and moves the pointer one level up (htb_lookup_leaf).
- *
- *   The packet's wire length is charged to the leaf and every ancestor: ctokens always,
- *   tokens only for the classes at or above the level that served it (those below
- *   borrowed; htb_charge_class). Mode changes move classes between rows, feeds and the
- *   wait heap.
- *
- * Complexity per packet: O(1) to find the (level, prio) and the next class of a set;
- * O(depth) to find the leaf and to charge; O(log classes) per mode change (binary heap
- * with index). No scan over classes; no allocation; no failure. With many leaves the cost
- * is cache misses, so dequeue prefetches along the DRR order (prefetch_next_leaves). A class
- * charged several times in one dequeue call does the token math about twice, not per
- * packet (deferred charging, before charge()).
- *
- * Differences from sch_htb: a class whose mode stays throttled after a charge has its
- * heap key updated at once instead of at the stale event (same modes, no spurious
- * wakeups); a row pointer whose class left also resumes at the first class >= it
- * (sch_htb moves a row pointer to the next class at once); a leaf is active only while
- * one of its flows has an eligible packet (sch_htb would pick a leaf whose qdisc then
- * returns nothing); inner classes count sent packets and bytes, no rate estimator; the
- * hysteresis band is at most 30 s (hyst_band()), where sch_htb with htb_hysteresis on
- * never throttles a class whose burst lasts longer than its 60 s debt clamp.
+ * Differences from sch_htb:
+ *   - a class still throttled after a charge has its heap key updated at once;
+ *   - a row pointer whose class left resumes at the first class >= it, as a feed's;
+ *   - a leaf is active only while one of its flows has an eligible packet;
+ *   - inner classes count packets and bytes sent; no rate estimator;
+ *   - the hysteresis band is at most 30 s (hyst_band()).
  */
 #include <stdint.h>
 
