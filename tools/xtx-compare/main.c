@@ -389,13 +389,25 @@ static void add_shape_opt(const char *opt)
 	o.shape_opts[o.nshape_opts++] = opt;
 }
 
+/* The options whose value is kept as given. */
+static const struct { int opt; const char **val; } kept[] = {
+	{ O_CLASSES, &o.classes }, { O_JSON, &o.json_file }, { O_MD, &o.md_file },
+	{ O_PLOT, &o.plot_file }, { O_DEV, &o.dev }, { O_NETNS, &o.netns },
+	{ O_DST_IP, &o.dst_ip }, { O_DST_MAC, &o.dst_mac }, { O_SINK_DEV, &o.sink_dev },
+	{ O_SINK_NETNS, &o.sink_netns }, { O_SINK, &o.sink_remote }, { O_LISTEN, &o.listen },
+};
+
 /* One option c of getopt_long(), its value in optarg. */
 static void parse_option(int c, char **argv, struct given *g)
 {
 	char err[512];
 
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+		if (kept[i].opt == c) {
+			*kept[i].val = optarg;
+			return;
+		}
 	switch (c) {
-	case O_CLASSES: o.classes = optarg; break;
 	case O_PRODUCERS:
 		o.nproducers = parse_list("--producers", optarg, o.producers, 1, 256);
 		g->producers = true;
@@ -416,18 +428,7 @@ static void parse_option(int c, char **argv, struct given *g)
 		o.queues = parse_uint("--queues", optarg, 1, 64);
 		g->queues = true;
 		break;
-	case O_JSON: o.json_file = optarg; break;
-	case O_MD: o.md_file = optarg; break;
-	case O_PLOT: o.plot_file = optarg; break;
 	case O_QUIET: o.quiet = true; break;
-	case O_DEV: o.dev = optarg; break;
-	case O_NETNS: o.netns = optarg; break;
-	case O_DST_IP: o.dst_ip = optarg; break;
-	case O_DST_MAC: o.dst_mac = optarg; break;
-	case O_SINK_DEV: o.sink_dev = optarg; break;
-	case O_SINK_NETNS: o.sink_netns = optarg; break;
-	case O_SINK: o.sink_remote = optarg; break;
-	case O_LISTEN: o.listen = optarg; break;
 	case O_SNDBUF:
 		o.sndbuf = parse_uint("--sndbuf", optarg, 0, 1u << 30);
 		if (o.sndbuf && o.sndbuf < 4096)
