@@ -61,6 +61,30 @@ enum xtx_huge {
 	XTX_HUGE_ALWAYS,	/* open fails without huge pages */
 };
 
+/* Engine options. Zero is each field's default. In detail:
+ * - busy_poll: the dequeuers spin instead of sleeping, and the TX sockets get
+ *   SO_PREFER_BUSY_POLL, SO_BUSY_POLL (20 us) and SO_BUSY_POLL_BUDGET (64); open fails if
+ *   one is refused (CAP_NET_ADMIN). rx_busy_poll: the same for the receive workers (they
+ *   spin instead of sleeping in poll()) and the RX sockets.
+ * - cpus: the dequeuers' CPUs, "2,3" or "2-5", round robin over the queues; each must be
+ *   one this process may run on (open fails naming it otherwise). NULL: the CPUs of the
+ *   NIC's NUMA node that it may run on; no node (veth): not pinned. rx_cpus: the receive
+ *   workers', the same way (NULL: the ingress NIC's node).
+ * - intake_batches: batches of 64 a dequeuer may take from its stage per step while the
+ *   stage stays full; default 1 (a full stage holds producers back), at most 16. More
+ *   moves overload into the scheduler, which drops by class (leaf limit): for senders
+ *   that cannot wait, like a receive side (xtx-shape uses 4).
+ * - deq_nice: the dequeuers' nice value, -20..19 (0 leaves it). On CPUs shared with the
+ *   threads that feed them, a negative value keeps the scheduler on time; dedicated cores
+ *   (cpus) need none. Needs CAP_SYS_NICE (said if refused).
+ * - deq_rtprio: 1..99 runs the dequeuers SCHED_FIFO at that priority (1 is the lowest
+ *   real-time priority: ahead of every normal thread, behind threaded interrupts at 50),
+ *   as the kernel's qdisc dequeue runs in softirq, ahead of the threads that feed it. A
+ *   dequeuer sleeps whenever nothing is eligible, but one that always has work holds its
+ *   CPU: open refuses it unless one CPU of the process is left without a dequeuer
+ *   (ksoftirqd and the feeding threads need it), and with busy_poll. 0: off (deq_nice
+ *   applies). Needs CAP_SYS_NICE (said if refused).
+ */
 struct xtx_engine_opts {
 	size_t sz;			/* sizeof(struct xtx_engine_opts) */
 	const char *ifname;		/* required */
@@ -73,20 +97,13 @@ struct xtx_engine_opts {
 	uint32_t comp_ring_size;	/* per socket, power of two; default 2048 */
 	enum xtx_xdp_mode mode;
 	enum xtx_huge huge;
-	int busy_poll;			/* dequeuers spin instead of sleeping, and the TX
-					 * sockets get SO_PREFER_BUSY_POLL, SO_BUSY_POLL (20 us)
-					 * and SO_BUSY_POLL_BUDGET (64): open fails if one is
-					 * refused (CAP_NET_ADMIN) */
-	const char *cpus;		/* dequeuer CPUs, "2,3" or "2-5", round robin over the
-					 * queues; each must be one this process may run on
-					 * (open fails naming it otherwise). NULL: the CPUs of
-					 * the NIC's NUMA node that it may run on; no node
-					 * (veth): not pinned */
+	int busy_poll;			/* dequeuers spin, TX sockets busy-poll (above) */
+	const char *cpus;		/* dequeuer CPUs (above); NULL: the NIC's node's */
 	uint32_t max_producers;		/* producers open at once; default 64 */
 	uint32_t lane_size;		/* stage lane size per producer; default 1024 */
 	const struct xtx_sched_config *classes;	/* NULL: one class, no limit */
-	uint64_t drain_timeout_ns;	/* close() waits this long for queued frames; 1 s */
-	int drop_on_close;		/* close() drops queued frames at once (counted) */
+	uint64_t drain_timeout_ns;	/* stop() waits this long for queued frames; 1 s */
+	int drop_on_close;		/* stop() drops queued frames at once (counted) */
 	int quiet;			/* no messages from this engine (xtx_set_print) */
 
 	/* Receive side (see the head of this file). Fields from here on are read only if
@@ -96,37 +113,16 @@ struct xtx_engine_opts {
 	uint32_t rx_first_queue;	/* default 0 */
 	uint32_t rx_ring_size;		/* per RX socket, power of two; default 2048 */
 	uint32_t fill_ring_size;	/* per RX socket, power of two; default 2 * rx_ring */
-	const char *rx_cpus;		/* receive worker CPUs, as cpus; NULL: the ingress
-					 * NIC's node */
-	int rx_busy_poll;		/* receive workers spin instead of sleeping in poll(),
-					 * and the RX sockets get the busy_poll options */
+	const char *rx_cpus;		/* receive worker CPUs, as cpus (above) */
+	int rx_busy_poll;		/* receive workers spin, RX sockets busy-poll (above) */
 	int rx_copy;			/* force the one-copy path (own UMEM for receiving) */
 
 	/* Read only if sz covers it. */
 	int no_reap;			/* never reap dead producers by itself (see
 					 * xtx_engine__reap()); stop() still does */
-	uint32_t intake_batches;	/* batches of 64 a dequeuer may take from its stage
-					 * per step while it stays full; default 1 (a full
-					 * stage holds producers back), at most 16. More
-					 * moves overload into the scheduler, which drops by
-					 * class (leaf limit): for senders that cannot wait,
-					 * like a receive side (xtx-shape uses 4) */
-	int deq_nice;			/* nice value of the dequeuer threads, -20..19; 0
-					 * leaves them as they are. On CPUs shared with the
-					 * threads that feed them, a negative value keeps the
-					 * scheduler on time (needs CAP_SYS_NICE; said if
-					 * refused). Dedicated cores (cpus) need none */
-	int deq_rtprio;			/* 1..99: the dequeuer threads run SCHED_FIFO at this
-					 * priority (1 is the lowest real-time priority: ahead
-					 * of every normal thread, behind threaded interrupts
-					 * at 50), as the kernel's qdisc dequeue runs in
-					 * softirq, ahead of the threads that feed it. A
-					 * dequeuer sleeps whenever nothing is eligible, but
-					 * one that always has work holds its CPU: open refuses
-					 * it unless one CPU of the process is left without a
-					 * dequeuer (ksoftirqd and the feeding threads need
-					 * it), and with busy_poll. 0: off (default; deq_nice
-					 * applies). Needs CAP_SYS_NICE (said if refused) */
+	uint32_t intake_batches;	/* stage batches per dequeuer step (above); 1..16 */
+	int deq_nice;			/* dequeuers' nice value, -20..19 (above) */
+	int deq_rtprio;			/* dequeuers SCHED_FIFO at 1..99; 0: off (above) */
 };
 /* sz: sizeof(struct xtx_engine_opts). The library reads the fields up to __last_field;
  * a larger sz is accepted only if the bytes beyond it are zero (-EINVAL otherwise), and sz
@@ -146,8 +142,11 @@ struct xtx_producer;
  *           offline), or the kernel refused a pin when the thread started;
  *   EPERM   missing capability (the message names it: CAP_NET_RAW, CAP_NET_ADMIN, ...;
  *           also a busy-poll socket option without CAP_NET_ADMIN);
- *   EBUSY   the queue already has an AF_XDP socket (another xtx or AF_XDP program);
- *   EOPNOTSUPP  zero-copy required but not offered;  ENOMEM  UMEM too large;
+ *   EBUSY   the queue already has an AF_XDP socket (another xtx or AF_XDP program),
+ *           still after 1 s of retries (a socket just closed is released late);
+ *   EOPNOTSUPP  zero-copy required but not offered;
+ *   ENOMEM  UMEM too large, huge pages required (XTX_HUGE_ALWAYS) but none free, or too
+ *           few frames to fill the receive side's fill rings;
  *   ENOBUFS the UMEM exceeds RLIMIT_MEMLOCK (no CAP_IPC_LOCK; the message gives the
  *           limit and why it could not be raised).
  * Placement: the UMEM and the stages' lanes are bound to the NUMA node of ifname's device
@@ -199,8 +198,10 @@ void *xtx_engine__frame(const struct xtx_engine *e, uint64_t addr);
  * once pthread_join() of the thread has returned the next reap finds it; do not use the
  * producer from the thread's own such destructors. */
 struct xtx_producer *xtx_producer__open(struct xtx_engine *e);
-/* Give back cached and got-but-unsent frames... only the cached ones: frames the caller
- * still holds must be sent or returned with xtx_producer__put_frames() first. */
+/* Close: the producer's cached frames go back to the pool and its slot is free again.
+ * Frames its application still holds (got, not sent) are not taken back: send them or
+ * return them with xtx_producer__put_frames() first (otherwise xtx_engine__frames()
+ * counts them as app for good). NULL is a no-op. */
 void xtx_producer__close(struct xtx_producer *p);
 
 /* Take up to n free frames (UMEM addresses) for writing packets. Returns how many (0 when

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* dequeuer.c - the one thread per TX queue that owns the queue's scheduler.
  *
- * One step, every batch bounded by XTX_DEQ_BATCH (an unbounded drain into a scheduler is
- * what collapsed CAKE in the 2025 llist change):
+ * One step, every batch bounded by XTX_DEQ_BATCH (never an unbounded drain into the
+ * scheduler):
  *   1. take up to a batch from the stage (round robin over producers' lanes); with
  *      opts.intake_batches > 1, more batches while the stage keeps them full, so that
  *      overload reaches the scheduler and is dropped by class rather than at the stage;
@@ -10,8 +10,9 @@
  *      them per class and reason);
  *   3. reap completions: frames back to the free pool, a batch at a time;
  *   4. dequeue what may leave now, as much as the TX ring has room for, write the
- *      descriptors in one reserve/submit;
- *   5. kick the kernel with sendto() only if it set need_wakeup on the TX ring.
+ *      descriptors in one reserve/submit (txring.h);
+ *   5. kick the kernel with sendto() only if it set need_wakeup on the TX ring (a
+ *      user-space device: run it).
  * When a step moved nothing, the thread sleeps on the stage's futex until a producer rings
  * or the scheduler's next departure time (busy_poll: spins instead). While the kernel still
  * has unread TX descriptors and asks for a wake-up it kicks again at once (copy mode sends
@@ -42,8 +43,7 @@ static void flush_recycle(struct xtx_dequeuer *q, int idle)
 	xtx_pool__put(q->pool, q->recycle, q->nrecycle);
 	q->nrecycle = 0;
 	xtx_room__wake(q->room, idle);
-	/* Relaxed: a gauge for xtx_engine__frames(), mirrors nrecycle. */
-	atomic_store_explicit(&q->ctr.held, 0, memory_order_relaxed);
+	CTR_SET(q->ctr.held, 0);	/* mirrors nrecycle */
 }
 
 /* Frames come back to the pool as base + XTX_HEADROOM, wherever in the frame their
@@ -54,8 +54,7 @@ static void recycle(struct xtx_dequeuer *q, uint64_t addr)
 	if (q->nrecycle == XTX_BATCH)
 		flush_recycle(q, 0);
 	else
-		/* Relaxed: a gauge for xtx_engine__frames(). */
-		atomic_store_explicit(&q->ctr.held, q->nrecycle, memory_order_relaxed);
+		CTR_SET(q->ctr.held, q->nrecycle);
 }
 
 /* Step 3: completions, frames back to the pool a batch at a time. */
@@ -169,8 +168,8 @@ static void dequeuer_setup(struct xtx_dequeuer *q)
 	}
 }
 
-/* gcc 12 with -fsanitize=thread refuses (-Wtsan) the seq_cst fence in intake_batches()
- * once it is inlined; other builds keep the code as it was before the split. */
+/* Out of line in the TSan build only: gcc 12 with -fsanitize=thread refuses (-Wtsan) the
+ * seq_cst fence in intake_batches() once it is inlined. */
 #ifdef __SANITIZE_THREAD__
 #define XTX_INTAKE_INLINE __attribute__((noinline))
 #else
@@ -266,8 +265,7 @@ static void idle(struct xtx_dequeuer *q, struct deq_state *s, uint32_t ticket, u
 	}
 	/* Adaptive poll: stay awake for XTX_IDLE_POLL_NS before sleeping. Under load the
 	 * stage is empty only for moments; sleeping then costs a futex wake in the
-	 * producer and two context switches per refill (a quarter of all cycles in a
-	 * profile of a saturated 2-producer run). */
+	 * producer and two context switches per refill (docs/bench/engine.notes.md). */
 	if (!s->idle_since)
 		s->idle_since = now;
 	if (now - s->idle_since < XTX_IDLE_POLL_NS && !stopping) {
@@ -278,7 +276,7 @@ static void idle(struct xtx_dequeuer *q, struct deq_state *s, uint32_t ticket, u
 	if (stopping && timeout > 1000 * 1000)
 		timeout = 1000 * 1000;
 	/* While producers are open, wake for the next reap: a dead one may hold the
-	 * frames that the others wait for. Relaxed: a hint. */
+	 * frames that the others wait for. */
 	if (q->reaper && xtx_registry__open_hint(q->reaper) &&
 	    timeout > s->next_reap - now)
 		timeout = s->next_reap > now ? s->next_reap - now : 0;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* engine.c - engine open/close, producers, counters. The per-queue thread is in
- * dequeuer.c, sockets and UMEM in xsk.c, the free-frame pool in pool.c.
+/* engine.c - the engine's open, stop and close, its getters and counters. It owns struct
+ * xtx_engine and fills each thread's own struct at open: dequeuer.h (one per TX queue),
+ * receiver.h (one per ingress queue). Sockets and UMEM: xsk.c; producers: producer.c and
+ * registry.c; the free-frame pool: pool.c; producers waiting for room: room.c.
  *
  * Frame life: pool -> producer cache (get_frames pops a batch) -> application (owner[]
  * set to the producer) -> send_burst (owner checked and cleared) -> stage -> dequeuer ->
@@ -32,9 +34,8 @@ static int is_pow2(uint32_t v)
 /* Real-time dequeuers (deq_rtprio) must leave at least one CPU of this process without
  * one: a dequeuer that always has work holds its CPU, and ksoftirqd (the kernel's network
  * work once softirqs run long) and the threads feeding the dequeuers run at normal
- * priority. On the 2-CPU testbed, two real-time dequeuers on two CPUs forwarded 64-byte
- * frames at 0.07x the kernel's rate (one: 0.76x, as without). Every pinned CPU is one
- * this process may run on (pick_cpus()). -EINVAL with a message. */
+ * priority (docs/bench/engine.notes.md). Every pinned CPU is one this process may run
+ * on (pick_cpus()). -EINVAL with a message. */
 static int check_rt_cpus(const struct xtx_engine *e, int ncpus, char *err, size_t errlen)
 {
 	cpu_set_t allowed, used;
@@ -227,10 +228,9 @@ static void join_dequeuer(struct xtx_queue *q)
 
 /* The schedulers may hold every leaf at its limit, in every queue. A UMEM smaller than that
  * lets one class at its limit (held back by its ceil) keep the frames that the producers of
- * every other class need: they wait for frames and those classes starve (found by
- * xtx-compare: a 50 Mbit/s leaf with the default limit of 10000 took all 8192 frames and
- * its sibling fell below its own guaranteed rate). With two or more leaves and no frame
- * count given, size the UMEM to cover the limits (up to 512 MiB); when it cannot, say so. */
+ * every other class need: they wait for frames and those classes starve
+ * (docs/bench/engine.notes.md). With two or more leaves and no frame count given, size
+ * the UMEM to cover the limits (up to 512 MiB); when it cannot, say so. */
 static void size_frames_for_limits(struct xtx_engine *e, int may_grow, uint32_t min_frames)
 {
 	uint8_t *has_child = calloc(e->ncls ? e->ncls : 1, 1);
@@ -847,8 +847,7 @@ void xtx_engine__frames(const struct xtx_engine *e, struct xtx_frame_count *fc)
 
 	memset(fc, 0, sizeof(*fc));
 	fc->total = e->fr.count;
-	/* Relaxed: gauges and counters, each exact on its own. */
-	fc->pool = (uint64_t)atomic_load_explicit(&me->pool.frames, memory_order_relaxed);
+	fc->pool = (uint64_t)CTR_GET(me->pool.frames);
 	xtx_registry__frames(&me->reg, &fc->cached, &fc->app);
 	for (unsigned i = 0; i < e->nq; i++) {
 		const struct xtx_queue *q = &e->q[i];

@@ -17,9 +17,7 @@
  * partial container in `part` (CAS from empty); if another thread left one there
  * meanwhile it takes that one too and merges again. So besides the full batches (at most
  * nframes / XTX_BATCH) at most one partial batch rests in the pool, plus one per thread
- * inside put/get: the container count is bounded however small the batches are. (Without
- * merging, a dequeuer draining a scheduler slowly, one or two frames per idle moment,
- * used a container per frame and exhausted them.)
+ * inside put/get: the container count is bounded however small the batches are.
  *
  * Which operations may run concurrently: all of them, from any threads.
  *

@@ -12,8 +12,8 @@
  *   4. exchange: a frame is forwarded only if the cache has a free frame to put on the
  *      fill ring in its place; else it goes back on the fill ring itself (NO_FRAME). So
  *      the frames the kernel holds for receiving never decrease, whatever the schedulers
- *      hold: the fill ring cannot starve (a NIC driver's rule for its RX descriptors:
- *      no replacement buffer, no delivery);
+ *      hold: the fill ring cannot starve (a NIC driver's rule: no replacement buffer,
+ *      no delivery);
  *   5. enqueue the descriptors into the stages of their egress queues (by flow hash, as
  *      xtx_producer__send_burst() does, through this worker's own lane on each stage);
  *      what a full stage refuses goes back to the fill ring (STAGE_FULL);
@@ -27,15 +27,7 @@
  * has frames) and an eventfd that stop() writes (rx_busy_poll: spins instead). A fill
  * ring left short of frames (the pool was empty) is retried every 10 ms.
  *
- * Frame ownership: a frame on the fill/RX ring of queue i has owner XTX_OWNER_RXQ + i,
- * written by the worker when it puts the frame on the fill ring and cleared when it reads
- * it back; so after stop() closed the socket (the kernel is then done with its frames) the
- * frames it still held are found and returned to the pool.
- *
- * Concurrency: a worker is the only user of its rings, cache, lanes and owner entries of
- * its frames; it shares only the pool (lock-free) and the stages (its own lanes) with
- * other threads. rx_stop: release store in xtx_rx_stop() pairs with the worker's acquire
- * load; the eventfd write then wakes it. Counters: one writer, relaxed (CTR_ADD).
+ * Frame ownership and concurrency: receiver.h.
  */
 #include <errno.h>
 #include <poll.h>
@@ -54,8 +46,7 @@
 
 static void publish_held(struct xtx_receiver *r)
 {
-	/* Relaxed: a gauge for xtx_engine__frames(). */
-	atomic_store_explicit(&r->ctr.held, r->ncache, memory_order_relaxed);
+	CTR_SET(r->ctr.held, r->ncache);
 }
 
 /* Pool -> cache until it holds `want` frames or the pool is empty. */

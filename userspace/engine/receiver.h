@@ -1,7 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* receiver.h - what one ingress queue's receive worker works with (internal to libxtx).
  * engine.c and xsk.c fill a struct xtx_receiver at open, before the thread starts; the
- * thread reads nothing else of the engine. Its counters are read by any thread. */
+ * thread reads nothing else of the engine. The steps are in receiver.c.
+ *
+ * Frame ownership: a frame on the fill/RX ring of queue i has owner XTX_OWNER_RXQ + i,
+ * written by the worker when it puts the frame on the fill ring and cleared when it reads
+ * it back; so after stop() closed the socket (the kernel is then done with its frames) the
+ * frames it still held are found and returned to the pool.
+ *
+ * Concurrency: a worker is the only user of its rings, cache, lanes and owner entries of
+ * its frames; it shares only the pool (lock-free) and the stages (its own lanes) with
+ * other threads. stop: the release store in xtx_rx_stop() pairs with the worker's acquire
+ * load; the eventfd write then wakes it. Counters: one writer, read by any (stat.h).
+ */
 #ifndef XTX_RECEIVER_H
 #define XTX_RECEIVER_H
 

@@ -126,13 +126,9 @@ static void give_back_cache(struct xtx_registry *r, struct xtx_producer *p)
 static void retire(struct xtx_registry *r, struct xtx_producer *p, uint64_t app_back)
 {
 	xtx_producer_stats_add(&r->closed, p);
-	/* Relaxed: a counter read by xtx_engine__frames(). */
-	atomic_fetch_add_explicit(&r->closed_app,
-				  CTR_GET(p->got) - CTR_GET(p->sent) - CTR_GET(p->put) - app_back,
-				  memory_order_relaxed);
+	CTR_ADD(r->closed_app, CTR_GET(p->got) - CTR_GET(p->sent) - CTR_GET(p->put) - app_back);
 	r->prods[p->id] = NULL;
-	/* Relaxed: see xtx_registry__add(). */
-	atomic_store_explicit(&r->nprods, r->nprods - 1, memory_order_relaxed);
+	CTR_SET(r->nprods, CTR_GET(r->nprods) - 1);
 	opener_put(p->opener);
 	free(p);
 }
@@ -249,8 +245,7 @@ int xtx_registry__add(struct xtx_registry *r, struct xtx_producer *p)
 	p->id = id;
 	p->tid = gettid();
 	r->prods[id] = p;	/* the slot is ours; counters read as zero until we send */
-	/* Relaxed: a hint for the reaping dequeuer; the reaper itself runs under the lock. */
-	atomic_store_explicit(&r->nprods, r->nprods + 1, memory_order_relaxed);
+	CTR_SET(r->nprods, CTR_GET(r->nprods) + 1);
 	pthread_mutex_unlock(&r->lock);
 	return 0;
 }
@@ -259,8 +254,7 @@ void xtx_registry__cancel(struct xtx_registry *r, struct xtx_producer *p)
 {
 	pthread_mutex_lock(&r->lock);
 	r->prods[p->id] = NULL;
-	/* Relaxed: see xtx_registry__add(). */
-	atomic_store_explicit(&r->nprods, r->nprods - 1, memory_order_relaxed);
+	CTR_SET(r->nprods, CTR_GET(r->nprods) - 1);
 	pthread_mutex_unlock(&r->lock);
 	opener_put(p->opener);
 }
@@ -298,8 +292,7 @@ void xtx_registry__totals(struct xtx_registry *r, struct xtx_producer_stats *st)
 
 void xtx_registry__frames(struct xtx_registry *r, uint64_t *cached, uint64_t *app)
 {
-	/* Relaxed: a counter, exact on its own. */
-	*app = atomic_load_explicit(&r->closed_app, memory_order_relaxed);
+	*app = CTR_GET(r->closed_app);
 	*cached = 0;
 	pthread_mutex_lock(&r->lock);
 	for (unsigned i = 0; i < XTX_MPSC_MAX_LANES; i++) {

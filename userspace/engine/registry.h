@@ -30,6 +30,7 @@
 #include "pool.h"
 #include "print.h"
 #include "room.h"
+#include "stat.h"
 
 struct xtx_frames;
 struct xtx_producer;
@@ -40,7 +41,8 @@ struct xtx_registry {
 	unsigned nq;			/* lanes per producer: one per TX queue */
 	struct xtx_producer *prods[XTX_MPSC_MAX_LANES];
 	struct xtx_producer_stats closed;	/* totals of closed producers (under lock) */
-	_Atomic uint32_t nprods;	/* producers open: written under the lock, read as a hint */
+	/* Written under the lock, read by anyone (stat.h). */
+	_Atomic uint32_t nprods;	/* producers open (a hint for the reaper) */
 	_Atomic uint64_t closed_app;	/* frames closed producers left "in app" */
 	struct xtx_pool *pool;		/* where reaped frames go */
 	struct xtx_room *room;		/* woken after a reap */
@@ -81,8 +83,7 @@ void xtx_registry__frames(struct xtx_registry *r, uint64_t *cached, uint64_t *ap
 /* Producers open, as a hint (a reaper that finds none skips the lock). */
 static inline uint32_t xtx_registry__open_hint(struct xtx_registry *r)
 {
-	/* Relaxed: a hint; the reap itself runs under the lock. */
-	return atomic_load_explicit(&r->nprods, memory_order_relaxed);
+	return CTR_GET(r->nprods);	/* the reap itself runs under the lock */
 }
 
 #endif /* XTX_REGISTRY_H */

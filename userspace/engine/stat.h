@@ -3,10 +3,11 @@
  *
  * Rule: each counter or gauge has one writer at a time (the thread that owns it, or
  * whoever holds the lock that guards it) and any number of readers. The writer uses a
- * relaxed load + store, no RMW; a reader a relaxed load. Relaxed suffices: a reader wants
- * a recent value of each, not an order between them (frames themselves change hands
- * through the pool and the stages, which order them). Anything that must order other
- * memory uses an atomic of its own, with its pairing named.
+ * relaxed load + store, no RMW (CTR_ADD, CTR_SET); a reader a relaxed load (CTR_GET, also
+ * of a count that several threads keep by RMW, as the pool's frames). Relaxed suffices: a
+ * reader wants a recent value of each, not an order between them (frames themselves
+ * change hands through the pool and the stages, which order them). Anything that must
+ * order other memory uses an atomic of its own, with its pairing named.
  */
 #ifndef XTX_STAT_H
 #define XTX_STAT_H
