@@ -1,40 +1,34 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* tc.h - xtx-compare's translation of an xtx class tree (docs/config.md) into the tc
  * commands that build the same tree in the kernel, and the model of the rate each leaf
- * should get. Both are pure functions (no I/O), unit-tested by tests/unit/test_compare_tc.c.
- *
- * The translation (tc_plan__build):
+ * should get: pure functions (no I/O), unit-tested by tests/unit/test_compare_tc.c. The
+ * command lines (tc_plan__build) have no leading "tc": they are what `tc -batch` reads.
  *
  *   qdisc replace dev DEV root handle M: htb default D r2q R
- *       M is the major of the first class in config order; D is the tc minor of the
- *       config's default leaf (or of the first leaf), in hex as tc reads it.
+ *       M: the major of the first class in config order; D: the tc minor (hex) of the
+ *       config's default leaf, or of the first leaf.
  *   class add dev DEV parent P classid C htb rate X ceil X burst B cburst B prio N
  *         quantum Q overhead O                                  (one per class, config order)
- *       xtx's top class is the tree, tc's top class hangs under the qdisc: a root class
- *       with minor 0 (xtx's "1:") becomes tc class M:1 (or the smallest minor no other
- *       class uses); a class of another major (xtx allows several root trees) gets the
- *       next unused minor under M:. Every other class keeps its handle. Rates are written
- *       exactly, in the largest of tbit/gbit/mbit/kbit/bit that divides them (bps when
- *       bits would overflow 64 bits); sizes in bytes. Every option is written, defaults
- *       included, so the kernel tree does not depend on tc's defaults.
+ *       xtx's root class with minor 0 ("1:") becomes tc class M:1 under the qdisc, or the
+ *       smallest minor no other class uses; so does a class of another major (another
+ *       root tree). Every other class keeps its handle. Rates exact, in the largest of
+ *       tbit/gbit/mbit/kbit/bit that divides them (bps when bits overflow 64 bits); sizes
+ *       in bytes; every option written, defaults too, so tc's defaults do not matter.
  *   qdisc add dev DEV parent C handle H: pfifo limit L          (each FIFO leaf)
  *   qdisc add dev DEV parent C handle H: fq limit L flow_limit F quantum Q buckets S
  *         [maxrate X]                                           (each fq leaf)
  *       with the fallback "... pfifo limit L" for kernels without sch_fq (a note says so).
- *       H is the class's tc minor unless that equals M or is taken, then 0xf000 upward.
+ *       H: the class's tc minor unless that equals M or is taken, then 0xf000 upward.
  *   filter add dev DEV parent M: protocol ip prio 1 handle 100: u32 divisor 256
  *   filter add dev DEV parent M: protocol ip prio 1 u32 ht 100:K: match ip dport P 0xffff
  *         flowid C                                              (one per flow)
  *   filter add dev DEV parent M: protocol ip prio 1 u32 ht 800:: match ip protocol 17 0xff
  *         hashkey mask 0x000000ff at 20 link 100:
- *       Flow i (UDP destination port base + i) goes to leaf i mod nleaves, leaves in
- *       config order: what xtx-send does. The ports are hashed on their low byte into a
- *       256-bucket u32 table (K = port & 0xff, hex), so classifying costs a few compares
- *       per packet whatever the flow count (a linear list of 1024 u32 filters would slow
- *       the kernel path down and make the comparison unfair). Offsets assume IPv4 without
- *       options, which is what every sender here builds.
- *
- * Command lines have no leading "tc": they are what `tc -batch` reads.
+ *       Flow i (UDP port base + i) goes to leaf i mod nleaves, leaves in config order, as
+ *       in xtx-send. Ports hash on their low byte into 256 buckets (K = port & 0xff, hex):
+ *       a few compares per packet at any flow count, where a linear list of filters would
+ *       slow the kernel path and bias the comparison. Offsets assume IPv4 without options,
+ *       which every sender here builds.
  */
 #ifndef XTX_COMPARE_TC_H
 #define XTX_COMPARE_TC_H
