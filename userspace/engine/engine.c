@@ -545,17 +545,12 @@ static int start_dequeuers(struct xtx_engine *e, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < e->nq; i++) {
 		struct xtx_queue *q = &e->q[i];
-		int rc = xtx_thread_start(&q->thread, q->cpu, xtx_dequeuer_main, &q->deq);
+		int rc = xtx_thread_start_said(&q->thread, q->cpu, xtx_dequeuer_main, &q->deq,
+					       "dequeuer", "dequeuer thread", q->qid, err,
+					       errlen);
 
-		if (rc && q->cpu >= 0) {
-			xtx_errf(err, errlen, "cannot start the dequeuer of queue %u on CPU %d: %s%s",
-				 q->qid, q->cpu, strerror(-rc), rc == -EINVAL ? " (not a CPU "
-				 "this process may run on: taskset, cpuset, online CPUs)" : "");
+		if (rc)
 			return rc;
-		} else if (rc) {
-			xtx_errf(err, errlen, "cannot start the dequeuer thread: %s", strerror(-rc));
-			return rc;
-		}
 		q->thread_started = 1;
 	}
 	return 0;

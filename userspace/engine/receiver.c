@@ -412,17 +412,12 @@ int xtx_rx_start(struct xtx_engine *e, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < e->nrq; i++) {
 		struct xtx_rxq *r = &e->rq[i];
-		int rc = xtx_thread_start(&r->thread, r->cpu, xtx_receiver_main, &r->w);
+		int rc = xtx_thread_start_said(&r->thread, r->cpu, xtx_receiver_main, &r->w,
+					       "receive worker", "receive worker", r->qid, err,
+					       errlen);
 
-		if (rc && r->cpu >= 0) {
-			xtx_errf(err, errlen, "cannot start the receive worker of queue %u on CPU "
-				 "%d: %s%s", r->qid, r->cpu, strerror(-rc), rc == -EINVAL ? " (not a "
-				 "CPU this process may run on: taskset, cpuset, online CPUs)" : "");
+		if (rc)
 			return rc;
-		} else if (rc) {
-			xtx_errf(err, errlen, "cannot start the receive worker: %s", strerror(-rc));
-			return rc;
-		}
 		r->thread_started = 1;
 	}
 	return 0;

@@ -46,24 +46,13 @@ void xtx_print(enum xtx_print_level level, const char *fmt, ...)
 	va_end(ap);
 }
 
-void xtx_info(const struct xtx_log *log, const char *fmt, ...)
+void xtx_logf(const struct xtx_log *log, enum xtx_print_level level, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (log->quiet)
 		return;
 	va_start(ap, fmt);
-	xtx_vprint(XTX_INFO, fmt, ap);
-	va_end(ap);
-}
-
-void xtx_warn(const struct xtx_log *log, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (log->quiet)
-		return;
-	va_start(ap, fmt);
-	xtx_vprint(XTX_WARN, fmt, ap);
+	xtx_vprint(level, fmt, ap);
 	va_end(ap);
 }

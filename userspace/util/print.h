@@ -24,11 +24,11 @@ struct xtx_log {
 	int quiet;			/* nothing reaches the callback */
 };
 
-/* A message from `log` unless it is quiet: what was set up (info), or a fallback taken or
- * a limit met (warn). */
-void xtx_info(const struct xtx_log *log, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void xtx_warn(const struct xtx_log *log, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* A message from `log` at `level` unless it is quiet. xtx_info(): what was set up;
+ * xtx_warn(): a fallback taken or a limit met. */
+void xtx_logf(const struct xtx_log *log, enum xtx_print_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#define xtx_info(log, ...)	xtx_logf(log, XTX_INFO, __VA_ARGS__)
+#define xtx_warn(log, ...)	xtx_logf(log, XTX_WARN, __VA_ARGS__)
 
 #endif /* XTX_UTIL_PRINT_H */
