@@ -27,6 +27,9 @@ variants=${XTX_TEST_VARIANTS:-release asan tsan}
 net=${XTX_TEST_NET:-1}
 logdir=build/test-logs
 rm -rf "$logdir"; mkdir -p "$logdir"
+# The scripts' results files, private to this run (another run empties $logdir).
+resdir=$(mktemp -d)
+trap 'rm -rf "$resdir"' EXIT
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -64,7 +67,7 @@ selected() {
 # results NAME RC DT LOG RESULTS FILE: the lines of a script with test functions. A
 # function started but not finished is a FAIL; so is a non-zero exit that no FAIL explains.
 results() {
-  local name=$1 rc=$2 dt=$3 log=$4 res=$5 file=$6 st rest pend= n=-1 nfail=0 i why
+  local name=$1 rc=$2 dt=$3 log=$4 res=$5 file=$6 st rest pend= n=-1 nfail=0 nmiss=0 i why
   local sts=() names=() dts=() msgs=()
   while IFS=$'\t' read -r st rest; do
     case $st in
@@ -84,12 +87,22 @@ results() {
             printf '%s' "${msgs[i]}" | head -10 | sed 's/^/      | /' ;;
     esac
   done
+  local f seen=" ${names[*]} "
+  # Every selected function of ALL_TESTS reported (unless the setup failed: none ran).
+  if [ -z "$pend" ] && [[ $seen != *" $name/setup "* ]] && [[ $seen != *" $name "* ]]; then
+    for f in $(script_tests "$file"); do
+      [ -z "$filter" ] || [[ $name =~ $filter ]] || [[ $name/${f#test_} =~ $filter ]] || continue
+      [[ $seen == *" $name/${f#test_} "* ]] && continue
+      line FAIL "$name/${f#test_}" "no result (exit $rc, log $log)"
+      nmiss=$((nmiss+1))
+    done
+  fi
   if [ -n "$pend" ]; then
     why="exit $rc"; [ "$rc" = 124 ] && why="timed out after ${timeout_s}s"
     local left; left=$(after_pending "$name" "$pend" "$file")
     line FAIL "$pend" "did not finish: $why (log $log)${left:+; not run after it: $left}"
     tail -15 "$log" | sed 's/^/      | /'
-  elif [ "$rc" != 0 ] && [ $nfail = 0 ]; then
+  elif [ "$rc" != 0 ] && [ $nfail = 0 ] && [ $nmiss = 0 ]; then
     line FAIL "$name" "$dt (exit $rc after its $((n + 1)) results, log $log)"
     tail -15 "$log" | sed 's/^/      | /'
   fi
@@ -118,10 +131,10 @@ run_script() { # name file: a test script, one result per test function it repor
 
 run() { # name script-file-or-empty command...
   local name=$1 file=$2; shift 2
-  local log="$logdir/${name//\//_}.log" res="$logdir/${name//\//_}.results" t0 t1 rc
+  local log="$logdir/${name//\//_}.log" res="$resdir/${name//\//_}.results" t0 t1 rc
   : >"$res"
   t0=$(date +%s.%N)
-  XTX_TEST_RESULTS=$PWD/$res timeout --kill-after=10 "$timeout_s" "$@" >"$log" 2>&1
+  XTX_TEST_RESULTS=$res timeout --kill-after=10 "$timeout_s" "$@" >"$log" 2>&1
   rc=$?
   t1=$(date +%s.%N)
   local dt; dt=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1fs", b-a}')
