@@ -130,6 +130,12 @@ struct xtx_engine_opts {
 #define xtx_engine_opts__last_field	deq_rtprio
 #define xtx_engine_opts__min_field	quiet
 
+/* The fewest frames (frame_count) that open() accepts for opts: each TX queue's ring and
+ * two producer batches; with rx_ifname each ingress queue's fill and RX rings and a
+ * receive worker's cache. Defaults filled in as open() fills them; nothing is opened or
+ * checked beyond sz. 0 for opts NULL or an sz open() refuses. */
+uint32_t xtx_engine_opts__min_frames(const struct xtx_engine_opts *opts);
+
 struct xtx_engine;
 struct xtx_producer;
 

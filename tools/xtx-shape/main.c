@@ -271,18 +271,18 @@ static bool leaf_stats(struct xtx_engine *e, const struct xtx_sched_config *cfg,
 	return true;
 }
 
-/* Frames: every ring full, every leaf's limit on every queue, a margin; capped. */
-static uint32_t frames_needed(const struct xtx_sched_config *cfg, unsigned nrq, unsigned ntq,
-			      bool *capped)
+/* Frames: what the engine's rings and caches need (xtx_engine_opts__min_frames()),
+ * every leaf's limit on every TX queue, and a margin; capped. */
+static uint32_t frames_needed(const struct xtx_engine_opts *eo,
+			      const struct xtx_sched_config *cfg, bool *capped)
 {
-	/* TX ring + producer slack per TX queue; fill + RX ring + worker cache per RX queue. */
-	uint64_t n = (uint64_t)ntq * (2048 + 128) + (uint64_t)nrq * (4096 + 2048 + 4 * 64) + 4096;
+	uint64_t n = (uint64_t)xtx_engine_opts__min_frames(eo) + 4096;
 
 	for (unsigned i = 0; i < xtx_sched_config__class_count(cfg); i++) {
 		const struct xtx_class_opts *c = xtx_sched_config__class(cfg, i);
 
 		if (is_leaf(cfg, c->handle))
-			n += (uint64_t)ntq * c->limit;
+			n += (uint64_t)eo->queues * c->limit;
 	}
 	*capped = n > 262144;
 	return *capped ? 262144 : (uint32_t)n;
@@ -702,8 +702,7 @@ static struct xtx_engine *open_engine(const struct shape *s, const struct xtx_sc
 	bool capped = false;
 	char err[1024];
 
-	eo.frame_count = s->opt.frames ? s->opt.frames :
-			 frames_needed(cfg, s->opt.queues, s->opt.tx_queues, &capped);
+	eo.frame_count = s->opt.frames ? s->opt.frames : frames_needed(&eo, cfg, &capped);
 	if (capped)
 		fprintf(stderr, "xtx-shape: note: the leaves' limits add up to more frames than "
 			"the %u used; when they are all full, frames are dropped on receive "

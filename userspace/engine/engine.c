@@ -179,15 +179,6 @@ static int is_pow2_64(uint32_t v)
 /* The receive side's options (opts.rx_ifname set): -EINVAL/-ENODEV with a message. */
 static int rx_options(struct xtx_engine *e, char *err, size_t errlen)
 {
-	if (!e->o.rx_queues)
-		e->o.rx_queues = 1;
-	if (!e->o.rx_ring_size)
-		e->o.rx_ring_size = 2048;
-	/* Twice the RX ring: the kernel can fill the RX ring and still have fill frames, so
-	 * a worker that falls behind shows as rx_ring_full, and fill_empty means frames
-	 * really ran short. */
-	if (!e->o.fill_ring_size)
-		e->o.fill_ring_size = 2 * e->o.rx_ring_size;
 	if (strlen(e->o.rx_ifname) >= IF_NAMESIZE ||
 	    !(e->rx_ifindex = (int)if_nametoindex(e->o.rx_ifname))) {
 		xtx_errf(err, errlen, "no interface '%s' in this network namespace (see ip link "
@@ -269,6 +260,47 @@ static void size_frames_for_limits(struct xtx_engine *e, int may_grow, uint32_t 
 		 "or use more frames", (unsigned long)(queued * e->nq), e->fr.count);
 }
 
+/* The defaults of the options the frame count depends on: queues and ring sizes. */
+static void ring_defaults(struct xtx_engine_opts *o)
+{
+	if (!o->queues)
+		o->queues = 1;
+	if (!o->tx_ring_size)
+		o->tx_ring_size = 2048;
+	if (!o->rx_ifname)
+		return;
+	if (!o->rx_queues)
+		o->rx_queues = 1;
+	if (!o->rx_ring_size)
+		o->rx_ring_size = 2048;
+	/* Twice the RX ring: the kernel can fill the RX ring and still have fill frames, so
+	 * a worker that falls behind shows as rx_ring_full, and fill_empty means frames
+	 * really ran short. */
+	if (!o->fill_ring_size)
+		o->fill_ring_size = 2 * o->rx_ring_size;
+}
+
+/* Enough frames for every TX ring and some for each producer to work with; with a
+ * receive side also every fill and RX ring full and the workers' caches. o has its
+ * ring_defaults(). */
+static uint32_t frames_min(const struct xtx_engine_opts *o)
+{
+	uint32_t nrq = o->rx_ifname ? o->rx_queues : 0;
+
+	return o->queues * (o->tx_ring_size + 2 * XTX_BATCH) +
+	       nrq * (o->fill_ring_size + o->rx_ring_size + XTX_RX_CACHE);
+}
+
+uint32_t xtx_engine_opts__min_frames(const struct xtx_engine_opts *opts)
+{
+	struct xtx_engine_opts o;
+
+	if (!opts || XTX_OPTS_LOAD(&o, opts, xtx_engine_opts, NULL, 0))
+		return 0;
+	ring_defaults(&o);
+	return frames_min(&o);
+}
+
 /* Defaults and checks of the caller's options (e->o), from the interface's name to the
  * frame count: 0, or -EINVAL/-ENODEV with a message. The fewest frames the queues and
  * rings need goes to *min_frames. */
@@ -281,12 +313,9 @@ static int open_options(struct xtx_engine *e, uint32_t *min_frames, char *err,
 		xtx_errf(err, errlen, "no interface name: set opts.ifname");
 		return -EINVAL;
 	}
-	if (!e->o.queues)
-		e->o.queues = 1;
+	ring_defaults(&e->o);
 	if (!e->o.frame_size)
 		e->o.frame_size = 2048;
-	if (!e->o.tx_ring_size)
-		e->o.tx_ring_size = 2048;
 	if (!e->o.comp_ring_size)
 		e->o.comp_ring_size = 2048;
 	if (!e->o.max_producers)
@@ -350,10 +379,7 @@ static int open_options(struct xtx_engine *e, uint32_t *min_frames, char *err,
 	e->fr.size = e->o.frame_size;
 	e->fr.shift = (uint32_t)__builtin_ctz(e->fr.size);
 	e->fr.count = e->o.frame_count;
-	/* Enough frames for every TX ring and some for each producer to work with; with a
-	 * receive side also every fill and RX ring full and the workers' caches. */
-	*min_frames = e->nq * (e->o.tx_ring_size + 2 * XTX_BATCH) +
-		      e->nrq * (e->fill_size + e->rx_size + XTX_RX_CACHE);
+	*min_frames = frames_min(&e->o);
 	if (e->fr.count < *min_frames || e->fr.count > (1u << 26)) {
 		xtx_errf(err, errlen, "frame count %u out of range: at least %u for %u queue(s) "
 			 "with TX rings of %u%s, at most %u", e->fr.count, *min_frames, e->nq,
