@@ -63,7 +63,7 @@ struct xtx_producer {
 	_Atomic uint64_t got, sent, sent_bytes, put, short_sends, bad_desc, no_frames;
 	_Atomic uint32_t cached_pub;	/* ncache, for xtx_engine__frames() and the reaper */
 	pid_t tid;			/* the thread that opened it: dead when it is gone */
-	struct xtx_opener *opener;	/* that thread's record: told of its exit (producer.c);
+	struct xtx_opener *opener;	/* that thread's record: told of its exit (registry.c);
 					 * NULL: no key, tid alone tells */
 };
 
@@ -96,7 +96,6 @@ struct xtx_engine {
 	struct xtx_sched_config *own_cfg;	/* when opts.classes was NULL */
 	const struct xtx_sched_config *cfg;
 	unsigned ncls;
-	int default_cls;
 	struct xtx_pool pool;
 
 
