@@ -51,8 +51,16 @@ enum xtx_xdp_mode {
 	XTX_MODE_AUTO = 0,	/* zero-copy if the driver offers it, else copy */
 	XTX_MODE_COPY,		/* force copy mode (XDP_COPY) */
 	XTX_MODE_ZEROCOPY,	/* require zero-copy (XDP_ZEROCOPY); open fails without it */
+	XTX_MODE_NULL,		/* what xtx_engine__xdp_mode() says of the null device; not
+				 * an option (open refuses it) */
 };
-/* "auto", "copy", "zero-copy"; NULL for a value out of range. */
+/* Whether ifname names the built-in null device: "null" (every descriptor completes at
+ * once) or "null:RATE" (an emulated wire of RATE in tc's units, e.g. null:10gbit, that
+ * counts 24 bytes of preamble, gap and FCS per frame). 1 yes, 0 no, -EINVAL "null:" with
+ * a rate that does not parse or is 0. No interface, capability or root is needed. */
+int xtx_dev__is_null(const char *ifname);
+
+/* "auto", "copy", "zero-copy", "null"; NULL for a value out of range. */
 const char *xtx_xdp_mode__str(enum xtx_xdp_mode mode);
 
 enum xtx_huge {
@@ -250,10 +258,20 @@ struct xtx_queue_stats {
 	uint64_t completed;		/* returned by the completion ring */
 	uint64_t drops[XTX_DROP__MAX];	/* refused or purged by the scheduler */
 	uint64_t tx_ring_full;		/* times the TX ring had no room for what was eligible */
-	uint64_t kicks;			/* sendto() wake-ups of the kernel (need_wakeup set) */
+	uint64_t kicks;			/* sendto() wake-ups of the kernel (need_wakeup set);
+					 * the null device: its runs */
 	uint64_t kick_errors;		/* sendto() errors other than EAGAIN/EBUSY/ENOBUFS */
 	uint64_t sleeps;		/* dequeuer sleeps (idle) */
 	uint64_t loops;			/* dequeuer iterations */
+};
+
+/* The null device's wire, per queue (xtx_engine__null_stats()). */
+struct xtx_null_stats {
+	uint64_t frames, bytes;		/* completed; bytes as submitted (no FCS) */
+	uint64_t wire_bytes;		/* completed, as the wire counts them: padded to 60,
+					 * plus 24 (preamble, inter-frame gap, FCS) */
+	uint64_t busy_ns;		/* time the emulated wire spent sending (null:RATE) */
+	uint64_t gap_ns;		/* wire idle between frames, summed (null:RATE) */
 };
 
 struct xtx_producer_stats {
@@ -344,6 +362,13 @@ void xtx_producer__stats(const struct xtx_producer *p, struct xtx_producer_stats
 /* Counters of producers already closed are kept in the engine's totals. */
 void xtx_engine__producer_totals(const struct xtx_engine *e, struct xtx_producer_stats *st);
 void xtx_engine__frames(const struct xtx_engine *e, struct xtx_frame_count *fc);
+/* CPU time queue q's dequeuer thread has used (its thread CPU clock), as last published
+ * (at most ~10 ms old while it runs; final after xtx_engine__stop()). 0 or -ENOENT (no
+ * such queue). */
+int xtx_engine__queue_cpu_ns(const struct xtx_engine *e, unsigned q, uint64_t *ns);
+/* Queue q's null device counters. 0, -ENOENT (no such queue), -ENODEV (not the null
+ * device). */
+int xtx_engine__null_stats(const struct xtx_engine *e, unsigned q, struct xtx_null_stats *st);
 
 #ifdef __cplusplus
 }

@@ -53,7 +53,7 @@ static void test_rate0(void)
 	struct xsk_ring_prod tx;
 	struct xsk_ring_cons comp;
 	struct xtx_nulldev *d;
-	struct xtx_nulldev_stats st;
+	struct xtx_null_stats st;
 	uint64_t next = 0, expect = 0;
 
 	if (!CHECK_EQ_I64(0, xtx_nulldev_open(&d, 256, 256, 0, &tx, &comp)))
@@ -106,7 +106,7 @@ static void test_wire(void)
 	struct xsk_ring_prod tx;
 	struct xsk_ring_cons comp;
 	struct xtx_nulldev *d;
-	struct xtx_nulldev_stats st;
+	struct xtx_null_stats st;
 	uint64_t next = 0, expect = 0, t0 = 1000000;
 
 	if (!CHECK_EQ_I64(0, xtx_nulldev_open(&d, 2048, 2048, 10000000000ull, &tx, &comp)))
@@ -178,7 +178,7 @@ static void test_rate_long(void)
 	struct xsk_ring_prod tx;
 	struct xsk_ring_cons comp;
 	struct xtx_nulldev *d;
-	struct xtx_nulldev_stats st;
+	struct xtx_null_stats st;
 	uint64_t next = 0, expect = 0, end = 10ull * 1000000000;
 
 	if (!CHECK_EQ_I64(0, xtx_nulldev_open(&d, 64, 64, 1000000ull, &tx, &comp)))

@@ -106,6 +106,7 @@ static void publish_classes(struct xtx_dequeuer *q, uint64_t now)
 	/* Release, pairs with the reader's acquire fence before its re-check. */
 	atomic_store_explicit(&q->snap_seq, seq + 2, memory_order_release);
 	q->snap_last_ns = now;
+	CTR_SET(q->ctr.cpu_ns, xtx_thread_cpu_ns());
 }
 
 /* Step 1 and 2: take up to a batch from the stage and hand it to the scheduler (or, when

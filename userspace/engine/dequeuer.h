@@ -32,6 +32,7 @@ struct xtx_queue_ctr {
 	_Atomic uint64_t drops[XTX_DROP__MAX];
 	_Atomic uint64_t tx_ring_full, kicks, kick_errors, sleeps, loops;
 	_Atomic uint64_t held;		/* frames in the dequeuer's hands (partial batch) */
+	_Atomic uint64_t cpu_ns;	/* the thread's CPU clock, at each class publication */
 };
 
 struct xtx_dequeuer {

@@ -21,6 +21,7 @@
 
 #include "cpulist.h"
 #include "engine_int.h"
+#include "nulldev.h"
 #include "nic.h"
 #include "opts.h"
 
@@ -301,6 +302,50 @@ uint32_t xtx_engine_opts__min_frames(const struct xtx_engine_opts *opts)
 	return frames_min(&o);
 }
 
+/* The device: an interface of this network namespace, or the null device ("null",
+ * "null:RATE"), which has no interface, no NUMA node and needs no privilege. 0, or
+ * -ENODEV/-EINVAL with a message. */
+static int open_device(struct xtx_engine *e, char *err, size_t errlen)
+{
+	int rc = xtx_nulldev_parse(e->o.ifname, &e->null_rate_bps);
+
+	if (rc < 0) {
+		xtx_errf(err, errlen, "'%s': the null device's rate must be a rate in tc's units "
+			 "above 0, e.g. null:10gbit", e->o.ifname);
+		return -EINVAL;
+	}
+	if (!rc) {
+		e->null = 1;
+		e->numa_node = -1;
+		snprintf(e->ifname, sizeof(e->ifname), "%s", e->o.ifname);
+		if (e->o.rx_ifname) {
+			xtx_errf(err, errlen, "%s: a receive side needs an interface (%s): the "
+				 "null device only sends", e->o.ifname, e->o.rx_ifname);
+			return -EINVAL;
+		}
+		if (e->o.mode != XTX_MODE_AUTO) {
+			xtx_errf(err, errlen, "%s: mode %s is an AF_XDP socket's; the null device "
+				 "has none (leave mode auto)", e->o.ifname,
+				 xtx_xdp_mode__str(e->o.mode) ? xtx_xdp_mode__str(e->o.mode) : "?");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if ((unsigned)e->o.mode > XTX_MODE_ZEROCOPY) {
+		xtx_errf(err, errlen, "bad mode %d: expected auto, copy or zero-copy",
+			 (int)e->o.mode);
+		return -EINVAL;
+	}
+	if (strlen(e->o.ifname) >= IF_NAMESIZE || !(e->ifindex = (int)if_nametoindex(e->o.ifname))) {
+		xtx_errf(err, errlen, "no interface '%s' in this network namespace (see ip link "
+			 "show; 'null' or 'null:RATE' is the built-in null device)", e->o.ifname);
+		return -ENODEV;
+	}
+	strcpy(e->ifname, e->o.ifname);
+	e->numa_node = nic_node(e, e->ifname);
+	return 0;
+}
+
 /* Defaults and checks of the caller's options (e->o), from the interface's name to the
  * frame count: 0, or -EINVAL/-ENODEV with a message. The fewest frames the queues and
  * rings need goes to *min_frames. */
@@ -342,13 +387,9 @@ static int open_options(struct xtx_engine *e, uint32_t *min_frames, char *err,
 	if (!e->o.drain_timeout_ns)
 		e->o.drain_timeout_ns = 1000ull * 1000 * 1000;
 
-	if (strlen(e->o.ifname) >= IF_NAMESIZE || !(e->ifindex = (int)if_nametoindex(e->o.ifname))) {
-		xtx_errf(err, errlen, "no interface '%s' in this network namespace (see ip link "
-			 "show)", e->o.ifname);
-		return -ENODEV;
-	}
-	strcpy(e->ifname, e->o.ifname);
-	e->numa_node = nic_node(e, e->ifname);
+	rc = open_device(e, err, errlen);
+	if (rc)
+		return rc;
 	if (e->o.rx_ifname) {
 		rc = rx_options(e, err, errlen);
 		if (rc)
@@ -491,10 +532,12 @@ static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
 					    .numa_node = e->numa_node,
 					    .busy_poll = e->o.busy_poll };
 
-		rc = xtx_queue_socket(e, q, err, errlen);
+		rc = e->null ? xtx_queue_null(e, q, err, errlen) :
+			       xtx_queue_socket(e, q, err, errlen);
 		if (rc)
 			return rc;
-		q->deq.ring.fd = xsk_socket__fd(q->xsk);
+		if (!e->null)
+			q->deq.ring.fd = xsk_socket__fd(q->xsk);
 		q->deq.stage = xtx_mpsc__create(&mo);
 		q->deq.sched = xtx_sched__create(e->cfg, NULL, xtx_now_ns(), cerr, sizeof(cerr));
 		q->deq.snap = calloc(e->ncls * SNAP_WORDS, sizeof(*q->deq.snap));
@@ -721,18 +764,19 @@ static const char *const xdp_mode_names[] = {
 	[XTX_MODE_AUTO] = "auto",
 	[XTX_MODE_COPY] = "copy",
 	[XTX_MODE_ZEROCOPY] = "zero-copy",
+	[XTX_MODE_NULL] = "null",
 };
-_Static_assert(sizeof(xdp_mode_names) / sizeof(xdp_mode_names[0]) == XTX_MODE_ZEROCOPY + 1,
+_Static_assert(sizeof(xdp_mode_names) / sizeof(xdp_mode_names[0]) == XTX_MODE_NULL + 1,
 	       "a name for every enum xtx_xdp_mode");
 
 const char *xtx_xdp_mode__str(enum xtx_xdp_mode mode)
 {
-	return (unsigned)mode <= XTX_MODE_ZEROCOPY ? xdp_mode_names[mode] : NULL;
+	return (unsigned)mode <= XTX_MODE_NULL ? xdp_mode_names[mode] : NULL;
 }
 
 enum xtx_xdp_mode xtx_engine__xdp_mode(const struct xtx_engine *e)
 {
-	return e->zerocopy ? XTX_MODE_ZEROCOPY : XTX_MODE_COPY;
+	return e->null ? XTX_MODE_NULL : e->zerocopy ? XTX_MODE_ZEROCOPY : XTX_MODE_COPY;
 }
 
 const char *xtx_engine__mode(const struct xtx_engine *e)
@@ -824,6 +868,24 @@ int xtx_engine__queue_stats(const struct xtx_engine *e, unsigned qi, struct xtx_
 		for (unsigned r = 0; r < XTX_DROP__MAX; r++)
 			st->drops[r] += cs.drops[r];
 	}
+	return 0;
+}
+
+int xtx_engine__queue_cpu_ns(const struct xtx_engine *e, unsigned qi, uint64_t *ns)
+{
+	if (qi >= e->nq)
+		return -ENOENT;
+	*ns = CTR_GET(e->q[qi].deq.ctr.cpu_ns);
+	return 0;
+}
+
+int xtx_engine__null_stats(const struct xtx_engine *e, unsigned qi, struct xtx_null_stats *st)
+{
+	if (qi >= e->nq)
+		return -ENOENT;
+	if (!e->q[qi].deq.ring.null)
+		return -ENODEV;
+	xtx_nulldev_stats(e->q[qi].deq.ring.null, st);
 	return 0;
 }
 

@@ -93,6 +93,8 @@ struct xtx_engine {
 	unsigned intake;		/* stage batches per dequeuer step (opts.intake_batches) */
 	struct xsk_umem *umem;
 	int zerocopy;
+	int null;			/* the null device (nulldev.h): no interface, no sockets */
+	uint64_t null_rate_bps;		/* null:RATE's wire; 0: completes at once */
 	struct xtx_sched_config *own_cfg;	/* when opts.classes was NULL */
 	const struct xtx_sched_config *cfg;
 	unsigned ncls;
@@ -132,6 +134,7 @@ void xtx_umem_teardown(struct xtx_engine *e);
 int xtx_rx_sockets(struct xtx_engine *e, char *err, size_t errlen);
 void xtx_rx_sockets_close(struct xtx_engine *e);
 void xtx_rx_read_kstats(struct xtx_rxq *r);
+int xtx_queue_null(struct xtx_engine *e, struct xtx_queue *q, char *err, size_t errlen);
 
 /* receiver.c */
 int xtx_rx_open(struct xtx_engine *e, const int *cpus, int ncpus, char *err, size_t errlen);

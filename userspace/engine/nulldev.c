@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xtx/sched.h>
+
 #include "nulldev.h"
+#include "stat.h"
 
 #define PS_PER_NS	1000ull
 
@@ -35,16 +38,9 @@ struct xtx_nulldev {
 	uint64_t rate_bps;
 	uint64_t wire_free_ps;		/* end of the last frame given to the wire */
 
-	/* Written by the owner only; read by anyone (relaxed load + store). */
+	/* Written by the owner only; read by anyone (stat.h). */
 	_Atomic uint64_t frames, bytes, wire_bytes, busy_ps, gap_ps;
 };
-
-static void ctr_add(_Atomic uint64_t *c, uint64_t v)
-{
-	/* Relaxed: one writer; readers want a recent value, not an order. */
-	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
-			      memory_order_relaxed);
-}
 
 static int pow2_ok(uint32_t v)
 {
@@ -132,7 +128,7 @@ static void take(struct xtx_nulldev *d, uint64_t now_ps)
 
 			if (start < now_ps) {
 				if (d->wire_free_ps)
-					ctr_add(&d->gap_ps, now_ps - d->wire_free_ps);
+					CTR_ADD(d->gap_ps, now_ps - d->wire_free_ps);
 				start = now_ps;
 			}
 			s->done_ps = start + t;
@@ -174,10 +170,10 @@ static unsigned complete(struct xtx_nulldev *d, uint64_t now_ps)
 			busy += wire_ps(d, s->len);
 	}
 	d->hw_tail += n;
-	ctr_add(&d->frames, n);
-	ctr_add(&d->bytes, bytes);
-	ctr_add(&d->wire_bytes, wbytes);
-	ctr_add(&d->busy_ps, busy);
+	CTR_ADD(d->frames, n);
+	CTR_ADD(d->bytes, bytes);
+	CTR_ADD(d->wire_bytes, wbytes);
+	CTR_ADD(d->busy_ps, busy);
 	/* Release, pairs with the acquire load of the producer in xsk_ring_cons__peek(). */
 	__atomic_store_n(&d->comp_prod, d->comp_prod + n, __ATOMIC_RELEASE);
 	return n;
@@ -200,12 +196,34 @@ uint32_t xtx_nulldev_inflight(const struct xtx_nulldev *d)
 	return d->hw_head - d->hw_tail;
 }
 
-void xtx_nulldev_stats(const struct xtx_nulldev *d, struct xtx_nulldev_stats *st)
+void xtx_nulldev_stats(const struct xtx_nulldev *d, struct xtx_null_stats *st)
 {
-	/* Relaxed: counters, see ctr_add(). */
-	st->frames = atomic_load_explicit(&d->frames, memory_order_relaxed);
-	st->bytes = atomic_load_explicit(&d->bytes, memory_order_relaxed);
-	st->wire_bytes = atomic_load_explicit(&d->wire_bytes, memory_order_relaxed);
-	st->busy_ns = atomic_load_explicit(&d->busy_ps, memory_order_relaxed) / PS_PER_NS;
-	st->gap_ns = atomic_load_explicit(&d->gap_ps, memory_order_relaxed) / PS_PER_NS;
+	st->frames = CTR_GET(d->frames);
+	st->bytes = CTR_GET(d->bytes);
+	st->wire_bytes = CTR_GET(d->wire_bytes);
+	st->busy_ns = CTR_GET(d->busy_ps) / PS_PER_NS;
+	st->gap_ns = CTR_GET(d->gap_ps) / PS_PER_NS;
+}
+
+int xtx_nulldev_parse(const char *ifname, uint64_t *rate_bps)
+{
+	uint64_t Bps;
+
+	if (strncmp(ifname, "null", 4) || (ifname[4] && ifname[4] != ':'))
+		return 1;
+	*rate_bps = 0;
+	if (!ifname[4])
+		return 0;
+	if (xtx_rate__parse(ifname + 5, &Bps) || !Bps || Bps > UINT64_MAX / 8)
+		return -EINVAL;
+	*rate_bps = Bps * 8;
+	return 0;
+}
+
+int xtx_dev__is_null(const char *ifname)
+{
+	uint64_t r;
+	int rc = ifname ? xtx_nulldev_parse(ifname, &r) : 1;
+
+	return rc < 0 ? rc : !rc;
 }

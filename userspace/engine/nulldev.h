@@ -23,18 +23,11 @@
 
 #include <stdint.h>
 #include <xdp/xsk.h>
+#include <xtx/xtx.h>
 
 #define XTX_NULL_COMP_BATCH	32
 #define XTX_NULL_WIRE_OVERHEAD	24	/* preamble + SFD, inter-frame gap, FCS */
 #define XTX_NULL_MIN_FRAME	60	/* bytes without FCS */
-
-struct xtx_nulldev_stats {
-	uint64_t frames, bytes;		/* completed; bytes as submitted (len) */
-	uint64_t wire_bytes;		/* completed, as the wire counts them (padding + 24) */
-	uint64_t busy_ns;		/* time the emulated wire spent sending (0 at rate 0) */
-	uint64_t gap_ns;		/* wire idle between frames: from the end of one frame
-					 * to the start of the next, summed (0 at rate 0) */
-};
 
 struct xtx_nulldev;
 
@@ -53,6 +46,11 @@ unsigned xtx_nulldev_run(struct xtx_nulldev *d, uint64_t now_ns);
 uint32_t xtx_nulldev_inflight(const struct xtx_nulldev *d);
 
 /* Any thread: relaxed copies of the device's counters. */
-void xtx_nulldev_stats(const struct xtx_nulldev *d, struct xtx_nulldev_stats *st);
+void xtx_nulldev_stats(const struct xtx_nulldev *d, struct xtx_null_stats *st);
+
+/* "null" -> 0 (rate 0), "null:RATE" (tc's units, xtx_rate__parse()) -> 0 with the rate
+ * in bits/s; 1: not a null device's name; -EINVAL: "null:" and no rate, a rate that does
+ * not parse, or 0. */
+int xtx_nulldev_parse(const char *ifname, uint64_t *rate_bps);
 
 #endif /* XTX_NULLDEV_H */

@@ -29,6 +29,7 @@
 
 #include "engine_int.h"
 #include "nic.h"
+#include "nulldev.h"
 
 #define HUGE_2M (2u << 20)
 
@@ -101,14 +102,14 @@ int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen)
 	struct rlimit lim;
 	void *p = MAP_FAILED;
 
-	if (nqueues && e->o.first_queue + e->nq > nqueues) {
+	if (!e->null && nqueues && e->o.first_queue + e->nq > nqueues) {
 		xtx_errf(err, errlen, "%s has %u TX queue%s; queues %u..%u do not all exist "
 			 "(see ethtool -l %s; use --queues)", e->ifname, nqueues,
 			 nqueues == 1 ? "" : "s", e->o.first_queue, e->o.first_queue + e->nq - 1,
 			 e->ifname);
 		return -EINVAL;
 	}
-	lim_err = raise_memlock(e, len, &lim);
+	lim_err = e->null ? 0 : raise_memlock(e, len, &lim);
 
 	if (e->o.huge != XTX_HUGE_NEVER) {
 		size_t hlen = (len + HUGE_2M - 1) / HUGE_2M * HUGE_2M;
@@ -143,12 +144,14 @@ int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen)
 	if (node >= 0) {	/* a node libnuma can use (engine.c, nic_node()) */
 		numa_tonode_memory(p, len, node);
 		xtx_info(&e->log, "UMEM placed on NUMA node %d (the node of %s)", node, e->ifname);
-	} else {
+	} else if (!e->null) {
 		xtx_info(&e->log, "%s reports no NUMA node (virtual device?): UMEM left local",
 			 e->ifname);
 	}
 	e->fr.area = p;
 	e->area_len = len;
+	if (e->null)
+		return 0;	/* nothing to register: the device is in user space */
 
 	struct xsk_umem_config ucfg = {
 		/* Every fill ring has this size: the receive side's (shared path) and the
@@ -274,11 +277,25 @@ fail:
 	return rc;
 }
 
+/* The null device's queue: its rings played in user space (nulldev.h). 0 or -errno. */
+int xtx_queue_null(struct xtx_engine *e, struct xtx_queue *q, char *err, size_t errlen)
+{
+	int rc = xtx_nulldev_open(&q->deq.ring.null, e->o.tx_ring_size, e->o.comp_ring_size,
+				  e->null_rate_bps, &q->deq.ring.tx, &q->deq.ring.comp);
+
+	if (rc)
+		xtx_errf(err, errlen, "null device queue %u: %s", q->qid, strerror(-rc));
+	q->deq.ring.fd = -1;
+	return rc;
+}
+
 void xtx_queue_socket_close(struct xtx_queue *q)
 {
 	if (q->xsk)
 		xsk_socket__delete(q->xsk);
 	q->xsk = NULL;
+	xtx_nulldev_close(q->deq.ring.null);
+	q->deq.ring.null = NULL;
 }
 
 /* --- receive side ---------------------------------------------------------------------- */
