@@ -60,6 +60,7 @@ struct prod {
 	unsigned id;
 	uint64_t quota;			/* packets to offer with --count: its flows' shares */
 	uint64_t offered;
+	uint64_t cpu_ns;		/* the thread's CPU time, written before done */
 	_Atomic int done;
 	int err;
 };
@@ -227,7 +228,8 @@ out:
 	free(pat);
 	if (p)
 		xtx_producer__close(p);
-	/* Release, pairs with main's acquire load: offered is final. */
+	me->cpu_ns = cli_now_ns(CLOCK_THREAD_CPUTIME_ID);
+	/* Release, pairs with main's acquire load: offered and cpu_ns are final. */
 	atomic_store_explicit(&me->done, 1, memory_order_release);
 	return NULL;
 }
@@ -259,7 +261,8 @@ struct run {
 	struct xtx_sched_config *cfg;	/* --classes; NULL: one class, no limit */
 	uint32_t leaves[XTX_CLASS_MAX];	/* class indexes of the leaves, in file order */
 	unsigned nleaves;
-	int ifindex;			/* of --dev when the run started */
+	int ifindex;			/* of --dev when the run started; 0: null device */
+	bool null;			/* --dev null or null:RATE */
 	uint64_t t0;			/* CLOCK_MONOTONIC ns at the start */
 	/* results */
 	bool dev_gone;			/* --dev disappeared during the run */
@@ -267,6 +270,7 @@ struct run {
 	int perr;			/* errno of a failed producer, 0 if none */
 	int stop_rc;			/* xtx_engine__stop() */
 	double secs, cpu;		/* run time and process CPU time, seconds */
+	uint64_t prod_cpu_ns, deq_cpu_ns;	/* the producers' and dequeuers' threads */
 };
 
 /* --classes into r->cfg and its leaves (classes that are nobody's parent); without it
@@ -292,6 +296,22 @@ static int load_classes(struct run *r)
 	return 0;
 }
 
+/* The null device's defaults for the addresses not given (there is no route to ask):
+ * 02:00:00:00:00:01 -> 02:00:00:00:00:02, from 198.18.0.1 or 2001:2::1. */
+static int null_addresses(void)
+{
+	static const uint8_t src4[4] = { 198, 18, 0, 1 };
+	static const uint8_t src6[16] = { 0x20, 0x01, 0x00, 0x02, [15] = 1 };
+
+	if (!o.have_src_mac)
+		memcpy(o.src_mac, (uint8_t[6]){ 2, 0, 0, 0, 0, 1 }, 6);
+	if (!o.have_dst_mac)
+		memcpy(o.dst_mac, (uint8_t[6]){ 2, 0, 0, 0, 0, 2 }, 6);
+	if (!o.have_src_ip)
+		memcpy(o.src_ip, o.family == AF_INET ? src4 : src6, o.family == AF_INET ? 4 : 16);
+	return 0;
+}
+
 /* The addresses not given: --src-mac from --dev, --dst-mac and --src-ip as the kernel
  * would route to --dst-ip. Returns 0, or 1 after printing why. */
 static int resolve_addresses(int ifindex)
@@ -299,6 +319,9 @@ static int resolve_addresses(int ifindex)
 	struct nexthop nh;
 	char err[512];
 	int need_mac = !o.have_dst_mac, rc;
+
+	if (!ifindex)
+		return null_addresses();
 
 	if (!o.have_src_mac) {
 		rc = netdev_mac(o.dev, o.src_mac);
@@ -397,21 +420,59 @@ static void plan_producers(const struct run *r)
 	}
 }
 
+static void stop_producers(void);
+
+/* --producer-cpus: pin producer i to the (i mod n)-th CPU of the list before the threads
+ * start, through an attribute each. Returns 0, or 1 after printing a refused CPU. */
+static int pin_producers(pthread_attr_t *attr)
+{
+	for (unsigned i = 0; i < nprod; i++) {
+		cpu_set_t set;
+		int cpu = o.prod_cpus[i % (unsigned)o.nprod_cpus], rc;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		pthread_attr_init(&attr[i]);
+		rc = pthread_attr_setaffinity_np(&attr[i], sizeof(set), &set);
+		if (rc) {
+			fprintf(stderr, "xtx-send: --producer-cpus: cannot pin producer %u to CPU "
+				"%d: %s\n", i, cpu, strerror(rc));
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* Start the producers. With --count, flow f's share is count/F, one more for f < count
  * % F; a producer offers its flows' shares (they go round robin, lowest f first, so each
  * flow gets its own share exactly). */
-static void start_producers(void)
+static int start_producers(void)
 {
 	uint64_t share = o.count / o.flows, extra = o.count % o.flows;
+	static pthread_attr_t attr[MAX_PRODUCERS];
+
+	if (o.nprod_cpus && pin_producers(attr))
+		return 1;
 
 	for (unsigned i = 0; i < nprod; i++) {
 		uint32_t mine = (o.flows - i + nprod - 1) / nprod;
+		int rc;
 
 		prods[i].id = i;
 		prods[i].quota = share * mine + (i < extra ? (extra - i + nprod - 1) / nprod : 0);
-		pthread_create(&prods[i].th, NULL, producer_main, &prods[i]);
+		rc = pthread_create(&prods[i].th, o.nprod_cpus ? &attr[i] : NULL, producer_main,
+				    &prods[i]);
+		if (rc) {
+			fprintf(stderr, "xtx-send: cannot start producer %u: %s\n", i, strerror(rc));
+			stop_producers();
+			for (unsigned k = 0; k < i; k++)
+				pthread_join(prods[k].th, NULL);
+			return 1;
+		}
 	}
+	return 0;
 }
+
 
 /* --- the run --------------------------------------------------------------------------- */
 
@@ -484,7 +545,7 @@ static void watch(struct run *r)
 
 		if (now >= deadline)
 			stop_producers();
-		if (!r->dev_gone && now - last_dev_check >= 100 * 1000 * 1000) {
+		if (!r->null && !r->dev_gone && now - last_dev_check >= 100 * 1000 * 1000) {
 			last_dev_check = now;
 			if ((int)if_nametoindex(o.dev) != r->ifindex) {
 				r->dev_gone = true;
@@ -507,10 +568,17 @@ static void finish(struct run *r)
 	for (unsigned i = 0; i < nprod; i++) {
 		pthread_join(prods[i].th, NULL);
 		r->offered += prods[i].offered;
+		r->prod_cpu_ns += prods[i].cpu_ns;
 		if (prods[i].err)
 			r->perr = prods[i].err;
 	}
 	r->stop_rc = xtx_engine__stop(eng);
+	for (unsigned q = 0; q < xtx_engine__queues(eng); q++) {
+		uint64_t ns = 0;
+
+		if (!xtx_engine__queue_cpu_ns(eng, q, &ns))
+			r->deq_cpu_ns += ns;
+	}
 	r->secs = (double)(cli_now_ns(CLOCK_MONOTONIC) - r->t0) * 1e-9;
 	getrusage(RUSAGE_SELF, &ru);
 	r->cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
@@ -518,6 +586,33 @@ static void finish(struct run *r)
 }
 
 /* --- the summary ----------------------------------------------------------------------- */
+
+/* The null device's wire, summed over the queues: "null": {frames, bytes, wire_bytes,
+ * busy_ns, gap_ns, busy_frac}; busy_frac = busy / (busy + gap), 1 at rate 0. */
+static void print_json_null(struct jsonw *w)
+{
+	struct xtx_null_stats sum = { 0 }, st;
+
+	for (unsigned q = 0; q < xtx_engine__queues(eng); q++) {
+		if (xtx_engine__null_stats(eng, q, &st))
+			continue;
+		sum.frames += st.frames;
+		sum.bytes += st.bytes;
+		sum.wire_bytes += st.wire_bytes;
+		sum.busy_ns += st.busy_ns;
+		sum.gap_ns += st.gap_ns;
+	}
+	jsonw_name(w, "null");
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "frames", sum.frames);
+	jsonw_uint_field(w, "bytes", sum.bytes);
+	jsonw_uint_field(w, "wire_bytes", sum.wire_bytes);
+	jsonw_uint_field(w, "busy_ns", sum.busy_ns);
+	jsonw_uint_field(w, "gap_ns", sum.gap_ns);
+	jsonw_float_field(w, "busy_frac", sum.busy_ns + sum.gap_ns ?
+			  (double)sum.busy_ns / (double)(sum.busy_ns + sum.gap_ns) : 1.0, 6);
+	jsonw_end_object(w);
+}
 
 static void print_json(const struct run *r, const struct totals *t,
 		       const struct xtx_frame_count *fc)
@@ -554,6 +649,12 @@ static void print_json(const struct run *r, const struct totals *t,
 	jsonw_float_field(&w, "gbps", (double)t->bytes * 8 / secs * 1e-9, 6);
 	jsonw_float_field(&w, "cpu_ns_per_pkt", t->sent ? r->cpu * 1e9 / (double)t->sent : 0.0,
 			  1);
+	jsonw_float_field(&w, "producer_cpu_ns_per_pkt",
+			  t->sent ? (double)r->prod_cpu_ns / (double)t->sent : 0.0, 2);
+	jsonw_float_field(&w, "dequeuer_cpu_ns_per_pkt",
+			  t->sent ? (double)r->deq_cpu_ns / (double)t->sent : 0.0, 2);
+	if (r->null)
+		print_json_null(&w);
 	jsonw_bool_field(&w, "interrupted", got_signal);
 	jsonw_bool_field(&w, "device_gone", r->dev_gone);
 	jsonw_name(&w, "classes");
@@ -650,10 +751,17 @@ int main(int argc, char **argv)
 
 	if (rc)
 		return rc == 1 ? 0 : 2;
-	r.ifindex = (int)if_nametoindex(o.dev);
-	if (!r.ifindex) {
+	rc = xtx_dev__is_null(o.dev);
+	if (rc < 0) {
+		fprintf(stderr, "xtx-send: bad value '%s' for --dev: the null device's rate must be "
+			"a rate in tc's units above 0, e.g. null:10gbit (see --help)\n", o.dev);
+		return 2;
+	}
+	r.null = rc;
+	r.ifindex = r.null ? 0 : (int)if_nametoindex(o.dev);
+	if (!r.null && !r.ifindex) {
 		fprintf(stderr, "xtx-send: no interface '%s' in this network namespace (see ip link "
-			"show)\n", o.dev);
+			"show; null or null:RATE is the built-in null device)\n", o.dev);
 		return 1;
 	}
 	rc = load_classes(&r);
@@ -671,7 +779,11 @@ int main(int argc, char **argv)
 	catch_signals();
 	plan_producers(&r);
 	r.t0 = cli_now_ns(CLOCK_MONOTONIC);
-	start_producers();
+	if (start_producers()) {
+		xtx_engine__close(eng);
+		xtx_sched_config__free(r.cfg);
+		return 1;
+	}
 	watch(&r);
 	finish(&r);
 	report(&r);

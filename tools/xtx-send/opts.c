@@ -37,7 +37,12 @@ static const char usage_text[] =
 "    packets are drained (or dropped with --drop) and the summary is printed.\n"
 "\n"
 "OPTIONS\n"
-"    --dev IF           interface to send on (required)\n"
+"    --dev IF           interface to send on (required), or the built-in null device:\n"
+"                       null completes every frame at once, null:RATE (e.g. null:10gbit)\n"
+"                       emulates a wire of RATE counting 24 bytes of preamble, gap and FCS\n"
+"                       per frame. The null device needs no interface, capability or root;\n"
+"                       the addresses not given default to 02:00:00:00:00:01 -> :02 and\n"
+"                       198.18.0.1 (2001:2::1). docs/real-nic.md says what it measures\n"
 "    --dst-ip IP        destination IPv4 or IPv6 address (required), in 198.18.0.0/15 or\n"
 "                       2001:2::/48 unless allowed by the next two options\n"
 DSTGUARD_USAGE("                       ")
@@ -74,6 +79,9 @@ DSTGUARD_USAGE("                       ")
 "    --zero-copy        require zero-copy (fail if the driver cannot)\n"
 "    --busy-poll        dequeuers spin instead of sleeping when idle\n"
 "    --cpus LIST        dequeuer CPUs, e.g. 2,3 or 2-5 (default: the NIC's NUMA node)\n"
+"    --producer-cpus LIST\n"
+"                       pin producer i to the i-th CPU of LIST, round robin (default: not\n"
+"                       pinned)\n"
 "    --frames N         frames in the UMEM (default 8192 per queue)\n"
 "    --drain S          at the end, wait up to S seconds for queued packets (default 2)\n"
 "    --drop             at the end, drop queued packets at once (counted)\n"
@@ -87,7 +95,8 @@ DSTGUARD_USAGE("                       ")
 "\n"
 "EXAMPLES\n"
 "    xtx-send --dev eth1 --dst-ip 198.18.1.2 --flows 64 --classes two-tenants.conf --duration 30\n"
-"    xtx-send --dev eth1 --dst-ip 198.18.1.2 --size imix --rate 5gbit --count 1000000 --json\n";
+"    xtx-send --dev eth1 --dst-ip 198.18.1.2 --size imix --rate 5gbit --count 1000000 --json\n"
+"    xtx-send --dev null --dst-ip 198.18.0.2 --cpus 0 --producers 1 --producer-cpus 1 --json\n";
 
 static int bad(const char *opt, const char *val, const char *want)
 {
@@ -100,7 +109,7 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 {
 	enum { O_DEV = 256, O_DST_IP, O_DST_MAC, O_SRC_IP, O_SRC_MAC, O_DST_PORT, O_SRC_PORT,
 	       O_FLOWS, O_SIZE, O_QUEUES, O_FIRST_Q, O_PRODUCERS, O_CLASSES, O_RATE,
-	       O_DURATION, O_COUNT, O_INTERVAL, O_JSON, O_COPY, O_ZC, O_BUSY, O_CPUS, O_FRAMES,
+	       O_DURATION, O_COUNT, O_INTERVAL, O_JSON, O_COPY, O_ZC, O_BUSY, O_CPUS, O_PROD_CPUS, O_FRAMES,
 	       O_DRAIN, O_DROP, O_NO_STAMP, O_ALLOW_DST, O_ALLOW_ANY_DST };
 	static const struct option lo[] = {
 		{ "dev", 1, 0, O_DEV }, { "dst-ip", 1, 0, O_DST_IP }, { "dst-mac", 1, 0, O_DST_MAC },
@@ -112,6 +121,7 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 		{ "duration", 1, 0, O_DURATION }, { "count", 1, 0, O_COUNT },
 		{ "interval", 1, 0, O_INTERVAL }, { "json", 0, 0, O_JSON }, { "copy", 0, 0, O_COPY },
 		{ "zero-copy", 0, 0, O_ZC }, { "busy-poll", 0, 0, O_BUSY }, { "cpus", 1, 0, O_CPUS },
+		{ "producer-cpus", 1, 0, O_PROD_CPUS },
 		{ "frames", 1, 0, O_FRAMES }, { "drain", 1, 0, O_DRAIN }, { "drop", 0, 0, O_DROP },
 		{ "no-stamp", 0, 0, O_NO_STAMP }, { "allow-dst", 1, 0, O_ALLOW_DST },
 		{ "allow-any-dst", 0, 0, O_ALLOW_ANY_DST }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
@@ -238,6 +248,13 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 			if (cli_str_to_cpus(optarg, 4096, NULL, 0) < 0)
 				return bad("--cpus", optarg, "CPUs like 2,3 or 2-5 (0..4095)");
 			o->cpus = optarg;
+			break;
+		case O_PROD_CPUS:
+			o->nprod_cpus = cli_str_to_cpus(optarg, 4096, o->prod_cpus, MAX_PRODUCERS);
+			if (o->nprod_cpus < 0)
+				return bad("--producer-cpus", optarg, "CPUs like 1 or 0,2-3 (0..4095)");
+			if (o->nprod_cpus > MAX_PRODUCERS)
+				o->nprod_cpus = MAX_PRODUCERS;
 			break;
 		case O_FRAMES:
 			if (cli_str_to_u64(optarg, 10, 1024, 1u << 26, &v))

@@ -34,6 +34,8 @@ struct send_opts {
 	int drop;			/* --drop: stop at once, drop what is queued */
 	int stamp;			/* write CLOCK_MONOTONIC in the payload */
 	const char *cpus;
+	int prod_cpus[MAX_PRODUCERS];	/* --producer-cpus: producer i on prod_cpus[i % n] */
+	int nprod_cpus;			/* 0: not pinned */
 	uint32_t frames;		/* UMEM frames, 0 = engine default */
 	double drain;			/* drain timeout, s */
 	struct dstguard guard;		/* --allow-dst, --allow-any-dst */
