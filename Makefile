@@ -7,10 +7,12 @@
 #   make bench-mpsc   the MPSC stage benchmark against its peers (docs/BENCHMARKS.md)
 #   make bench-sched  the scheduler benchmark against rte_sched
 #   make bench-e2e    end to end on the veth testbed against plain AF_XDP and kernel HTB
+#   make bench-line   the whole engine on the null device: Mpps and CPU ns per packet per
+#                     side, beside the rings-only limit and DPDK testpmd on net_null
 #   make bench-compare xtx-compare on the testbed: every path beside the kernel's qdiscs
 #   make bench-forward xtx-shape beside kernel forwarding with tc htb (three namespaces)
 #   make bench-compare-forward  the same through xtx-compare --mode forward
-#   make bench        all six; each rewrites its section of docs/BENCHMARKS.md
+#   make bench        all seven; each rewrites its section of docs/BENCHMARKS.md
 #   make demo         xtx beside the kernel's HTB on a throwaway testbed
 #   make soak         10 min at full rate with link flaps; RSS and frames must stay flat
 #   make fuzz         libFuzzer on each tests/fuzz target for FUZZ_SECONDS (default 60)
@@ -131,7 +133,7 @@ BPF_OBJS := $(BPF_SRCS:xdp/%.bpf.c=build/bpf/%.bpf.o)
 BPF_SKELS := $(BPF_SRCS:xdp/%.bpf.c=build/bpf/%.skel.h)
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Ixdp -Iinclude -I/usr/include/$(shell gcc -dumpmachine)
 
-.PHONY: all depcheck built deps lib tools bpf tests test test-quick test-build bench bench-mpsc bench-sched bench-e2e \
+.PHONY: all depcheck built deps lib tools bpf tests test test-quick test-build bench bench-mpsc bench-sched bench-e2e bench-line \
         bench-compare bench-forward bench-compare-forward fuzz soak \
         install clean demo
 .DEFAULT_GOAL := all
@@ -319,6 +321,10 @@ bench-e2e: built
 	$(Q)tools/bench/report.sh e2e "End to end on veth: packets per second at the receiver" \
 		tools/bench/e2e.sh --runs 3
 
+bench-line: built
+	$(Q)tools/bench/report.sh line "Line rate: the whole engine on the null device" \
+		tools/bench/line.sh --runs 5
+
 bench-compare: built
 	$(Q)tools/bench/report.sh compare "xtx beside the kernel's qdisc paths (xtx-compare)" \
 		tools/bench/compare.sh --runs 3
@@ -335,7 +341,7 @@ bench-compare-forward: built
 soak: built
 	$(Q)tools/bench/report.sh soak "Soak: full rate with link flaps" tools/soak.sh
 
-bench: bench-mpsc bench-sched bench-e2e bench-compare bench-forward bench-compare-forward
+bench: bench-mpsc bench-sched bench-e2e bench-line bench-compare bench-forward bench-compare-forward
 
 # --- demo ---------------------------------------------------------------------
 # xtx beside the kernel's HTB on a throwaway veth testbed (tools/demo.sh).

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# tools/bench/line.sh - issue 15's budget: packets per second and CPU ns per packet of the
+# whole engine on the null device (no kernel copy), beside the user-space limit and DPDK.
+#
+#   limit            bench_line: pool -> TX ring -> null device -> completions -> pool, one
+#                    core, nothing else (the loop the engine runs around)
+#   testpmd          dpdk-testpmd --forward-mode=txonly on --vdev net_null0, one forwarding
+#                    core (Debian's dpdk-dev), mbufs from the heap (--no-huge)
+#   xtx-TREE-pP      xtx-send --dev null, 64-byte frames as it builds them (headers, per-flow
+#                    sequence number, timestamp, checksums), dequeuer pinned to CPU 0,
+#                    P producers pinned to CPU 1; TREE: default (one class, no limit),
+#                    64x1024 (64 HTB leaves with fq, 1024 flows), 4096x65535
+#
+# Every configuration runs K times, interleaved; median and spread (max - min) of Mpps and of
+# the CPU ns per packet of each side (thread CPU clocks) go to the table. Unprivileged and
+# without a network: the null device has no interface, testpmd runs in `unshare -n`.
+#
+# Derived columns: the dequeuer's and the producers' capacity in Mpps (1000 / their CPU ns
+# per packet: what one core of each would sustain if it were the only limit), and the
+# share of a 10GbE line at 64 bytes (14.88 Mpps) the run reached.
+#
+# Usage: line.sh [--runs K] [--duration S] [--md FILE] [--json FILE] | --render JSON [--md F]
+# Environment: LINE_CONFIGS (default all), XTX_BENCH_FORCE_FAIL (tools/bench/lib.sh).
+# JSON lines: {"config", "mpps", "spread", "deq_ns", "deq_spread", "prod_ns", "prod_spread",
+# "runs", "duration_s", "runs_mpps", "runs_deq_ns", "runs_prod_ns"}; limit and testpmd have
+# one core doing everything: their ns is in deq_ns, prod_ns is null.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tools/bench/lib.sh
+BIN=build/release/bin
+runs=3 dur=3 md='' json='' render=''
+while [ $# -gt 0 ]; do
+  case $1 in
+    --runs) runs=$2; shift 2 ;;
+    --duration) dur=$2; shift 2 ;;
+    --md) md=$2; shift 2 ;;
+    --json) json=$2; shift 2 ;;
+    --render) render=$2; shift 2 ;;
+    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d'; exit 0 ;;
+    *) echo "line.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+[[ $runs =~ ^[1-9][0-9]?$ ]] || bench_die "--runs $runs: 1..99"
+[[ $dur =~ ^[1-9][0-9]?$ ]] || bench_die "--duration $dur: whole seconds 1..99"
+
+table() { # json-file
+  local rows
+  rows=$(jq -r '[.config, .mpps, .spread, .deq_ns, .deq_spread, (.prod_ns // "-"),
+                 (.prod_spread // "-")] | @tsv' "$1") || return 1
+  [ -n "$rows" ] || return 1
+  echo "| configuration | Mpps | of 14.88 Mpps | dequeuer (or only core) CPU ns/pkt | its capacity, Mpps | producers' CPU ns/pkt | their capacity, Mpps |"
+  echo "|---|---|---|---|---|---|---|"
+  while IFS=$'\t' read -r c m s d ds p ps; do
+    awk -v c="$c" -v m="$m" -v s="$s" -v d="$d" -v ds="$ds" -v p="$p" -v ps="$ps" 'BEGIN {
+      pc = p == "-" ? "-" : sprintf("%.1f ± %.1f", p, ps / 2)
+      pk = p == "-" ? "-" : sprintf("%.1f", 1000 / p)
+      printf "| %s | %.2f ± %.2f | %.0f%% | %.1f ± %.1f | %.1f | %s | %s |\n",
+        c, m, s / 2, m / 14.88 * 100, d, ds / 2, 1000 / d, pc, pk }'
+  done <<< "$rows"
+}
+
+if [ -n "$render" ]; then
+  out=$(table "$render") || bench_die "cannot render $render"
+  printf '%s\n' "$out"
+  [ -z "$md" ] || printf '%s\n' "$out" > "$md"
+  exit 0
+fi
+
+for b in xtx-send bench_line; do
+  [ -x $BIN/$b ] || bench_die "missing $BIN/$b: run make"
+done
+command -v dpdk-testpmd >/dev/null || bench_die "dpdk-testpmd missing: make deps (Debian's dpdk-dev)"
+[ "$(nproc)" -ge 2 ] || bench_die "needs 2 CPUs (dequeuer and producers apart)"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+
+# The trees: 64 leaves x 1024 flows and 4096 x 65535 (every UDP port but 0: --dst-port 1),
+# HTB + fq, fast enough not to shape.
+awk 'BEGIN { print "class 1: rate 100gbit"
+  for (i = 1; i <= 64; i++) printf "class 1:%x parent 1: rate 1gbit ceil 100gbit fq flows 32\n", i }' \
+  > "$tmp/64x1024.conf"
+awk 'BEGIN { print "class 1: rate 100gbit"
+  for (i = 1; i <= 4096; i++) printf "class 1:%x parent 1: rate 20mbit ceil 100gbit fq flows 32 limit 100\n", i }' \
+  > "$tmp/4096x65535.conf"
+
+declare -A mpps deq prod
+measure() { # config
+  local c=$1 rc m d p
+  case $c in
+    limit)
+      # 20 M packets per second of --duration: a few seconds at this loop's rate.
+      $BIN/bench_line --pkts $((dur * 50000000)) --cpu 1 > "$tmp/out.json" 2> "$tmp/err" ||
+        { rc=$?; bench_die "$c: bench_line failed (exit $rc):$(printf '\n'; cat "$tmp/err")"; }
+      bench_num m "$tmp/out.json" .mpps
+      bench_num d "$tmp/out.json" .cpu_ns_per_pkt
+      p=- ;;
+    testpmd)
+      # One forwarding core (lcore 1; lcore 0 is the main one), net_null, txonly 64-byte
+      # frames; its rate every second, the first one dropped (start-up).
+      unshare -n timeout -s INT $((dur + 6)) dpdk-testpmd -l 0,1 --no-huge -m 1024 --no-pci \
+        --vdev net_null0 --log-level=lib.eal:error -- --forward-mode=txonly \
+        --total-num-mbufs=16384 --auto-start --stats-period 1 > "$tmp/out" 2> "$tmp/err"
+      rc=$?
+      [ $rc = 0 ] || [ $rc = 124 ] ||
+        bench_die "$c: dpdk-testpmd failed (exit $rc):$(printf '\n'; tail -5 "$tmp/err" "$tmp/out")"
+      m=$(awk '/Tx-pps:/ { v[++n] = $2 } END { if (n < 3) exit 1
+        s = 0; for (i = 2; i <= n; i++) s += v[i]; printf "%.6f", s / (n - 1) / 1e6 }' "$tmp/out") ||
+        bench_die "$c: fewer than 3 Tx-pps lines from dpdk-testpmd:$(printf '\n'; tail -5 "$tmp/out")"
+      d=$(awk -v m="$m" 'BEGIN { printf "%.3f", 1000 / m }')	# one core busy all the time
+      p=- ;;
+    xtx-*)
+      local tree=${c#xtx-} np cls=() flows=64
+      np=${tree##*-p} tree=${tree%-p*}
+      case $tree in
+        default) ;;
+        64x1024) cls=(--classes "$tmp/64x1024.conf") flows=1024 ;;
+        4096x65535) cls=(--classes "$tmp/4096x65535.conf" --frames 524288 --dst-port 1) flows=65535 ;;
+        *) bench_die "unknown tree in '$c'" ;;
+      esac
+      local sender=($BIN/xtx-send --dev null --dst-ip 198.18.0.2 --size 60 --flows $flows
+                    --producers "$np" --cpus 0 --producer-cpus 1 "${cls[@]}"
+                    --duration "$dur" --drop --interval 0 --json)
+      bench_forced sender && sender+=(--xtx-bench-forced-failure)
+      unshare -n timeout $((dur + 60)) "${sender[@]}" > "$tmp/out.json" 2> "$tmp/err" ||
+        { rc=$?; bench_die "$c: xtx-send failed (exit $rc):$(printf '\n'; cat "$tmp/err")"; }
+      local u
+      bench_num u "$tmp/out.json" .unaccounted_pkts
+      [ "$u" = 0 ] || bench_die "$c: $u packets unaccounted"
+      bench_num m "$tmp/out.json" '.pps / 1e6'
+      bench_num d "$tmp/out.json" .dequeuer_cpu_ns_per_pkt
+      bench_num p "$tmp/out.json" .producer_cpu_ns_per_pkt ;;
+    *) bench_die "unknown configuration '$c' (LINE_CONFIGS)" ;;
+  esac
+  mpps[$c]+="$m " deq[$c]+="$d " prod[$c]+="$p "
+}
+
+list=${LINE_CONFIGS:-limit testpmd xtx-default-p1 xtx-default-p2 xtx-64x1024-p1
+  xtx-64x1024-p2 xtx-4096x65535-p1 xtx-4096x65535-p2}
+read -r -a configs <<< "${list//$'\n'/ }"
+[ ${#configs[@]} -gt 0 ] || bench_die "LINE_CONFIGS is empty"
+for ((r = 1; r <= runs; r++)); do
+  for c in "${configs[@]}"; do
+    printf '\rline: run %d/%d %-20s' $r "$runs" "$c" >&2
+    measure "$c"
+  done
+done
+printf '\r%60s\r' '' >&2
+
+: > "$tmp/json"
+for c in "${configs[@]}"; do
+  read -r -a mv <<< "${mpps[$c]}"
+  read -r -a dv <<< "${deq[$c]}"
+  read -r -a pv <<< "${prod[$c]}"
+  [ ${#mv[@]} = "$runs" ] || bench_die "$c: ${#mv[@]} values for $runs runs"
+  bench_stat m s "${mv[@]}"
+  bench_stat dm ds "${dv[@]}"
+  pj=null psj=null plist=null
+  if [ "${pv[0]}" != - ]; then
+    bench_stat pm ps "${pv[@]}"
+    pj=$pm psj=$ps plist="[$(IFS=,; echo "${pv[*]}")]"
+  fi
+  printf '{"config": "%s", "mpps": %s, "spread": %s, "deq_ns": %s, "deq_spread": %s, "prod_ns": %s, "prod_spread": %s, "runs": %d, "duration_s": %s, "runs_mpps": [%s], "runs_deq_ns": [%s], "runs_prod_ns": %s}\n' \
+    "$c" "$m" "$s" "$dm" "$ds" "$pj" "$psj" "$runs" "$dur" "$(IFS=,; echo "${mv[*]}")" \
+    "$(IFS=,; echo "${dv[*]}")" "$plist" >> "$tmp/json"
+done
+jq -e . "$tmp/json" > /dev/null || bench_die "the JSON lines do not parse"
+table "$tmp/json" > "$tmp/table" || bench_die "cannot render the table"
+cat "$tmp/table"
+[ -z "$md" ] || cp "$tmp/table" "$md" || bench_die "cannot write $md"
+[ -z "$json" ] || cp "$tmp/json" "$json" || bench_die "cannot write $json"
+exit 0
