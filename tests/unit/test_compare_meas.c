@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* test_compare_meas.c - the parts of xtx-compare that both modes share: a measurement's
- * record and figures (meas.c), the command lines (argv.c) and the ready-file wait
- * (proc.c). Table-driven where there is a table; failures print expected and actual.
- * Exit 0 when every check passed, 1 otherwise; one summary line.
+ * record, its qdisc checks and figures (meas.c), the command lines (argv.c) and the
+ * ready-file wait (proc.c). Table-driven where there is a table; failures print expected
+ * and actual. Exit 0 when every check passed, 1 otherwise; one summary line.
  */
 #include <errno.h>
 #include <math.h>
@@ -151,6 +151,36 @@ static void test_record(void)
 	CHECK_STR_CONTAINS(m.error, "first 1");
 	CHECK(strstr(m.error, "second") == NULL);
 	meas_free(&m);
+
+	/* The qdisc checks of a run: passes change nothing; a failure is recorded and a
+	 * later pass does not undo it (a shaped send run is checked in end_shaped_run,
+	 * then measure_send records its own check). */
+	snprintf(t.e.qd_dev, sizeof(t.e.qd_dev), "tx0");
+	{
+		static const struct {
+			bool checks[3];		/* qdisc_restore's same, in order */
+			bool restored;
+		} rows[] = {
+			{ { true, true, true }, true },
+			{ { false, true, true }, false },
+			{ { true, false, true }, false },
+			{ { false, false, false }, false },
+		};
+
+		for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+			CHECK_EQ_I64(0, meas_init(&t.x, &m, P_KERNEL_HTB, 1, 64, 1));
+			for (size_t k = 0; k < 3; k++)
+				qdisc_record(&t.x, &m, rows[i].checks[k]);
+			if (!CHECK_EQ_I64(rows[i].restored, m.qdisc_restored))
+				fprintf(stderr, "    row %zu\n", i);
+			if (rows[i].restored)
+				CHECK_EQ_I64(0, strlen(m.error));
+			else
+				CHECK_STR_CONTAINS(m.error, "the qdisc of tx0 is not as it was "
+						   "after the run");
+			meas_free(&m);
+		}
+	}
 
 	/* summaries: none, bad JSON, good */
 	{

@@ -195,8 +195,6 @@ int qdisc_save(struct ctx *x, char *err, size_t errlen);
 int qdisc_restore(struct ctx *x, bool *same);
 /* Set what path p needs. 0, or -1 with m->error set. */
 int qdisc_apply(struct ctx *x, enum path_id p, struct meas *m);
-/* Record in m whether the qdisc was put back as saved (same); if not, m->error says so. */
-void qdisc_record(struct ctx *x, struct meas *m, bool same);
 
 /* meas.c */
 /* A fresh record for path p (producers n, frame size, round run), figures NaN. 0, or -1
@@ -210,6 +208,10 @@ void set_error(struct meas *m, const char *fmt, ...) __attribute__((format(print
 void tail_of(const char *path, char *out, size_t len);
 /* m->error = "WHAT failed (exit N): " and the tail of the stderr file errpath. */
 void set_exit_error(struct meas *m, const char *what, int status, const char *errpath);
+/* Record a check of the qdisc (qdisc_restore's same) in m. A failed one clears
+ * m->qdisc_restored (meas_init sets it) and m->error says so; a later check that passed
+ * leaves both as they are, so every check made during a run counts. */
+void qdisc_record(struct ctx *x, struct meas *m, bool same);
 /* How a child says it is ready (--ready-file) and what m->error says if it does not. */
 struct ready_spec {
 	const char *what;		/* "xtx-sink" */

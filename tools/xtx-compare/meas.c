@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* meas.c - the paths and one measurement's record, whatever the mode: the table of
- * paths, a struct meas set up and freed, its error (the first one set is kept), the
- * tools' JSON summaries read into it, and the figures computed from them.
+ * paths, a struct meas set up and freed, its error (the first one set is kept), whether
+ * the qdisc was put back (a failed check is never undone by a later one), the tools' JSON
+ * summaries read into it, and the figures computed from them.
  *
  * Rates are counted at the sink, never taken from a sender: packets and bytes per flow
  * from xtx-sink's per_port list, summed per leaf (flow i belongs to leaf i mod L), over
@@ -120,6 +121,14 @@ void set_exit_error(struct meas *m, const char *what, int status, const char *er
 
 	tail_of(errpath, msg, sizeof(msg));
 	set_error(m, "%s failed (exit %d): %s", what, exit_code(status), msg);
+}
+
+void qdisc_record(struct ctx *x, struct meas *m, bool same)
+{
+	if (same)
+		return;		/* a failure recorded before stays */
+	m->qdisc_restored = false;
+	set_error(m, "the qdisc of %s is not as it was after the run", x->e->qd_dev);
 }
 
 int await_ready(struct meas *m, struct child *c, const char *ready, const char *errpath,

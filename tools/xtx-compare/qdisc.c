@@ -124,13 +124,6 @@ int qdisc_restore(struct ctx *x, bool *same)
 	return 0;
 }
 
-void qdisc_record(struct ctx *x, struct meas *m, bool same)
-{
-	m->qdisc_restored = same;
-	if (!same)
-		set_error(m, "the qdisc of %s is not as it was after the run", x->e->qd_dev);
-}
-
 /* The class tree's commands. Lines without a fallback go through tc -batch (one process
  * for hundreds of filters); a line with a fallback (fq leaves) runs alone so that its
  * failure can be told apart. Once fq is known to be missing, the fallback runs at once. */

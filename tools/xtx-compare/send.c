@@ -149,7 +149,8 @@ static void sender_argv(struct ctx *x, enum path_id p, unsigned n, unsigned size
  *      whatever is sent from now on is dropped too;
  *   3. SIGINT + SIGCONT: the sender stops (its last sendmmsg calls fail with ENOBUFS)
  *      and prints its summary;
- *   4. the caller deletes the root qdisc afterwards (qdisc_restore).
+ *   4. delete the root qdisc (qdisc_restore) and record the check in m (qdisc_record;
+ *      the caller's own record afterwards cannot undo a failure).
  * Returns 1 if the sender exited by itself meanwhile (*status set, reaped), else 0. */
 static int end_shaped_run(struct ctx *x, struct child *snd, struct meas *m, int *status)
 {
@@ -164,15 +165,15 @@ static int end_shaped_run(struct ctx *x, struct child *snd, struct meas *m, int 
 		kill(snd->pid, SIGINT);
 		kill(snd->pid, SIGCONT);
 	}
-	qdisc_restore(x, &same);	/* the caller checks again after the sender exits */
-	m->qdisc_restored = same;
+	qdisc_restore(x, &same);
+	qdisc_record(x, m, same);
 	return exited;
 }
 
 /* Run the sender to its end; m->error says why if it did not end well. Through a shaped
- * qdisc the end of the run is ours (end_shaped_run, which puts the qdisc back: then
- * *changed is cleared); the sender gets SEND_SLACK_S more than the duration, only as a
- * bound. Returns 0, or -1 if the sender could not be started. */
+ * qdisc the end of the run is ours (end_shaped_run, which puts the qdisc back and records
+ * the check: then *changed is cleared); the sender gets SEND_SLACK_S more than the
+ * duration, only as a bound. Returns 0, or -1 if the sender could not be started. */
 static int run_sender(struct ctx *x, enum path_id p, unsigned n, unsigned size,
 		       struct meas *m, bool *changed)
 {
