@@ -45,7 +45,7 @@ done
 
 table() { # json-file
   local rows
-  rows=$(jq -r '[.config, .mpps, .spread, .deq_ns, .deq_spread, (.prod_ns // "-"),
+  rows=$(jq -r 'select(.config) | [.config, .mpps, .spread, .deq_ns, .deq_spread, (.prod_ns // "-"),
                  (.prod_spread // "-")] | @tsv' "$1") || return 1
   [ -n "$rows" ] || return 1
   echo "| configuration | Mpps | of 14.88 Mpps | dequeuer (or only core) CPU ns/pkt | its capacity, Mpps | producers' CPU ns/pkt | their capacity, Mpps |"
@@ -57,6 +57,18 @@ table() { # json-file
       printf "| %s | %.2f ± %.2f | %.0f%% | %.1f ± %.1f | %.1f | %s | %s |\n",
         c, m, s / 2, m / 14.88 * 100, d, ds / 2, 1000 / d, pc, pk }'
   done <<< "$rows"
+  rows=$(jq -r 'select(.cost_tree) | [.cost_tree, .component, .instr_per_pkt] | @tsv' "$1") ||
+    return 1
+  [ -n "$rows" ] || return 0
+  echo
+  echo "Instructions per packet by component (tools/bench/line_cost.sh: cachegrind, xtx-send"
+  echo "--dev null --size 60 --producers 1, every instruction charged to the file it came from):"
+  echo
+  jq -rs '[.[] | select(.cost_tree)] | group_by(.cost_tree) | map(.[0].cost_tree) | "| component | " + join(" | ") + " |"' "$1"
+  jq -rs '[.[] | select(.cost_tree)] | group_by(.cost_tree) | "|---|" + (map("---|") | join(""))' "$1"
+  jq -rs '[.[] | select(.cost_tree)] as $a | ($a | group_by(.cost_tree) | map(.[0].cost_tree)) as $t
+    | ($a | map(.component) | unique) as $_ | [$a[] | .component] | reduce .[] as $c ([]; if index([$c]) then . else . + [$c] end)
+    | .[] as $c | "| \($c) | " + ([$t[] as $tr | ($a[] | select(.cost_tree == $tr and .component == $c) | .instr_per_pkt | tostring)] | join(" | ")) + " |"' "$1"
 }
 
 if [ -n "$render" ]; then
@@ -164,6 +176,13 @@ for c in "${configs[@]}"; do
     "$c" "$m" "$s" "$dm" "$ds" "$pj" "$psj" "$runs" "$dur" "$(IFS=,; echo "${mv[*]}")" \
     "$(IFS=,; echo "${dv[*]}")" "$plist" >> "$tmp/json"
 done
+# Where the instructions go, once per tree (instruction counts do not need repeats).
+printf 'line: instruction counts (cachegrind)\n' >&2
+tools/bench/line_cost.sh 2000000 default -- --flows 64 >> "$tmp/json" || exit 1
+tools/bench/line_cost.sh 2000000 64x1024 "$tmp/64x1024.conf" -- --flows 1024 >> "$tmp/json" ||
+  exit 1
+tools/bench/line_cost.sh 2000000 4096x65535 "$tmp/4096x65535.conf" -- --flows 65535 \
+  --frames 524288 --dst-port 1 >> "$tmp/json" || exit 1
 jq -e . "$tmp/json" > /dev/null || bench_die "the JSON lines do not parse"
 table "$tmp/json" > "$tmp/table" || bench_die "cannot render the table"
 cat "$tmp/table"
