@@ -60,6 +60,16 @@ static inline int check_report(int ok, const char *file, int line, const char *e
 	check_report(r_ <= t_ && r_ >= -t_, __FILE__, __LINE__, #act " ~ " #exp, d_); \
 })
 
+/* Equal strings, both printed whole on failure; NULL equals only NULL. */
+#define CHECK_STR_EQ(exp, act) ({						\
+	const char *e_ = (exp), *a_ = (act);					\
+	int ok_ = e_ && a_ ? strcmp(e_, a_) == 0 : e_ == a_;			\
+	if (!ok_)								\
+		fprintf(stderr, "  expected \"%s\"\n  got      \"%s\"\n",		\
+			e_ ? e_ : "(null)", a_ ? a_ : "(null)");		\
+	check_report(ok_, __FILE__, __LINE__, #act " == " #exp, NULL);		\
+})
+
 #define CHECK_STR_CONTAINS(hay, needle) ({					\
 	const char *h_ = (hay), *n_ = (needle);					\
 	int ok_ = h_ && strstr(h_, n_) != NULL;					\
