@@ -275,7 +275,7 @@ $(OUT)/bin/bench_%: tools/bench/bench_%.c $(LIB_A) $(wildcard include/xtx/*.h to
 # tools/common/ (no main.c, so not a program) is linked into every tool.
 TOOL_COMMON := $(wildcard tools/common/*.c tools/common/*.h)
 .SECONDEXPANSION:
-$(OUT)/bin/%: $$(wildcard tools/%/*.c tools/%/*.h) $(TOOL_COMMON) $(LIB_A) \
+$(OUT)/bin/%: $$(wildcard tools/$$*/*.c tools/$$*/*.h) $(TOOL_COMMON) $(LIB_A) \
 		$(wildcard include/xtx/*.h) $(BPF_SKELS)
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
