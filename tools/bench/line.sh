@@ -47,16 +47,34 @@ table() { # json-file
   local rows
   rows=$(jq -r 'select(.config) | [.config, .mpps, .spread, .deq_ns, .deq_spread, (.prod_ns // "-"),
                  (.prod_spread // "-")] | @tsv' "$1") || return 1
-  [ -n "$rows" ] || return 1
-  echo "| configuration | Mpps | of 14.88 Mpps | dequeuer (or only core) CPU ns/pkt | its capacity, Mpps | producers' CPU ns/pkt | their capacity, Mpps |"
-  echo "|---|---|---|---|---|---|---|"
-  while IFS=$'\t' read -r c m s d ds p ps; do
+  [ -n "$(jq -r '.config // .wire // empty' "$1")" ] || return 1
+  [ -z "$rows" ] ||
+    echo "| configuration | Mpps | of 14.88 Mpps | dequeuer (or only core) CPU ns/pkt | its capacity, Mpps | producers' CPU ns/pkt | their capacity, Mpps |
+|---|---|---|---|---|---|---|"
+  [ -z "$rows" ] || while IFS=$'\t' read -r c m s d ds p ps; do
     awk -v c="$c" -v m="$m" -v s="$s" -v d="$d" -v ds="$ds" -v p="$p" -v ps="$ps" 'BEGIN {
       pc = p == "-" ? "-" : sprintf("%.1f ± %.1f", p, ps / 2)
       pk = p == "-" ? "-" : sprintf("%.1f", 1000 / p)
       printf "| %s | %.2f ± %.2f | %.0f%% | %.1f ± %.1f | %.1f | %s | %s |\n",
         c, m, s / 2, m / 14.88 * 100, d, ds / 2, 1000 / d, pc, pk }'
   done <<< "$rows"
+  rows=$(jq -r 'select(.wire) | [.wire, .mpps, .busy_frac, .busy_spread, .wire_gbps,
+                 .wire_spread] | @tsv' "$1") || return 1
+  if [ -n "$rows" ]; then
+    echo
+    echo "The emulated wire (xtx-send --dev null:10gbit, one root class counting 24 bytes per"
+    echo "frame; wire-SIZE at 10gbit, rate5g-SIZE at 5gbit): how busy the wire stayed between"
+    echo "its first and last frame, and the rate at the wire over that time:"
+    echo
+    echo "| configuration | Mpps | wire busy | rate at the wire, Gbit/s | vs the class's rate |"
+    echo "|---|---|---|---|---|"
+    while IFS=$'\t' read -r c m b bs g gs; do
+      awk -v c="$c" -v m="$m" -v b="$b" -v bs="$bs" -v g="$g" -v gs="$gs" 'BEGIN {
+        r = c ~ /^rate5g/ ? 5 : 10
+        printf "| %s | %.2f | %.2f%% ± %.2f | %.4f ± %.4f | %+.2f%% |\n", c, m, b * 100,
+          bs * 50, g, gs / 2, (g / r - 1) * 100 }'
+    done <<< "$rows"
+  fi
   rows=$(jq -r 'select(.cost_tree) | [.cost_tree, .component, .instr_per_pkt] | @tsv' "$1") ||
     return 1
   [ -n "$rows" ] || return 0
@@ -142,13 +160,32 @@ measure() { # config
       bench_num m "$tmp/out.json" '.pps / 1e6'
       bench_num d "$tmp/out.json" .dequeuer_cpu_ns_per_pkt
       bench_num p "$tmp/out.json" .producer_cpu_ns_per_pkt ;;
+    wire-*|rate5g-*)
+      # The emulated 10GbE wire: a root class at the wire's rate (wire-SIZE: is the wire
+      # kept busy?) or at half of it (rate5g-SIZE: is the rate exact at the wire?), both
+      # counting the wire's 24 bytes per frame (overhead 24).
+      local size=${c#*-} conf=$tmp/wire10g.conf
+      [[ $c == rate5g-* ]] && conf=$tmp/wire5g.conf
+      local sender=($BIN/xtx-send --dev null:10gbit --dst-ip 198.18.0.2 --size "$size"
+                    --flows 64 --producers 1 --cpus 0 --producer-cpus 1 --classes "$conf"
+                    --duration "$dur" --drop --interval 0 --json)
+      unshare -n timeout $((dur + 60)) "${sender[@]}" > "$tmp/out.json" 2> "$tmp/err" ||
+        { rc=$?; bench_die "$c: xtx-send failed (exit $rc):$(printf '\n'; cat "$tmp/err")"; }
+      local b g
+      bench_num m "$tmp/out.json" '.pps / 1e6'
+      bench_num b "$tmp/out.json" .null.busy_frac
+      # bits per ns: Gbit/s
+      bench_num g "$tmp/out.json" '.null.wire_bytes * 8 / (.null.busy_ns + .null.gap_ns)'
+      d=$b p=$g ;;
     *) bench_die "unknown configuration '$c' (LINE_CONFIGS)" ;;
   esac
   mpps[$c]+="$m " deq[$c]+="$d " prod[$c]+="$p "
 }
+printf 'class 1: rate 10gbit\noverhead 24\n' > "$tmp/wire10g.conf"
+printf 'class 1: rate 5gbit\noverhead 24\n' > "$tmp/wire5g.conf"
 
 list=${LINE_CONFIGS:-limit testpmd xtx-default-p1 xtx-default-p2 xtx-64x1024-p1
-  xtx-64x1024-p2 xtx-4096x65535-p1 xtx-4096x65535-p2}
+  xtx-64x1024-p2 xtx-4096x65535-p1 xtx-4096x65535-p2 wire-1514 wire-60 rate5g-1514}
 read -r -a configs <<< "${list//$'\n'/ }"
 [ ${#configs[@]} -gt 0 ] || bench_die "LINE_CONFIGS is empty"
 for ((r = 1; r <= runs; r++)); do
@@ -171,6 +208,12 @@ for c in "${configs[@]}"; do
   if [ "${pv[0]}" != - ]; then
     bench_stat pm ps "${pv[@]}"
     pj=$pm psj=$ps plist="[$(IFS=,; echo "${pv[*]}")]"
+  fi
+  if [[ $c == wire-* || $c == rate5g-* ]]; then
+    printf '{"wire": "%s", "mpps": %s, "busy_frac": %s, "busy_spread": %s, "wire_gbps": %s, "wire_spread": %s, "runs": %d, "duration_s": %s, "runs_busy_frac": [%s], "runs_wire_gbps": [%s]}\n' \
+      "$c" "$m" "$dm" "$ds" "$pm" "$ps" "$runs" "$dur" "$(IFS=,; echo "${dv[*]}")" \
+      "$(IFS=,; echo "${pv[*]}")" >> "$tmp/json"
+    continue
   fi
   printf '{"config": "%s", "mpps": %s, "spread": %s, "deq_ns": %s, "deq_spread": %s, "prod_ns": %s, "prod_spread": %s, "runs": %d, "duration_s": %s, "runs_mpps": [%s], "runs_deq_ns": [%s], "runs_prod_ns": %s}\n' \
     "$c" "$m" "$s" "$dm" "$ds" "$pj" "$psj" "$runs" "$dur" "$(IFS=,; echo "${mv[*]}")" \
