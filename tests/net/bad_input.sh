@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # bad_input.sh - run every row of docs/bad-input.md: the exit status and the message on
 # stderr must be what the table says. One test function per tool's rows:
-#   xtx_send, xtx_sink, xtx_compare, baselines (udp-send, pkt-send, xsk-plain): each row of
-#                the tool(s), and at least one row of each;
-#   table        the table itself: at least 58 rows read, every row's tool one of those.
+#   xtx_send, xtx_sink, xtx_shape, xtx_compare, baselines (udp-send, pkt-send, xsk-plain):
+#                each row of the tool(s), and at least one row of each;
+#   table        the table itself: at least 67 rows read, every row's tool one of those.
 . "$(dirname "$0")/../lib/net.sh"
-ALL_TESTS="test_table test_xtx_send test_xtx_sink test_xtx_compare test_baselines"
+ALL_TESTS="test_table test_xtx_send test_xtx_sink test_xtx_shape test_xtx_compare test_baselines"
 net_init --queues 1
 # The table's rows: | tool | `args` | exit | message |
 mapfile -t ROWS < <(sed -n '/<!-- rows:/,/<!-- end rows -->/p' docs/bad-input.md |
@@ -38,18 +38,19 @@ rows() { # TOOL...: run every row of these tools
 test_table() {
   local row tool
   echo "${#ROWS[@]} rows read"
-  [ ${#ROWS[@]} -ge 58 ] || fail "only ${#ROWS[@]} rows read from docs/bad-input.md"
+  [ ${#ROWS[@]} -ge 67 ] || fail "only ${#ROWS[@]} rows read from docs/bad-input.md"
   for row in "${ROWS[@]}"; do
     IFS='|' read -r _ tool _ <<<"$row"
     tool=$(echo "$tool" | xargs)
     case $tool in
-      xtx-send|xtx-sink|xtx-compare|udp-send|pkt-send|xsk-plain) ;;
+      xtx-send|xtx-sink|xtx-shape|xtx-compare|udp-send|pkt-send|xsk-plain) ;;
       *) fail "row of a tool no test function runs: $row" ;;
     esac
   done
 }
 test_xtx_send() { rows xtx-send; }
 test_xtx_sink() { rows xtx-sink; }
+test_xtx_shape() { rows xtx-shape; }
 test_xtx_compare() { rows xtx-compare; }
 test_baselines() { rows udp-send pkt-send xsk-plain; }
 

@@ -18,6 +18,7 @@
 #include "netdev.h"
 #include "traffic.h"
 #include <xtx/pkt.h>
+#include <xtx/xtx.h>
 
 #define MAX_THREADS	256
 #define MAX_BATCH	1024
@@ -283,9 +284,15 @@ void traffic_probe_dev(struct traffic_opts *t)
 
 	t->ifindex = (int)if_nametoindex(t->dev);
 	if (!t->ifindex) {
-		fprintf(stderr, "%s: --dev %s: no such interface in this network namespace "
-			"(see 'ip link'; run inside the right namespace with 'ip netns exec')\n",
-			cli_get_prog(), t->dev);
+		if (xtx_dev__is_null(t->dev))
+			fprintf(stderr, "%s: --dev %s: %s needs a real interface; '%s' names "
+				"xtx's built-in null device, which only the engine's senders take "
+				"(xtx-send --dev null)\n", cli_get_prog(), t->dev, cli_get_prog(),
+				t->dev);
+		else
+			fprintf(stderr, "%s: --dev %s: no such interface in this network namespace "
+				"(see 'ip link'; run inside the right namespace with 'ip netns "
+				"exec')\n", cli_get_prog(), t->dev);
 		exit(1);
 	}
 	if (!netdev_mtu(t->dev, &mtu) && t->size > (uint32_t)mtu + XTX_PKT_ETH_HLEN) {

@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <xtx/xtx.h>
+
 #include "cli.h"
 #include "compare.h"
 #include "units.h"
@@ -506,9 +508,20 @@ static void check_mode(const struct given *g)
 			  o.queues);
 }
 
+/* Every path here needs an interface: the null device has no qdisc and no receiver. */
+static void refuse_null(const char *opt, const char *dev)
+{
+	if (dev && xtx_dev__is_null(dev))
+		die_usage("%s %s: xtx-compare needs a real interface; '%s' names xtx's "
+			  "built-in null device, which has no qdisc and no receiver (xtx-send "
+			  "--dev null measures xtx alone)", opt, dev, dev);
+}
+
 /* Ports and threads fit the flows; --dev has its destination and one receiver. */
 static void check_where(void)
 {
+	refuse_null("--dev", o.dev);
+	refuse_null("--sink-dev", o.sink_dev);
 	if (o.base_port + o.flows - 1 > 65535)
 		die_usage("--base-port %u + --flows %u goes past port 65535", o.base_port, o.flows);
 	for (unsigned i = 0; i < o.nproducers; i++)
@@ -595,6 +608,7 @@ static void parse_args(int argc, char **argv)
 			die_usage("serve: --dev IF (the interface to count on) and --listen "
 				  "ADDR:PORT (an address of a management network, e.g. "
 				  "10.0.0.2:7807) are required");
+		refuse_null("serve: --dev", o.dev);
 		return;
 	}
 	parse_paths(g.paths);

@@ -5,6 +5,10 @@
  *
  *   xtx-example IF DST_IP DST_MAC [COUNT]     (DST_IP in 198.18.0.0/15)
  *
+ * IF is an interface, or the built-in null device: null (every frame completes at once)
+ * or null:RATE (an emulated wire, e.g. null:1gbit), which needs no interface, capability
+ * or root; its counters are printed at the end.
+ *
  * Build outside the tree: cc example.c $(pkg-config --cflags --libs libxtx)
  */
 #include <arpa/inet.h>
@@ -31,7 +35,13 @@ int main(int argc, char **argv)
 
 	if (argc < 4 || inet_pton(AF_INET, argv[2], &po.dst4) != 1 ||
 	    xtx_pkt__parse_mac(argv[3], po.dst_mac)) {
-		fprintf(stderr, "usage: xtx-example IF DST_IP DST_MAC [COUNT]\n");
+		fprintf(stderr, "usage: xtx-example IF DST_IP DST_MAC [COUNT]\n"
+			"       IF: an interface, or null / null:RATE (the built-in null device)\n");
+		return 2;
+	}
+	if (xtx_dev__is_null(argv[1]) < 0) {
+		fprintf(stderr, "xtx-example: '%s': the null device's rate must be a rate in tc's "
+			"units above 0, e.g. null:1gbit\n", argv[1]);
 		return 2;
 	}
 	/* Load goes only to the benchmarking range 198.18.0.0/15 (RFC 2544); edit this for
@@ -106,6 +116,13 @@ int main(int argc, char **argv)
 	}
 	printf("%lu packets offered, %s mode, stop: %s\n", sent, xtx_engine__mode(e),
 	       rc ? "drain timed out" : "drained");
+	/* 5. The null device's own counters: what its (emulated) wire completed. */
+	struct xtx_null_stats ns;
+	if (!xtx_engine__null_stats(e, 0, &ns))
+		printf("null device: %lu frames (%lu bytes, %lu on the wire) completed, wire busy "
+		       "%.3f ms, idle between frames %.3f ms\n", (unsigned long)ns.frames,
+		       (unsigned long)ns.bytes, (unsigned long)ns.wire_bytes,
+		       (double)ns.busy_ns * 1e-6, (double)ns.gap_ns * 1e-6);
 	xtx_engine__close(e);
 	xtx_sched_config__free(cfg);
 	return rc ? 1 : 0;

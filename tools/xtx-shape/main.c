@@ -243,6 +243,14 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 		cli_die_usage("--in IF and --out IF are required");
 	if (!o->classes)
 		cli_die_usage("--classes FILE is required (the class tree; see docs/config.md)");
+	/* The engine takes no receive side on the null device, so neither end can be it. */
+	if (xtx_dev__is_null(o->in))
+		cli_die_usage("--in %s: the null device only sends; --in needs an interface",
+			      o->in);
+	if (xtx_dev__is_null(o->out))
+		cli_die_usage("--out %s: the null device cannot forward what --in receives (it "
+			      "takes no receive side); --out needs an interface (xtx-send --dev "
+			      "null sends on it alone)", o->out);
 	if (!strcmp(o->in, o->out))
 		cli_die_usage("--in and --out are both '%s': give two interfaces", o->in);
 	if (strlen(o->in) >= IF_NAMESIZE || strlen(o->out) >= IF_NAMESIZE)

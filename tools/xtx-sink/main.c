@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
+#include <xtx/xtx.h>
 
 #include "sink.h"
 #include "cli.h"
@@ -249,7 +250,11 @@ int main(int argc, char **argv)
 		return 1;
 	s.ifindex = (int)if_nametoindex(s.opt.dev);
 	if (!s.ifindex) {
-		if (s.opt.netns)
+		if (xtx_dev__is_null(s.opt.dev))
+			fprintf(stderr, "xtx-sink: --dev %s: xtx-sink counts what an interface "
+				"receives; '%s' names xtx's built-in null device, which only sends: "
+				"give a real interface\n", s.opt.dev, s.opt.dev);
+		else if (s.opt.netns)
 			fprintf(stderr, "xtx-sink: --dev %s: no such interface in network namespace "
 				"%s; see 'ip -n %s link'\n", s.opt.dev, s.opt.netns, s.opt.netns);
 		else
