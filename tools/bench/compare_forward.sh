@@ -12,17 +12,9 @@
 # Usage: compare_forward.sh [--runs K] [--duration S] --md FILE --json FILE
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. tools/bench/lib.sh
 runs=3 dur=3 md='' json=''
-while [ $# -gt 0 ]; do
-  case $1 in
-    --runs) runs=$2; shift 2 ;;
-    --duration) dur=$2; shift 2 ;;
-    --md) md=$2; shift 2 ;;
-    --json) json=$2; shift 2 ;;
-    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
-    *) echo "compare_forward.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
-  esac
-done
+bench_opts "runs duration md json" "$@"
 [ -n "$md" ] && [ -n "$json" ] || { echo "compare_forward.sh: --md and --json are required" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -41,16 +41,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tools/bench/lib.sh
 BIN=build/release/bin
 runs=3 dur=3 md='' json=''
-while [ $# -gt 0 ]; do
-  case $1 in
-    --runs) runs=$2; shift 2 ;;
-    --duration) dur=$2; shift 2 ;;
-    --md) md=$2; shift 2 ;;
-    --json) json=$2; shift 2 ;;
-    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d'; exit 0 ;;
-    *) echo "forward.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
-  esac
-done
+bench_opts "runs duration md json" "$@"
 [ "$(id -u)" = 0 ] || { echo "forward.sh: needs root" >&2; exit 1; }
 for b in xtx-shape xtx-sink xsk-plain xtx-send; do
   [ -x $BIN/$b ] || bench_die "missing $BIN/$b: run make VARIANT=release lib tools bpf"

@@ -24,6 +24,15 @@
 #                             field or a non-number stops the script
 #   bench_stat MED SPR V...   MED = the median of V..., SPR = max - min; no value stops
 #   bench_pkts_ok N WHAT      stop unless N is a whole number above 0 (WHAT names it)
+#   bench_opts "NAMES" ARGS...
+#                             the option loop of the benchmark scripts: NAMES, a subset of
+#                             "runs duration md json render", are the options the script
+#                             takes (--runs K, --duration S, --md FILE, --json FILE,
+#                             --render JSON); each sets the variable of its name (--duration:
+#                             dur), which the script gives its default first. -h/--help
+#                             prints the script's header (line 2 up to its `set -` line)
+#                             and exits 0; any other option, or one without its value, is
+#                             refused with a message and exit 2
 
 bench_die() { echo "${0##*/}: $*" >&2; exit 1; }
 
@@ -82,4 +91,21 @@ bench_stat() { # MED SPR VALUES...
 
 bench_pkts_ok() { # N WHAT
 	[[ $1 =~ ^[0-9]+$ ]] && [ "$1" -gt 0 ] || bench_die "$2: $1 packets; a run that moved none is a failure"
+}
+
+bench_opts() { # "NAMES" ARGS...
+	local _bo_names=" $1 " _bo_o
+	shift
+	while [ $# -gt 0 ]; do
+		_bo_o=${1#--}
+		case $1 in
+		-h|--help) sed -n '2,/^set -/p' "$0" | sed '$d'; exit 0 ;;
+		--runs|--duration|--md|--json|--render) [[ $_bo_names == *" $_bo_o "* ]] ;;
+		*) false ;;
+		esac || { echo "${0##*/}: unknown option $1 (see --help)" >&2; exit 2; }
+		[ $# -ge 2 ] || { echo "${0##*/}: $1 needs a value (see --help)" >&2; exit 2; }
+		[ "$_bo_o" = duration ] && _bo_o=dur
+		printf -v "$_bo_o" '%s' "$2"
+		shift 2
+	done
 }

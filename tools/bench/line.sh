@@ -29,17 +29,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tools/bench/lib.sh
 BIN=build/release/bin
 runs=3 dur=3 md='' json='' render=''
-while [ $# -gt 0 ]; do
-  case $1 in
-    --runs) runs=$2; shift 2 ;;
-    --duration) dur=$2; shift 2 ;;
-    --md) md=$2; shift 2 ;;
-    --json) json=$2; shift 2 ;;
-    --render) render=$2; shift 2 ;;
-    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d'; exit 0 ;;
-    *) echo "line.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
-  esac
-done
+bench_opts "runs duration md json render" "$@"
 [[ $runs =~ ^[1-9][0-9]?$ ]] || bench_die "--runs $runs: 1..99"
 [[ $dur =~ ^[1-9][0-9]?$ ]] || bench_die "--duration $dur: whole seconds 1..99"
 
