@@ -9,7 +9,11 @@
  *      frames' wire time, and a late submission shows as a gap of the exact length;
  *   4. the hardware ring (as deep as the TX ring) leaves frames on the TX ring when full;
  *   5. 1 Mbit/s for 10 s of virtual time: bytes on the wire match the rate to 1e-6;
- *   6. bad sizes are refused.
+ *   6. long runs of 14..1514-byte frames at rates that divide no wire time (7 Gbit/s, a
+ *      prime near 1 Gbit/s, 8 bit/s, the largest rate): the wire's busy time is the exact
+ *      rational sum rounded down once, to the picosecond (rounding each frame would be
+ *      off by up to a picosecond per frame);
+ *   7. bad sizes are refused.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -200,6 +204,66 @@ static void test_rate_long(void)
 	xtx_nulldev_close(d);
 }
 
+/* A frame length 60..1514 from *x (an LCG), every 64th below the 60-byte minimum. */
+static uint32_t next_len(uint64_t *x)
+{
+	*x = *x * 6364136223846793005ull + 1442695040888963407ull;
+	return (*x >> 58) == 0 ? 14 : 60 + (uint32_t)((*x >> 33) % 1455);
+}
+
+static const struct {
+	uint64_t rate_bps;
+	uint32_t frames;
+} long_runs[] = {
+	{ 7000000000ull, 1u << 20 },		/* 8/7 ns a byte */
+	{ 999999937ull, 1u << 16 },		/* a prime */
+	{ 8, 1u << 10 },			/* the lowest rate null:RATE gives: 1 s a byte */
+	{ 3, 1u << 10 },			/* 8/3 s a byte */
+	{ UINT64_MAX / 8 * 8, 1u << 16 },	/* the highest: a frame takes < 1 ps */
+};
+
+/* Frames always waiting, the wire mostly busy (steps of 128 minimum frames' time, a
+ * hardware ring of 256), then drained. */
+static void test_exact_long(void)
+{
+	for (size_t r = 0; r < sizeof(long_runs) / sizeof(long_runs[0]); r++) {
+		uint64_t rate = long_runs[r].rate_bps, n = long_runs[r].frames;
+		uint64_t step = (uint64_t)(128ull * 84 * 8 * 1000000000 / rate) + 1;
+		uint64_t next = 0, expect = 0, x = r, t = 0, wire = 0, sent = 0, done = 0;
+		struct xsk_ring_prod tx;
+		struct xsk_ring_cons comp;
+		struct xtx_nulldev *d;
+		struct xtx_null_stats st;
+		unsigned __int128 exact;
+
+		if (!CHECK_EQ_I64(0, xtx_nulldev_open(&d, 256, 256, rate, &tx, &comp)))
+			return;
+		for (uint64_t i = 0; done < n && i < 4 * n + 1000; i++, t += step) {
+			unsigned room = xsk_prod_nb_free(&tx, 256);
+
+			for (; room && sent < n; room--, sent++) {
+				uint32_t len = next_len(&x);
+
+				submit(&tx, 1, len, &next);
+				wire += (len < 60 ? 60 : len) + 24;
+			}
+			xtx_nulldev_run(d, t);
+			done += reap(&comp, &expect);
+		}
+		CHECK_EQ_U64(n, done);
+		xtx_nulldev_stats(d, &st);
+		exact = (unsigned __int128)wire * 8000000000000ull / rate;
+		CHECK_EQ_U64(wire, st.wire_bytes);
+		CHECK_EQ_U64((uint64_t)exact, xtx_nulldev_busy_ps(d));
+		CHECK_EQ_U64((uint64_t)(exact / 1000), st.busy_ns);
+		printf("test_nulldev: %llu bit/s, %llu frames, %llu wire bytes: busy %llu ps, "
+		       "exactly %llu ps\n", (unsigned long long)rate, (unsigned long long)n,
+		       (unsigned long long)wire, (unsigned long long)xtx_nulldev_busy_ps(d),
+		       (unsigned long long)exact);
+		xtx_nulldev_close(d);
+	}
+}
+
 static void test_bad(void)
 {
 	struct xsk_ring_prod tx;
@@ -218,6 +282,7 @@ int main(void)
 	test_wire();
 	test_hw_full();
 	test_rate_long();
+	test_exact_long();
 	test_bad();
 	return check_summary("test_nulldev");
 }

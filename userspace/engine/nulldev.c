@@ -10,12 +10,18 @@
 #include "nulldev.h"
 #include "stat.h"
 
-#define PS_PER_NS	1000ull
+#ifndef __SIZEOF_INT128__
+#error "nulldev.c needs unsigned __int128 for exact wire times"
+#endif
 
-/* A frame the emulated NIC has taken from the TX ring: its address and when the wire has
- * sent its last bit. */
+#define PS_PER_NS	1000ull
+#define PS_BITS		8000000000000ull	/* ps x bits/s in a byte: 8 * 10^12 */
+
+/* A frame the emulated NIC has taken from the TX ring: its address, its time on the wire
+ * and when the wire has sent its last bit. */
 struct hw_slot {
 	uint64_t addr;
+	uint64_t wire_ps;
 	uint64_t done_ps;
 	uint32_t len;
 };
@@ -36,6 +42,12 @@ struct xtx_nulldev {
 	uint32_t hw_head, hw_tail;	/* in flight: [hw_tail, hw_head) */
 	uint32_t hw_done;		/* hw_tail + frames the wire has finished */
 	uint64_t rate_bps;
+	/* A wire byte takes PS_BITS / rate_bps ps = byte_ps + byte_rem / rate_bps; frac32
+	 * is floor(2^32 * byte_rem / rate_bps), to estimate the remainder's share without a
+	 * division (all three set at open). carry (< rate_bps) is what the frames timed so
+	 * far left over, in 1/rate_bps ps; written by take() only. */
+	uint64_t byte_ps, byte_rem, carry;
+	uint32_t frac32;
 	uint64_t wire_free_ps;		/* end of the last frame given to the wire */
 
 	/* Written by the owner only; read by anyone (stat.h). */
@@ -70,6 +82,11 @@ int xtx_nulldev_open(struct xtx_nulldev **out, uint32_t tx_size, uint32_t comp_s
 	d->comp_mask = comp_size - 1;
 	d->hw_mask = tx_size - 1;
 	d->rate_bps = rate_bps;
+	if (rate_bps) {
+		d->byte_ps = PS_BITS / rate_bps;
+		d->byte_rem = PS_BITS % rate_bps;
+		d->frac32 = (uint32_t)(((unsigned __int128)d->byte_rem << 32) / rate_bps);
+	}
 
 	*tx = (struct xsk_ring_prod){
 		.cached_prod = 0, .cached_cons = tx_size, .mask = tx_size - 1,
@@ -101,10 +118,29 @@ static uint64_t wire_len(uint32_t len)
 	return (len < XTX_NULL_MIN_FRAME ? XTX_NULL_MIN_FRAME : len) + XTX_NULL_WIRE_OVERHEAD;
 }
 
-/* Picoseconds the wire needs for a frame of len bytes, rounded up. */
-static uint64_t wire_ps(const struct xtx_nulldev *d, uint32_t len)
+/* Picoseconds the wire needs for the next frame of len bytes: its exact time plus what the
+ * frames before it left over, rounded down, the new remainder carried. Frames timed in
+ * turn thus add up to their exact time rounded down once, not per frame. Preconditions:
+ * rate_bps > 0; len < 2^16 (a UMEM frame is 4096 bytes at most), so that L * byte_ps
+ * (< 2^17 * 2^43) and L * frac32 (< 2^17 * 2^32) fit 64 bits.
+ *
+ * exact = L * byte_ps + (L * byte_rem + carry) / rate_bps. Its floor's second term, q,
+ * is estimated as L * frac32 >> 32 and corrected by the exact remainder: no division per
+ * frame. The estimate is never above q and at most 2 below it: L * frac32 / 2^32 is short
+ * of L * byte_rem / rate_bps by < L / 2^32 < 1, the shift drops < 1, and carry / rate_bps
+ * adds < 1. */
+static uint64_t wire_ps(struct xtx_nulldev *d, uint32_t len)
 {
-	return (wire_len(len) * 8 * 1000000000000ull + d->rate_bps - 1) / d->rate_bps;
+	uint64_t L = wire_len(len), q = (L * d->frac32) >> 32;
+	unsigned __int128 rem = (unsigned __int128)L * d->byte_rem + d->carry -
+				(unsigned __int128)q * d->rate_bps;
+
+	while (rem >= d->rate_bps) {	/* at most twice */
+		rem -= d->rate_bps;
+		q++;
+	}
+	d->carry = (uint64_t)rem;
+	return L * d->byte_ps + q;
 }
 
 /* Takes what was submitted into the hardware ring, timing each frame on the wire. */
@@ -123,15 +159,17 @@ static void take(struct xtx_nulldev *d, uint64_t now_ps)
 
 		s->addr = td->addr;
 		s->len = td->len;
+		s->wire_ps = 0;
 		if (d->rate_bps) {
-			uint64_t start = d->wire_free_ps, t = wire_ps(d, td->len);
+			uint64_t start = d->wire_free_ps;
 
 			if (start < now_ps) {
 				if (d->wire_free_ps)
 					CTR_ADD(d->gap_ps, now_ps - d->wire_free_ps);
 				start = now_ps;
 			}
-			s->done_ps = start + t;
+			s->wire_ps = wire_ps(d, td->len);
+			s->done_ps = start + s->wire_ps;
 			d->wire_free_ps = s->done_ps;
 		}
 	}
@@ -166,8 +204,7 @@ static unsigned complete(struct xtx_nulldev *d, uint64_t now_ps)
 		d->compd[(d->comp_prod + i) & d->comp_mask] = s->addr;
 		bytes += s->len;
 		wbytes += wire_len(s->len);
-		if (d->rate_bps)
-			busy += wire_ps(d, s->len);
+		busy += s->wire_ps;
 	}
 	d->hw_tail += n;
 	CTR_ADD(d->frames, n);
@@ -194,6 +231,11 @@ unsigned xtx_nulldev_run(struct xtx_nulldev *d, uint64_t now_ns)
 uint32_t xtx_nulldev_inflight(const struct xtx_nulldev *d)
 {
 	return d->hw_head - d->hw_tail;
+}
+
+uint64_t xtx_nulldev_busy_ps(const struct xtx_nulldev *d)
+{
+	return CTR_GET(d->busy_ps);
 }
 
 void xtx_nulldev_stats(const struct xtx_nulldev *d, struct xtx_null_stats *st)

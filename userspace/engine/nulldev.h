@@ -16,7 +16,10 @@
  *   R (preamble 8, inter-frame gap 12, FCS 4; the minimum frame is 60 bytes without FCS).
  *   Completions come back in batches of XTX_NULL_COMP_BATCH, or fewer when the wire has
  *   gone idle, as a NIC's interrupt moderation would return them.
- * - Times are picoseconds inside, so the wire's clock loses nothing to rounding.
+ * - Times are picoseconds inside. Each frame's time on the wire is computed once, when the
+ *   device takes it, without a division: its exact time plus the remainder the frames
+ *   before it left, rounded down, the new remainder carried. So any run of frames adds up
+ *   to its exact time rounded down to a picosecond, and the wire's clock drifts by none.
  */
 #ifndef XTX_NULLDEV_H
 #define XTX_NULLDEV_H
@@ -44,6 +47,10 @@ unsigned xtx_nulldev_run(struct xtx_nulldev *d, uint64_t now_ns);
 
 /* Frames taken from the TX ring and not completed yet. */
 uint32_t xtx_nulldev_inflight(const struct xtx_nulldev *d);
+
+/* Any thread: the time the wire spent sending the frames completed so far, in ps (the
+ * figure struct xtx_null_stats gives in ns). */
+uint64_t xtx_nulldev_busy_ps(const struct xtx_nulldev *d);
 
 /* Any thread: relaxed copies of the device's counters. */
 void xtx_nulldev_stats(const struct xtx_nulldev *d, struct xtx_null_stats *st);
