@@ -61,11 +61,19 @@ struct xtx_class_opts {
 	uint32_t fq_quantum;	/* leaf only, fq: bytes per flow per DRR round */
 	uint64_t maxrate;	/* leaf only, fq: per-flow pacing rate, bytes/s; 0 = off */
 	uint32_t line;		/* config file line that defined it (0 from the C API) */
+	uint8_t scope;		/* XTX_SCOPE_DEVICE (0): rate, ceil and bursts hold for the
+				 * sum over a device's TX queues, when the schedulers share
+				 * an xtx_sched_shared; XTX_SCOPE_QUEUE: per queue (mq) */
+};
+
+enum {
+	XTX_SCOPE_DEVICE = 0,
+	XTX_SCOPE_QUEUE = 1,
 };
 /* Sized as every xtx_*_opts (see xtx_engine_opts): fields up to __last_field read, a
  * larger sz only with zero bytes beyond it, sz at least the first release's sizeof (it
  * ended at __min_field). */
-#define xtx_class_opts__last_field	line
+#define xtx_class_opts__last_field	scope
 #define xtx_class_opts__min_field	line
 
 struct xtx_sched_config;
@@ -158,14 +166,37 @@ struct xtx_class_stats {
 	int64_t tokens, ctokens;	/* now, in nanoseconds of transmission time */
 };
 
+struct xtx_sched_shared;
+
 struct xtx_sched_opts {
 	size_t sz;		/* sizeof(struct xtx_sched_opts) */
 	uint32_t pkt_pool;	/* packets held at once over all leaves; 0 = sum of limits,
 				 * capped at 1 << 20 */
 	uint64_t horizon_ns;	/* txtime further ahead is dropped; 0 = 10 s (sch_fq) */
+	struct xtx_sched_shared *shared; /* device-wide classes: made from the same config;
+				 * NULL: every class per scheduler */
 };
-#define xtx_sched_opts__last_field	horizon_ns
+#define xtx_sched_opts__last_field	shared
 #define xtx_sched_opts__min_field	pkt_pool
+
+/* Device-wide classes. The schedulers of one device's TX queues (one per dequeuer thread)
+ * share one xtx_sched_shared, made from the same config: each class of scope
+ * XTX_SCOPE_DEVICE then holds its rate, ceil, burst and cburst for the sum of what they
+ * send, without a lock. Each scheduler takes the tokens it spends from the class's
+ * device-wide buckets a slice at a time (one CAS per slice, none per packet) and holds at
+ * most one slice: min(slice_ns, burst time / 2). In any interval the schedulers together
+ * send at most the class's rate times the interval, plus its burst, plus
+ * Q * (2 slices + one packet) for Q schedulers (docs/design.md, "Device-wide classes").
+ * slice_ns 0: XTX_SCHED_SLICE_NS. now_ns starts the device-wide buckets full. NULL with
+ * errno EINVAL (bad config, message in err) or ENOMEM. Destroy after every scheduler that
+ * uses it. */
+#define XTX_SCHED_SLICE_NS	50000ull	/* 50 us of transmission at the class's rate */
+struct xtx_sched_shared *xtx_sched_shared__create(const struct xtx_sched_config *cfg,
+						  uint64_t slice_ns, uint64_t now_ns,
+						  char *err, size_t errlen);
+void xtx_sched_shared__destroy(struct xtx_sched_shared *sh);
+/* Classes of device scope in it. */
+unsigned xtx_sched_shared__class_count(const struct xtx_sched_shared *sh);
 
 struct xtx_sched;
 

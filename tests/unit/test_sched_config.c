@@ -468,8 +468,14 @@ static const struct err_case syntax_cases[] = {
 	{ "class 1: rate 1gbit\n  rate 2gbit", NAME ":2:3: found 'rate', expected a statement" },
 	{ "class 1: rate 1gbit foo 3",
 	  NAME ":1:21: found 'foo', expected a class option (parent, rate, ceil, burst, cburst, "
-	  "quantum, prio, fq, limit, flows, flow_limit, fq_quantum, maxrate)" },
+	  "quantum, prio, fq, limit, flows, flow_limit, fq_quantum, maxrate, scope)" },
 	{ "class 1: rate 1gbit Rate 2gbit", NAME ":1:21: found 'Rate', expected a class option" },
+	{ "class 1: rate 1gbit scope",
+	  NAME ":1:26: found end of line, expected 'device' or 'queue' after 'scope'" },
+	{ "class 1: rate 1gbit scope mq",
+	  NAME ":1:27: found 'mq', expected 'device' or 'queue' after 'scope'" },
+	{ "class 1: rate 1gbit scope queue scope device",
+	  NAME ":1:33: found 'scope' again, expected each option once per class (first at column 21)" },
 	{ "class 1: rate 1gbit fq-quantum 3k", NAME ":1:21: found 'fq-quantum', expected a class option" },
 	{ "class 1: rate 1gbit rate 2gbit",
 	  NAME ":1:21: found 'rate' again, expected each option once per class (first at column 10)" },
@@ -1040,8 +1046,28 @@ static void test_robust(void)
 	CHECK_EQ_U64(0, no_message);
 }
 
+/* scope: device by default, queue when asked; the C API refuses anything else. */
+static void test_scope(void)
+{
+	char err[256];
+	struct xtx_sched_config *cfg = xtx_sched_config__parse_string(
+		"class 1: rate 1gbit\nclass 1:10 parent 1: rate 1mbit scope queue\n"
+		"class 1:20 parent 1: rate 1mbit scope device\n", NAME, err, sizeof(err));
+	struct xtx_class_opts o = { .sz = sizeof(o), .handle = XTX_HANDLE(2, 0),
+				    .parent = XTX_HANDLE_ROOT, .rate = 1000, .scope = 2 };
+
+	if (CHECK(cfg != NULL)) {
+		CHECK_EQ_U64(XTX_SCOPE_DEVICE, xtx_sched_config__class(cfg, 0)->scope);
+		CHECK_EQ_U64(XTX_SCOPE_QUEUE, xtx_sched_config__class(cfg, 1)->scope);
+		CHECK_EQ_U64(XTX_SCOPE_DEVICE, xtx_sched_config__class(cfg, 2)->scope);
+		CHECK_EQ_I64(-EINVAL, xtx_sched_config__add_class(cfg, &o));
+	}
+	xtx_sched_config__free(cfg);
+}
+
 int main(void)
 {
+	test_scope();
 	test_format();
 	test_values();
 	test_defaults();

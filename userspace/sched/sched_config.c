@@ -282,7 +282,7 @@ int _xtx_sched_config__add_class_set(struct xtx_sched_config *cfg,
 
 	if (!XTX_HANDLE_MAJ(c.o.handle) || c.o.handle == XTX_HANDLE_ROOT)
 		return -EINVAL;
-	if (!c.o.rate || c.o.prio > XTX_PRIO_MAX || c.o.fq > 1)
+	if (!c.o.rate || c.o.prio > XTX_PRIO_MAX || c.o.fq > 1 || c.o.scope > XTX_SCOPE_QUEUE)
 		return -EINVAL;
 	if (c.o.ceil && c.o.ceil < c.o.rate)
 		return -EINVAL;

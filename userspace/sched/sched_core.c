@@ -67,14 +67,6 @@ static unsigned log2_u32(uint32_t v)	/* v a power of two */
 	return (unsigned)__builtin_ctz(v);
 }
 
-/* Bucket depth in ns: bytes * 1e9 / rate, kept well inside s64. */
-static int64_t bytes_to_ns(uint64_t bytes, uint64_t rate)
-{
-	unsigned __int128 ns = (unsigned __int128)bytes * _XTX_NSEC_PER_SEC / rate;
-
-	return ns > (unsigned __int128)(INT64_MAX / 4) ? INT64_MAX / 4 : (int64_t)ns;
-}
-
 /* Byte offsets of each array in the one allocation. */
 struct layout {
 	size_t cls, leaves, feeds, words, members, cls_leaf, dlist, wq, fh, hmap, pool, flows, total;
@@ -245,6 +237,7 @@ static void place_arrays(struct xtx_sched *s, const struct layout *lo, char *bas
 	s->fh_cap = sh->fh_cap;
 	s->overhead = xtx_sched_config__overhead(cfg);
 	s->horizon_ns = o->horizon_ns ? o->horizon_ns : _XTX_HORIZON_NS;
+	s->sh = o->shared && xtx_sched_shared__class_count(o->shared) ? o->shared->cls : NULL;
 	s->now = now_ns;
 }
 
@@ -285,7 +278,8 @@ static uint32_t init_leaf(struct xtx_sched *s, uint32_t i, uint32_t li,
 
 /* Step 4: classes (token buckets full at now_ns), leaves, flow tables, the handle map. */
 static void init_classes(struct xtx_sched *s, const struct xtx_sched_config *cfg,
-			 const struct shape *sh, struct _xtx_flow *flows, uint64_t now_ns)
+			 const struct shape *sh, struct _xtx_flow *flows,
+			 const uint8_t *sh_dev, uint64_t now_ns)
 {
 	uint32_t li = 0, ii = 0, i;
 	uint32_t r2q = xtx_sched_config__r2q(cfg);
@@ -301,10 +295,16 @@ static void init_classes(struct xtx_sched *s, const struct xtx_sched_config *cfg
 		}
 		cl->rate_mult = _xtx_rate_mult(co->rate);
 		cl->ceil_mult = _xtx_rate_mult(co->ceil ? co->ceil : co->rate);
-		cl->buffer = bytes_to_ns(co->burst, co->rate);
-		cl->cbuffer = bytes_to_ns(co->cburst, co->ceil ? co->ceil : co->rate);
+		cl->buffer = _xtx_bytes_to_ns(co->burst, co->rate);
+		cl->cbuffer = _xtx_bytes_to_ns(co->cburst, co->ceil ? co->ceil : co->rate);
 		cl->tokens = cl->buffer;
 		cl->ctokens = cl->cbuffer;
+		if (s->sh && sh_dev && sh_dev[i]) {	/* local buckets: one slice, taken */
+			cl->shared = 1;
+			cl->buffer = s->sh[i].rate.slice;
+			cl->cbuffer = s->sh[i].ceil.slice;
+			cl->tokens = cl->ctokens = 0;
+		}
 		cl->t_c = now_ns;
 		cl->parent = sh->parent[i];
 		cl->pq_idx = _XTX_NIL;
@@ -430,6 +430,12 @@ struct xtx_sched *xtx_sched__create(const struct xtx_sched_config *cfg,
 		return NULL;
 	}
 	sh.n = xtx_sched_config__class_count(cfg);
+	if (o.shared && o.shared->ncls != sh.n) {
+		xtx_errf(err, errlen, "device-wide class state made for %u classes, not %u",
+			 o.shared->ncls, sh.n);
+		errno = EINVAL;
+		return NULL;
+	}
 	if (shape_measure(&sh, cfg, err, errlen))
 		goto out_shape;		/* errno set */
 	shape_pool(&sh, &o);
@@ -455,7 +461,8 @@ struct xtx_sched *xtx_sched__create(const struct xtx_sched_config *cfg,
 		goto out_sched;
 	}
 	place_arrays(s, &lo, base, &sh, cfg, &o, now_ns);
-	init_classes(s, cfg, &sh, (struct _xtx_flow *)(base + lo.flows), now_ns);
+	init_classes(s, cfg, &sh, (struct _xtx_flow *)(base + lo.flows),
+		     o.shared ? o.shared->device : NULL, now_ns);
 	init_sets(s, &sh, (uint64_t *)(base + lo.words), (uint32_t *)(base + lo.members));
 	init_pool_default(s, cfg);
 	shape_free(&sh);

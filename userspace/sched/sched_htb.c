@@ -405,6 +405,45 @@ static void flush_deferred(struct xtx_sched *s)
 	s->dn = 0;
 }
 
+/* --- device-wide classes ---------------------------------------------------------------- */
+
+/* A device-wide class's local bucket after a charge left it at toks: topped up to one
+ * slice from the device-wide bucket when it went below zero. */
+static inline int64_t sh_refill(struct _xtx_shbucket *b, int64_t toks, uint64_t now)
+{
+	if (toks < 0)
+		toks += _xtx_sh_take(b, b->slice - toks, now);
+	return toks <= -_XTX_MBUFFER_NS ? 1 - _XTX_MBUFFER_NS : toks;
+}
+
+/* The wait-heap key of a device-wide class that class_mode() just found not CAN_SEND:
+ * when the device-wide bucket of the failing local one could give it back its debt. */
+static inline uint64_t sh_key(struct xtx_sched *s, uint32_t c, uint64_t now)
+{
+	const struct _xtx_class *cl = &s->cls[c];
+
+	if (cl->mode == _XTX_CANT_SEND)
+		return _xtx_sh_ready(&s->sh[c].ceil, -cl->ctokens, now);
+	return _xtx_sh_ready(&s->sh[c].rate, -cl->tokens, now);
+}
+
+/* htb_charge_class's bucket update for a device-wide class: the charge comes off the
+ * local buckets, which refill from the device-wide ones instead of from elapsed time. */
+static inline void charge_shared(struct xtx_sched *s, uint32_t c, bool own, uint32_t wire,
+				 uint64_t now)
+{
+	struct _xtx_class *cl = &s->cls[c];
+	struct _xtx_shclass *sc = &s->sh[c];
+
+	if (own)
+		cl->tokens = sh_refill(&sc->rate, cl->tokens -
+				       (int64_t)_xtx_l2t(cl->rate_mult, wire, &cl->rate_rem), now);
+	else
+		cl->borrows++;
+	cl->ctokens = sh_refill(&sc->ceil, cl->ctokens -
+				(int64_t)_xtx_l2t(cl->ceil_mult, wire, &cl->ceil_rem), now);
+}
+
 /* Charge `wire` bytes to leaf c and its ancestors; `level` served it (htb_charge_class).
  * `len` (frame bytes) only feeds the counters. */
 static void charge(struct xtx_sched *s, uint32_t c, unsigned level, uint32_t wire,
@@ -434,23 +473,29 @@ static void charge(struct xtx_sched *s, uint32_t c, unsigned level, uint32_t wir
 			cl->dbudget = 0;		/* stays in dlist; flush finds 0 to add */
 		}
 		again = cl->t_c == now;
-		diff = elapsed(cl, now);
 		old = cl->mode;
-		if (cl->level >= level) {
-			cl->tokens = accnt(cl->tokens, diff, cl->buffer,
-					   (int64_t)_xtx_l2t(cl->rate_mult, wire, &cl->rate_rem));
+		if (__builtin_expect(cl->shared, 0)) {
+			charge_shared(s, c, cl->level >= level, wire, now);
 		} else {
-			cl->borrows++;
-			cl->tokens = accnt(cl->tokens, diff, cl->buffer, 0);
+			diff = elapsed(cl, now);
+			if (cl->level >= level) {
+				cl->tokens = accnt(cl->tokens, diff, cl->buffer,
+						   (int64_t)_xtx_l2t(cl->rate_mult, wire,
+								     &cl->rate_rem));
+			} else {
+				cl->borrows++;
+				cl->tokens = accnt(cl->tokens, diff, cl->buffer, 0);
+			}
+			cl->ctokens = accnt(cl->ctokens, diff, cl->cbuffer,
+					    (int64_t)_xtx_l2t(cl->ceil_mult, wire, &cl->ceil_rem));
 		}
-		cl->ctokens = accnt(cl->ctokens, diff, cl->cbuffer,
-				    (int64_t)_xtx_l2t(cl->ceil_mult, wire, &cl->ceil_rem));
 		cl->t_c = now;
 
 		diff = 0;
 		change_class_mode(s, c, &diff);
 		if (cl->mode != _XTX_CAN_SEND) {
-			uint64_t key = now + (uint64_t)(diff > 0 ? diff : 1);
+			uint64_t key = cl->shared ? sh_key(s, c, now)
+						  : now + (uint64_t)(diff > 0 ? diff : 1);
 
 			if (old != _XTX_CAN_SEND)
 				wq_update(s, c, key);
@@ -478,10 +523,23 @@ static void do_events(struct xtx_sched *s, uint64_t now)
 {
 	while (s->wq_n && s->wq[0].key <= now) {
 		uint32_t c = s->wq[0].cls;
-		int64_t diff = elapsed(&s->cls[c], now);
+		struct _xtx_class *cl = &s->cls[c];
+		int64_t diff;
 
+		if (cl->shared) {
+			cl->tokens = sh_refill(&s->sh[c].rate, cl->tokens, now);
+			cl->ctokens = sh_refill(&s->sh[c].ceil, cl->ctokens, now);
+			diff = 0;
+			change_class_mode(s, c, &diff);
+			if (cl->mode != _XTX_CAN_SEND)
+				wq_update(s, c, sh_key(s, c, now));
+			else
+				wq_remove(s, c);
+			continue;
+		}
+		diff = elapsed(cl, now);
 		change_class_mode(s, c, &diff);
-		if (s->cls[c].mode != _XTX_CAN_SEND)
+		if (cl->mode != _XTX_CAN_SEND)
 			wq_update(s, c, now + (uint64_t)(diff > 0 ? diff : 1));
 		else
 			wq_remove(s, c);

@@ -17,6 +17,7 @@
 #ifndef XTX_SCHED_INT_H
 #define XTX_SCHED_INT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -169,7 +170,8 @@ struct _xtx_class {
 	uint32_t dwire_c;	/* ... from ctokens */
 	uint8_t dlisted;	/* 1 while in the scheduler's dlist */
 	uint8_t dborrow_only;	/* budget of a MAY_BORROW class: borrowed charges only */
-	uint8_t _pad2b[2];
+	uint8_t shared;		/* device-wide: buckets refilled from s->sh, not by time */
+	uint8_t _pad2b;
 	uint32_t _pad2[2];
 
 	/* Line 3: drop counters (cold). */
@@ -249,6 +251,36 @@ struct _xtx_hmap {
 	uint32_t handle, idx;
 };
 
+/* --- device-wide classes (sched_shared.c) ----------------------------------------------
+ *
+ * The schedulers of one device's TX queues share, per device-wide class, two words: one
+ * GCRA time per bucket. The device-wide bucket holds min(depth, now - tat) ns; a scheduler
+ * takes a slice from it by moving tat forward with one compare-and-swap, and its own
+ * class's tokens / ctokens are then what it took and has not spent (at most one slice, the
+ * class's local buffer / cbuffer). So tokens are never made twice: every ns a local bucket
+ * gains, tat gave up. tat only moves forward and never past the taker's now. */
+struct _xtx_shbucket {
+	_Atomic uint64_t tat;	/* device-wide tokens at t: min(depth, t - tat) ns */
+	int64_t depth;		/* burst (or cburst) in ns: the device-wide bucket */
+	int64_t slice;		/* ns a scheduler holds at most: its local bucket depth */
+	int64_t min_take;	/* a take smaller than this waits (one CAS per half slice) */
+};
+
+struct _xtx_shclass {
+	struct _xtx_shbucket rate, ceil;
+} __attribute__((aligned(64)));
+
+_Static_assert(sizeof(struct _xtx_shclass) == 64, "shared class: one cache line");
+
+struct xtx_sched_shared {
+	struct _xtx_shclass *cls;	/* [class index] */
+	uint8_t *device;		/* [class index]: 1 device scope, 0 queue scope */
+	uint32_t ncls;
+	uint64_t slice_ns;
+	void *mem;
+	size_t mem_len;
+};
+
 struct xtx_sched {
 	/* Read-mostly: array bases and configuration. */
 	struct _xtx_class *cls;
@@ -264,6 +296,7 @@ struct xtx_sched {
 	uint32_t overhead;		/* bytes added to each frame on the wire */
 	uint32_t _pad0;
 	uint64_t horizon_ns;
+	struct _xtx_shclass *sh;	/* device-wide class state, NULL: every class local */
 
 	/* Hot state, written per packet. */
 	uint64_t row_mask __attribute__((aligned(64)));	/* bit level*8+prio: row non-empty */
@@ -294,6 +327,14 @@ static inline uint64_t _xtx_rate_mult(uint64_t rate)
 	return (uint64_t)(((unsigned __int128)_XTX_NSEC_PER_SEC << 32) / rate);
 }
 
+/* Bucket depth in ns: bytes * 1e9 / rate, kept well inside s64. */
+static inline int64_t _xtx_bytes_to_ns(uint64_t bytes, uint64_t rate)
+{
+	unsigned __int128 ns = (unsigned __int128)bytes * _XTX_NSEC_PER_SEC / rate;
+
+	return ns > (unsigned __int128)(INT64_MAX / 4) ? INT64_MAX / 4 : (int64_t)ns;
+}
+
 /* Transmission time of `len` bytes in ns, carrying the sub-ns remainder in *rem so a long
  * run of charges is exact (sch_htb truncates each packet, which at 100 Gbit/s and 88-byte
  * wire frames would be 0.6% fast). len <= 2^17, mult < 2^63: the product fits 128 bits. */
@@ -303,6 +344,54 @@ static inline uint64_t _xtx_l2t(uint64_t mult, uint32_t len, uint32_t *rem)
 
 	*rem = (uint32_t)p;
 	return (uint64_t)(p >> 32);
+}
+
+/* Take from a device-wide bucket at now: up to `want` ns (> 0), and only if at least
+ * min(want, min_take) is there. Returns what was taken; 0: nothing, ask again at
+ * _xtx_sh_ready(). */
+static inline int64_t _xtx_sh_take(struct _xtx_shbucket *b, int64_t want, uint64_t now)
+{
+	/* Relaxed: tat publishes nothing but itself; the CAS's read-modify-write of the one
+	 * word is what keeps two takers from taking the same ns (pairs with the other
+	 * schedulers' CAS on it). */
+	uint64_t t = atomic_load_explicit(&b->tat, memory_order_relaxed);
+	int64_t need = want < b->min_take ? want : b->min_take;
+	int tries;
+
+	for (tries = 0; tries < 4; tries++) {
+		uint64_t base;
+		int64_t avail, take;
+
+		if (now <= t)
+			return 0;
+		base = now - t > (uint64_t)b->depth ? now - (uint64_t)b->depth : t;
+		avail = (int64_t)(now - base);
+		if (avail < need)
+			return 0;
+		take = want < avail ? want : avail;
+		/* Relaxed on success and failure, as the load above. */
+		if (atomic_compare_exchange_weak_explicit(&b->tat, &t, base + (uint64_t)take,
+							  memory_order_relaxed,
+							  memory_order_relaxed))
+			return take;
+	}
+	return 0;
+}
+
+/* The earliest time, > now, at which `need` ns (at least min_take, at most the depth)
+ * could be taken if nobody else takes first. */
+static inline uint64_t _xtx_sh_ready(struct _xtx_shbucket *b, int64_t need, uint64_t now)
+{
+	/* Relaxed: a hint for the wait heap; a stale value only makes a take fail and the
+	 * class wait again (pairs with nothing). */
+	uint64_t t = atomic_load_explicit(&b->tat, memory_order_relaxed), at;
+
+	if (need < b->min_take)
+		need = b->min_take;
+	if (need > b->depth)
+		need = b->depth;
+	at = t + (uint64_t)need;
+	return at > now ? at : now + 1;
 }
 
 /* --- functions shared between the files (hidden by libxtx.map) ------------------------ */

@@ -468,7 +468,7 @@ static int value_handle(const struct parser *p, size_t *pos, const struct tok *k
 
 enum opt_id {
 	OPT_PARENT, OPT_RATE, OPT_CEIL, OPT_BURST, OPT_CBURST, OPT_QUANTUM, OPT_PRIO, OPT_FQ,
-	OPT_LIMIT, OPT_FLOWS, OPT_FLOW_LIMIT, OPT_FQ_QUANTUM, OPT_MAXRATE, OPT__MAX
+	OPT_LIMIT, OPT_FLOWS, OPT_FLOW_LIMIT, OPT_FQ_QUANTUM, OPT_MAXRATE, OPT_SCOPE, OPT__MAX
 };
 
 static const struct {
@@ -488,10 +488,29 @@ static const struct {
 	[OPT_FLOW_LIMIT] = { "flow_limit", _XTX_OPT_FLOW_LIMIT },
 	[OPT_FQ_QUANTUM] = { "fq_quantum", _XTX_OPT_FQ_QUANTUM },
 	[OPT_MAXRATE]	 = { "maxrate", _XTX_OPT_MAXRATE },
+	[OPT_SCOPE]	 = { "scope", 0 },
 };
 
 #define EXPECT_OPTION "a class option (parent, rate, ceil, burst, cburst, quantum, prio, " \
-		      "fq, limit, flows, flow_limit, fq_quantum, maxrate)"
+		      "fq, limit, flows, flow_limit, fq_quantum, maxrate, scope)"
+
+/* scope device | queue */
+static int value_scope(const struct parser *p, size_t *pos, const struct tok *kw,
+		       uint8_t *scope)
+{
+	char show[SHOW_LEN];
+	struct tok v;
+
+	if (value_tok(p, pos, kw, &v, "'device' or 'queue'"))
+		return -EINVAL;
+	if (tok_is(&v, "device") || tok_is(&v, "queue")) {
+		*scope = tok_is(&v, "queue") ? XTX_SCOPE_QUEUE : XTX_SCOPE_DEVICE;
+		return 0;
+	}
+	perr(p, v.col, "found '%s', expected 'device' or 'queue' after 'scope'",
+	     tok_show(&v, show, sizeof(show)));
+	return -EINVAL;
+}
 
 /* class HANDLE [OPTION VALUE | fq]... */
 static int stmt_class(const struct parser *p, size_t *pos, const struct tok *kw,
@@ -566,6 +585,9 @@ static int stmt_class(const struct parser *p, size_t *pos, const struct tok *kw,
 		case OPT_FQ:
 			o.fq = 1;
 			rc = 0;
+			break;
+		case OPT_SCOPE:
+			rc = value_scope(p, pos, &t, &o.scope);
 			break;
 		case OPT_LIMIT:
 			rc = value_int(p, pos, &t, 1, UINT32_MAX, &x);

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* sched_shared.c - the device-wide class state that the schedulers of one device's TX
+ * queues share: per class, one GCRA word for its rate bucket and one for its ceil bucket
+ * (struct _xtx_shclass in sched_int.h; the take and the wait key are there too, used by
+ * sched_htb.c per charge).
+ *
+ * Rules:
+ *   - A device-wide bucket starts full (tat = now - depth) and holds min(depth, now - tat)
+ *     ns. Taking moves tat forward by what was taken, with one CAS; tat never passes the
+ *     taker's now, so over any interval the takes sum to at most depth + its length.
+ *   - A scheduler's local bucket of such a class is at most one slice deep: it tops up
+ *     to one slice when a charge takes it below zero, and only if at least half a slice
+ *     (min_take) is there, so one CAS moves at least half a slice, never one per packet
+ *     while the class is throttled.
+ *   - slice = min(slice_ns, depth / 2) per bucket. What Q schedulers can send beyond
+ *     the device-wide bucket in any interval is bounded by what they hold and owe:
+ *     Q * (one slice held + one slice of hysteresis debt + one packet), docs/design.md.
+ *   - A scheduler that stops taking (stalled, idle) holds at most its slice; the others
+ *     take the rest of the class's rate.
+ * Slow path only: created once per engine, read per charge through s->sh.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include <xtx/sched.h>
+#include "err.h"
+#include "mem.h"
+#include "sched_int.h"
+
+static void init_bucket(struct _xtx_shbucket *b, int64_t depth, uint64_t slice_ns,
+			uint64_t now_ns)
+{
+	int64_t slice = depth / 2 < (int64_t)slice_ns ? depth / 2 : (int64_t)slice_ns;
+
+	b->depth = depth > 1 ? depth : 1;
+	b->slice = slice > 1 ? slice : 1;
+	b->min_take = b->slice / 2 > 1 ? b->slice / 2 : 1;
+	/* Relaxed: written before any scheduler exists; creating the schedulers' threads
+	 * publishes it (pairs with their first load in _xtx_sh_take). */
+	atomic_store_explicit(&b->tat, now_ns - (uint64_t)b->depth, memory_order_relaxed);
+}
+
+struct xtx_sched_shared *xtx_sched_shared__create(const struct xtx_sched_config *cfg,
+						  uint64_t slice_ns, uint64_t now_ns,
+						  char *err, size_t errlen)
+{
+	struct xtx_sched_shared *sh;
+	unsigned i, n;
+	int rc;
+
+	if (err && errlen)
+		err[0] = '\0';
+	rc = xtx_sched_config__validate(cfg, err, errlen);
+	if (rc) {
+		errno = -rc;
+		return NULL;
+	}
+	if (!slice_ns)
+		slice_ns = XTX_SCHED_SLICE_NS;
+	n = xtx_sched_config__class_count(cfg);
+	sh = calloc(1, sizeof(*sh));
+	if (!sh) {
+		xtx_errf(err, errlen, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	sh->mem_len = (size_t)n * (sizeof(*sh->cls) + 1);
+	sh->mem = xtx_mem__alloc(sh->mem_len, -1);	/* zeroed: every class queue scope */
+	if (!sh->mem) {
+		xtx_errf(err, errlen, "cannot allocate %zu bytes of device-wide class state",
+			 sh->mem_len);
+		free(sh);
+		errno = ENOMEM;
+		return NULL;
+	}
+	sh->cls = sh->mem;
+	sh->device = (uint8_t *)(sh->cls + n);
+	sh->ncls = n;
+	sh->slice_ns = slice_ns;
+	for (i = 0; i < n; i++) {
+		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, i);
+		uint64_t ceil = co->ceil ? co->ceil : co->rate;
+
+		if (co->scope == XTX_SCOPE_QUEUE)
+			continue;
+		sh->device[i] = 1;
+		init_bucket(&sh->cls[i].rate, _xtx_bytes_to_ns(co->burst, co->rate), slice_ns, now_ns);
+		init_bucket(&sh->cls[i].ceil, _xtx_bytes_to_ns(co->cburst, ceil), slice_ns, now_ns);
+	}
+	return sh;
+}
+
+void xtx_sched_shared__destroy(struct xtx_sched_shared *sh)
+{
+	if (!sh)
+		return;
+	xtx_mem__free(sh->mem, sh->mem_len);
+	free(sh);
+}
+
+unsigned xtx_sched_shared__class_count(const struct xtx_sched_shared *sh)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; sh && i < sh->ncls; i++)
+		n += sh->device[i];
+	return n;
+}
