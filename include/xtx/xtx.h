@@ -92,6 +92,11 @@ enum xtx_huge {
  *   CPU: open refuses it unless one CPU of the process is left without a dequeuer
  *   (ksoftirqd and the feeding threads need it), and with busy_poll. 0: off (deq_nice
  *   applies). Needs CAP_SYS_NICE (said if refused).
+ * - queue_classes, slice_ns: with queues > 1 the dequeuers' schedulers share one
+ *   xtx_sched_shared (xtx/sched.h), so every class of scope device (the default) holds
+ *   its rate, ceil and bursts for the sum over the queues; slice_ns bounds what one queue
+ *   holds of a class's tokens. queue_classes: no shared state; every class per queue, as
+ *   mq with one HTB per queue. One queue never shares (nothing to share, no atomics).
  */
 struct xtx_engine_opts {
 	size_t sz;			/* sizeof(struct xtx_engine_opts) */
@@ -131,11 +136,14 @@ struct xtx_engine_opts {
 	uint32_t intake_batches;	/* stage batches per dequeuer step (above); 1..16 */
 	int deq_nice;			/* dequeuers' nice value, -20..19 (above) */
 	int deq_rtprio;			/* dequeuers SCHED_FIFO at 1..99; 0: off (above) */
+	int queue_classes;		/* every class per queue (mq + HTB), even where its
+					 * scope is device (above) */
+	uint64_t slice_ns;		/* device-wide classes' slice; 0: XTX_SCHED_SLICE_NS */
 };
 /* sz: sizeof(struct xtx_engine_opts). The library reads the fields up to __last_field;
  * a larger sz is accepted only if the bytes beyond it are zero (-EINVAL otherwise), and sz
  * must be at least the sizeof of the struct's first release, which ended at __min_field. */
-#define xtx_engine_opts__last_field	deq_rtprio
+#define xtx_engine_opts__last_field	slice_ns
 #define xtx_engine_opts__min_field	quiet
 
 /* The fewest frames (frame_count) that open() accepts for opts: each TX queue's ring and

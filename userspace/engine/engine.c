@@ -163,6 +163,7 @@ static void engine_free(struct xtx_engine *e)
 		xtx_sched__destroy(q->deq.sched);
 		free(q->deq.snap);
 	}
+	xtx_sched_shared__destroy(e->shared);
 	xtx_umem_teardown(e);
 	xtx_pool__fini(&e->pool);
 	free(e->fr.owner);
@@ -524,6 +525,15 @@ static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
 	ncpus = pick_cpus(e, "dequeuer", e->o.cpus, e->numa_node, cpus, 256, err, errlen);
 	if (ncpus < 0)
 		return ncpus;
+	if (e->nq > 1 && !e->o.queue_classes) {
+		e->shared = xtx_sched_shared__create(e->cfg, e->o.slice_ns, xtx_now_ns(), cerr,
+						     sizeof(cerr));
+		if (!e->shared) {
+			rc = -errno;
+			xtx_errf(err, errlen, "cannot create the device-wide class state: %s", cerr);
+			return rc;
+		}
+	}
 	for (unsigned i = 0; i < e->nq; i++) {
 		struct xtx_queue *q = &e->q[i];
 		struct xtx_mpsc_opts mo = { .sz = sizeof(mo),
@@ -531,6 +541,7 @@ static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
 					    .lane_size = e->o.lane_size,
 					    .numa_node = e->numa_node,
 					    .busy_poll = e->o.busy_poll };
+		struct xtx_sched_opts so = { .sz = sizeof(so), .shared = e->shared };
 
 		rc = e->null ? xtx_queue_null(e, q, err, errlen) :
 			       xtx_queue_socket(e, q, err, errlen);
@@ -539,7 +550,7 @@ static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
 		if (!e->null)
 			q->deq.ring.fd = xsk_socket__fd(q->xsk);
 		q->deq.stage = xtx_mpsc__create(&mo);
-		q->deq.sched = xtx_sched__create(e->cfg, NULL, xtx_now_ns(), cerr, sizeof(cerr));
+		q->deq.sched = xtx_sched__create(e->cfg, &so, xtx_now_ns(), cerr, sizeof(cerr));
 		q->deq.snap = calloc(e->ncls * SNAP_WORDS, sizeof(*q->deq.snap));
 		if (!q->deq.stage || !q->deq.sched || !q->deq.snap) {
 			rc = -errno ? -errno : -ENOMEM;

@@ -97,6 +97,8 @@ struct xtx_engine {
 	uint64_t null_rate_bps;		/* null:RATE's wire; 0: completes at once */
 	struct xtx_sched_config *own_cfg;	/* when opts.classes was NULL */
 	const struct xtx_sched_config *cfg;
+	struct xtx_sched_shared *shared;	/* device-wide classes; NULL: one queue, or
+						 * opts.queue_classes */
 	unsigned ncls;
 	struct xtx_pool pool;
 
