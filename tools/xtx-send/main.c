@@ -370,6 +370,7 @@ static int open_engine(const struct run *r)
 		.sz = sizeof(eo), .ifname = o.dev, .queues = o.queues, .first_queue = o.first_queue,
 		.frame_size = o.size > 1984 ? 4096 : 2048, .frame_count = o.frames,
 		.mode = (enum xtx_xdp_mode)o.mode, .busy_poll = o.busy_poll, .cpus = o.cpus,
+		.queue_classes = o.queue_classes,
 		.classes = r->cfg, .drain_timeout_ns = (uint64_t)(o.drain * 1e9) + 1,
 		.drop_on_close = o.drop, .quiet = o.json,
 	};
@@ -406,10 +407,10 @@ static void catch_signals(void)
  * with the notes on what the options mean for this run. */
 static void plan_producers(const struct run *r)
 {
-	if (r->cfg && o.queues > 1 && !o.json)
-		fprintf(stderr, "xtx-send: note: each of the %u TX queues has its own scheduler, so "
-			"class rates apply per queue (flows are spread over queues by hash); use "
-			"--queues 1 to shape the interface as a whole\n", o.queues);
+	if (r->cfg && o.queues > 1 && o.queue_classes && !o.json)
+		fprintf(stderr, "xtx-send: note: --queue-classes: each of the %u TX queues applies "
+			"every class's rate and ceil on its own (flows are spread over queues by "
+			"hash)\n", o.queues);
 	nprod = o.producers;
 	if (nprod > o.flows) {
 		if (!o.json)
@@ -626,6 +627,7 @@ static void print_json(const struct run *r, const struct totals *t,
 	jsonw_string_field(&w, "dev", o.dev);
 	jsonw_string_field(&w, "mode", xtx_engine__mode(eng));
 	jsonw_uint_field(&w, "queues", xtx_engine__queues(eng));
+	jsonw_string_field(&w, "class_scope", o.queue_classes ? "queue" : "device");
 	jsonw_uint_field(&w, "producers", nprod);
 	jsonw_uint_field(&w, "flows", o.flows);
 	if (o.size) {

@@ -21,7 +21,8 @@ static const char usage_text[] =
 "\n"
 "SYNOPSIS\n"
 "    xtx-send --dev IF --dst-ip IP [--dst-mac MAC] [--src-ip IP] [--dst-port P] [--flows N]\n"
-"             [--size BYTES|imix] [--queues N] [--producers N] [--classes FILE] [--rate R]\n"
+"             [--size BYTES|imix] [--queues N] [--queue-classes] [--producers N]\n"
+"             [--classes FILE] [--rate R]\n"
 "             [--duration S | --count N] [--json] [--allow-dst PREFIX]... [--allow-any-dst]\n"
 "             [more options below]\n"
 "\n"
@@ -55,7 +56,13 @@ DSTGUARD_USAGE("                       ")
 "    --flows N          number of flows (default 1)\n"
 "    --size BYTES|imix  Ethernet frame length without FCS, 60..4032 (default 64); imix sends\n"
 "                       60, 590 and 1514 byte frames in the ratio 7:4:1\n"
-"    --queues N         TX queues to use from --first-queue (default 1)\n"
+"    --queues N         TX queues to use from --first-queue (default 1), one dequeuer and\n"
+"                       scheduler each; flows are spread over them by hash. Every class\n"
+"                       holds its rate, ceil and bursts for the sum over the queues\n"
+"                       (device-wide classes; docs/design.md says how and within what)\n"
+"    --queue-classes    every class per queue instead, as mq with one HTB per queue: N\n"
+"                       queues give a class N times its rate (a class file's 'scope\n"
+"                       queue' does this for one class)\n"
 "    --first-queue Q    first TX queue (default 0)\n"
 "    --producers N      producer threads (default: one per online CPU)\n"
 "    --classes FILE     class tree (docs/config.md); default: one class, no limit\n"
@@ -110,7 +117,7 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 	enum { O_DEV = 256, O_DST_IP, O_DST_MAC, O_SRC_IP, O_SRC_MAC, O_DST_PORT, O_SRC_PORT,
 	       O_FLOWS, O_SIZE, O_QUEUES, O_FIRST_Q, O_PRODUCERS, O_CLASSES, O_RATE,
 	       O_DURATION, O_COUNT, O_INTERVAL, O_JSON, O_COPY, O_ZC, O_BUSY, O_CPUS, O_PROD_CPUS, O_FRAMES,
-	       O_DRAIN, O_DROP, O_NO_STAMP, O_ALLOW_DST, O_ALLOW_ANY_DST };
+	       O_DRAIN, O_DROP, O_NO_STAMP, O_ALLOW_DST, O_ALLOW_ANY_DST, O_QCLS };
 	static const struct option lo[] = {
 		{ "dev", 1, 0, O_DEV }, { "dst-ip", 1, 0, O_DST_IP }, { "dst-mac", 1, 0, O_DST_MAC },
 		{ "src-ip", 1, 0, O_SRC_IP }, { "src-mac", 1, 0, O_SRC_MAC },
@@ -124,7 +131,8 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 		{ "producer-cpus", 1, 0, O_PROD_CPUS },
 		{ "frames", 1, 0, O_FRAMES }, { "drain", 1, 0, O_DRAIN }, { "drop", 0, 0, O_DROP },
 		{ "no-stamp", 0, 0, O_NO_STAMP }, { "allow-dst", 1, 0, O_ALLOW_DST },
-		{ "allow-any-dst", 0, 0, O_ALLOW_ANY_DST }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
+		{ "allow-any-dst", 0, 0, O_ALLOW_ANY_DST }, { "queue-classes", 0, 0, O_QCLS },
+		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
 	int c, have_dur = 0, have_dst = 0;
 	uint64_t v;
@@ -239,6 +247,9 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 			break;
 		case O_ZC:
 			o->mode = XTX_MODE_ZEROCOPY;
+			break;
+		case O_QCLS:
+			o->queue_classes = 1;
 			break;
 		case O_BUSY:
 			o->busy_poll = 1;

@@ -31,6 +31,7 @@ struct send_opts {
 	int json;
 	int mode;			/* enum xtx_xdp_mode */
 	int busy_poll;
+	int queue_classes;	/* --queue-classes: mq semantics */
 	int drop;			/* --drop: stop at once, drop what is queued */
 	int stamp;			/* write CLOCK_MONOTONIC in the payload */
 	const char *cpus;

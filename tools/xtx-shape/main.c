@@ -88,10 +88,12 @@ static const char usage_text[] =
 "                       receive worker each (default: all of --in's receive queues).\n"
 "                       Frames arriving on a queue without a socket go to the kernel\n"
 "                       (in router mode it forwards them itself, unshaped)\n"
-"    --tx-queues N      transmit queues of --out, from 0 (default 1). Each has its own\n"
-"                       scheduler, so with N > 1 every class's rate and ceil apply per\n"
-"                       queue (flows are spread over the queues by hash); keep 1 for\n"
-"                       exact HTB rates\n"
+"    --tx-queues N      transmit queues of --out, from 0 (default 1), one dequeuer and\n"
+"                       scheduler each; flows are spread over them by hash. Every class\n"
+"                       holds its rate, ceil and bursts for the sum over the queues\n"
+"                       (device-wide classes, docs/design.md)\n"
+"    --queue-classes    every class per transmit queue instead, as mq with one HTB per\n"
+"                       queue (N queues give a class N times its rate)\n"
 "    --l2               bump in the wire: frames leave unchanged\n"
 "    --netns NS         enter network namespace NS first (a name from 'ip netns list'\n"
 "                       or a path)\n"
@@ -136,8 +138,8 @@ static const char usage_text[] =
 "\n"
 "OUTPUT\n"
 "    --json: in, out, mode (router|l2), xdp_mode (native|skb), xdp_dispatcher, af_xdp\n"
-"    (copy|zero-copy), rx_path (shared UMEM|copy), queues, tx_queues, duration_s,\n"
-"    interrupted, device_gone;\n"
+"    (copy|zero-copy), rx_path (shared UMEM|copy), queues, tx_queues, class_scope\n"
+"    (device|queue), duration_s, interrupted, device_gone;\n"
 "    xdp {COUNTER: {pkts, bytes}} (the program's verdicts; see xdp/xtx_redirect.h);\n"
 "    rx {pkts, bytes, fwd_pkts, fwd_bytes, drops {stage_full, no_frame, bad_desc},\n"
 "    no_meta, reclaimed, copied, kernel {dropped, rx_ring_full, fill_empty, invalid}};\n"
@@ -172,7 +174,7 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 	cli_set_prog("xtx-shape");
 	enum { O_IN = 256, O_OUT, O_CLASSES, O_RULES, O_QUEUES, O_TXQ, O_L2, O_NETNS, O_DURATION,
 	       O_INTERVAL, O_JSON, O_SKB, O_COPY, O_RX_COPY, O_BUSY, O_CPUS, O_RX_CPUS,
-	       O_FRAMES, O_DROP, O_READY, O_VERBOSE, O_NICE, O_RT };
+	       O_FRAMES, O_DROP, O_READY, O_VERBOSE, O_NICE, O_RT, O_QCLS };
 	static const struct option lo[] = {
 		{ "in", 1, 0, O_IN }, { "out", 1, 0, O_OUT }, { "classes", 1, 0, O_CLASSES },
 		{ "rules", 1, 0, O_RULES }, { "queues", 1, 0, O_QUEUES },
@@ -185,7 +187,7 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 		{ "frames", 1, 0, O_FRAMES }, { "drop", 0, 0, O_DROP },
 		{ "ready-file", 1, 0, O_READY }, { "verbose", 0, 0, O_VERBOSE },
 		{ "deq-nice", 1, 0, O_NICE }, { "deq-rt", 1, 0, O_RT },
-		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
+		{ "queue-classes", 0, 0, O_QCLS }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
 	int c;
 
@@ -204,6 +206,7 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 			o->tx_queues = (unsigned)parse_count("--tx-queues", optarg, 1, 64);
 			break;
 		case O_L2: o->l2 = true; break;
+		case O_QCLS: o->queue_classes = true; break;
 		case O_NETNS: o->netns = optarg; break;
 		case O_DURATION: o->duration_s = cli_parse_period("--duration", optarg); break;
 		case O_INTERVAL: o->interval_s = cli_parse_period("--interval", optarg); break;
@@ -474,6 +477,7 @@ static void print_json(const struct shape *s, struct xtx_engine *e,
 	jsonw_string_field(&w, "rx_path", xtx_engine__rx_path(e));
 	jsonw_uint_field(&w, "queues", s->opt.queues);
 	jsonw_uint_field(&w, "tx_queues", s->opt.tx_queues);
+	jsonw_string_field(&w, "class_scope", s->opt.queue_classes ? "queue" : "device");
 	jsonw_float_field(&w, "duration_s", dur, 6);
 	jsonw_bool_field(&w, "interrupted", stop);
 	jsonw_bool_field(&w, "device_gone", s->gone);
@@ -703,6 +707,7 @@ static struct xtx_engine *open_engine(const struct shape *s, const struct xtx_sc
 		/* Received frames cannot wait: take overload into the scheduler, whose class
 		 * limits drop by class as HTB does, instead of dropping at a full stage. */
 		.intake_batches = 4, .deq_nice = deq_nice, .deq_rtprio = deq_rt,
+		.queue_classes = s->opt.queue_classes,
 		.rx_ifname = s->opt.in, .rx_queues = s->opt.queues, .rx_cpus = s->opt.rx_cpus,
 		.rx_busy_poll = s->opt.busy_poll, .rx_copy = s->opt.rx_copy,
 	};

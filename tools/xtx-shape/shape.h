@@ -30,6 +30,7 @@ struct shape_opts {
 	uint32_t frames;		/* 0: computed */
 	double duration_s, interval_s;
 	bool l2, json, skb_mode, copy, rx_copy, busy_poll, verbose;
+	bool queue_classes;		/* --queue-classes: mq semantics */
 };
 
 struct shape {
