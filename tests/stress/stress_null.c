@@ -25,13 +25,14 @@
  *             sent; the dequeuer's own reaper does the same by itself; stop() reaps a
  *             producer that died last.
  *   wire      null:1gbit under "class 1: rate 1gbit" with overhead 24, 1514-byte frames
- *             offered at 1.25x that rate for ~2 s: the wire's rate over its active time,
- *             wire_bytes * 8 / (busy + gap), is within 0.5% of 1 Gbit/s, and the wire was
- *             busy >= 99% of that time (the dequeuer never let the ring run dry). The
- *             class's burst (~1 ms at its rate) is all the backlog the wire gets, so a
- *             stall of the dequeuer's CPU longer than that (other work, a VM's steal time)
- *             shows as a gap; the figures are the best of up to 3 attempts, as such
- *             stalls only ever lower them. The exact counts hold in every attempt.
+ *             offered at 1.25x that rate for ~2 s, the producer held back: every frame
+ *             offered is sent or dropped at the leaf limit, and completed; the device's
+ *             emulated time is exact, busy = frames x 12304 ns (1538 wire bytes at
+ *             1 Gbit/s), and its wire never ran ahead of the clock: busy + gap, from its
+ *             first frame to its last, fits between open and the end of stop. How busy
+ *             the dequeuer kept the wire depends on scheduling (a stall of its CPU, a VM's
+ *             steal time, shows as a gap), so it is printed, not checked: make bench-line
+ *             measures it (its wire rows).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -68,9 +69,7 @@
 #define WIRE_LEN	1514
 #define WIRE_SECONDS	2
 #define WIRE_OFFER	1.25		/* offered / the class rate */
-#define WIRE_RATE_TOL	0.005		/* the wire's rate over its active time, relative */
-#define WIRE_BUSY_MIN	0.99		/* busy / (busy + gap) */
-#define WIRE_ATTEMPTS	3
+#define WIRE_FRAME_NS	((WIRE_LEN + 24) * 8 * 1000000000ull / WIRE_RATE)	/* exact */
 
 static uint64_t now_ns(void)
 {
@@ -681,38 +680,42 @@ static uint64_t wire_offer(struct xtx_producer *p)
 	return sent;
 }
 
-struct wire_result {
-	double rate;		/* bits/s over the wire's active time */
-	double busy;		/* busy / (busy + gap) */
-};
-
-/* One attempt: open, offer, drain, and the exact counts; the wire's figures into *r.
- * 0, or -1 if the engine did not open. */
-static int wire_attempt(const struct xtx_sched_config *cfg, unsigned n, struct wire_result *r)
+/* Open, offer, drain; the exact counts and the device's emulated time. */
+static void wire_run(void)
 {
-	struct xtx_engine_opts o = { .ifname = "null:1gbit", .classes = cfg };
-	struct xtx_engine *e = open_engine(&o, "wire");
+	char err[512];
+	struct xtx_sched_config *cfg = xtx_sched_config__parse_string(
+		"class 1: rate 1gbit\noverhead 24\n", "wire", err, sizeof(err));
+	struct xtx_engine_opts o = { .ifname = "null:1gbit" };
+	struct xtx_engine *e;
 	struct xtx_producer *p;
 	struct xtx_producer_stats ps;
 	struct xtx_frame_count fc;
 	struct xtx_queue_stats qs;
 	struct xtx_null_stats ns;
+	uint64_t t_open, t_end;
 
-	if (!e)
-		return -1;
+	if (!CHECK(cfg != NULL)) {
+		fprintf(stderr, "wire: %s\n", err);
+		return;
+	}
+	o.classes = cfg;
+	t_open = now_ns();
+	if (!(e = open_engine(&o, "wire")))
+		goto out_cfg;
 	if (!CHECK((p = xtx_producer__open(e)) != NULL)) {
 		xtx_engine__close(e);
-		return -1;
+		goto out_cfg;
 	}
 	uint64_t offered = wire_offer(p);
 
 	xtx_producer__stats(p, &ps);
 	xtx_producer__close(p);
 	xtx_engine__frames(e, &fc);
-	/* Offered above the rate: the producer was held back, and a backlog is left. */
+	/* Offered above the rate: the pool ran dry or the stage was full at times. */
 	CHECK(ps.no_frames + ps.short_sends > 0);
-	CHECK(fc.stage + fc.sched > 0);
-	CHECK_EQ_I64(0, xtx_engine__stop(e));		/* drains the backlog on the wire */
+	CHECK_EQ_I64(0, xtx_engine__stop(e));		/* drains what is queued on the wire */
+	t_end = now_ns();
 	xtx_engine__queue_stats(e, 0, &qs);
 	CHECK_EQ_I64(0, xtx_engine__null_stats(e, 0, &ns));
 	uint64_t limit = qs.drops[XTX_DROP_LEAF_LIMIT], other = 0;
@@ -724,49 +727,26 @@ static int wire_attempt(const struct xtx_sched_config *cfg, unsigned n, struct w
 	CHECK_EQ_U64(qs.sent_pkts, ns.frames);
 	CHECK_EQ_U64(ns.frames * WIRE_LEN, ns.bytes);
 	CHECK_EQ_U64(ns.frames * (WIRE_LEN + 24), ns.wire_bytes);
+	CHECK_EQ_U64(ns.frames * WIRE_FRAME_NS, ns.busy_ns);
+	/* The wire's first frame started after open and its last ended before stop returned
+	 * (a frame completes only once its time is up): delays only widen the margin. */
+	CHECK(ns.busy_ns + ns.gap_ns <= t_end - t_open);
 
 	double active = (double)(ns.busy_ns + ns.gap_ns);
 
-	r->rate = active > 0 ? (double)ns.wire_bytes * 8 * 1e9 / active : 0;
-	r->busy = active > 0 ? (double)ns.busy_ns / active : 0;
-	printf("wire %u: null:1gbit, class 1gbit overhead 24: %lu frames of %d bytes offered "
+	printf("wire: null:1gbit, class 1gbit overhead 24: %lu frames of %d bytes offered "
 	       "(held back %lu times, %lu queued at the end), %lu sent, %lu over the leaf "
-	       "limit; the wire at %.4f Gbit/s over its active %.3f s, busy %.4f (gaps %.3f "
-	       "ms)\n", n, (unsigned long)offered, WIRE_LEN,
+	       "limit; busy %.6f s = %lu x %llu ns, gaps %.3f ms, in %.3f s from open to "
+	       "stopped (not checked: the wire at %.4f Gbit/s over its active time, busy "
+	       "%.4f of it)\n", (unsigned long)offered, WIRE_LEN,
 	       (unsigned long)(ps.no_frames + ps.short_sends), (unsigned long)(fc.stage + fc.sched),
-	       (unsigned long)qs.sent_pkts, (unsigned long)limit, r->rate * 1e-9, active * 1e-9,
-	       r->busy, (double)ns.gap_ns * 1e-6);
+	       (unsigned long)qs.sent_pkts, (unsigned long)limit, (double)ns.busy_ns * 1e-9,
+	       (unsigned long)ns.frames, WIRE_FRAME_NS, (double)ns.gap_ns * 1e-6,
+	       (double)(t_end - t_open) * 1e-9,
+	       active > 0 ? (double)ns.wire_bytes * 8 / active : 0,
+	       active > 0 ? (double)ns.busy_ns / active : 0);
 	CHECK_EQ_I64(0, xtx_engine__close(e));
-	return 0;
-}
-
-static int wire_ok(const struct wire_result *r)
-{
-	double err = r->rate / (double)WIRE_RATE - 1;
-
-	return err <= WIRE_RATE_TOL && err >= -WIRE_RATE_TOL && r->busy >= WIRE_BUSY_MIN;
-}
-
-/* The best of up to WIRE_ATTEMPTS: the first that meets both figures, else the busiest. */
-static void wire_run(void)
-{
-	char err[512];
-	struct xtx_sched_config *cfg = xtx_sched_config__parse_string(
-		"class 1: rate 1gbit\noverhead 24\n", "wire", err, sizeof(err));
-	struct wire_result best = { 0, -1 }, r;
-
-	if (!CHECK(cfg != NULL)) {
-		fprintf(stderr, "wire: %s\n", err);
-		return;
-	}
-	for (unsigned n = 1; n <= WIRE_ATTEMPTS && !wire_ok(&best); n++) {
-		if (wire_attempt(cfg, n, &r))
-			break;
-		if (wire_ok(&r) || r.busy > best.busy)
-			best = r;
-	}
-	CHECK_NEAR((double)WIRE_RATE, best.rate, WIRE_RATE_TOL);
-	CHECK(best.busy >= WIRE_BUSY_MIN);
+out_cfg:
 	xtx_sched_config__free(cfg);
 }
 
