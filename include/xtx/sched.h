@@ -175,8 +175,10 @@ struct xtx_sched_opts {
 	uint64_t horizon_ns;	/* txtime further ahead is dropped; 0 = 10 s (sch_fq) */
 	struct xtx_sched_shared *shared; /* device-wide classes: made from the same config;
 				 * NULL: every class per scheduler */
+	uint32_t queue;		/* with shared: this scheduler's queue, 0 .. nqueues - 1,
+				 * each taken by one scheduler */
 };
-#define xtx_sched_opts__last_field	shared
+#define xtx_sched_opts__last_field	queue
 #define xtx_sched_opts__min_field	pkt_pool
 
 /* Device-wide classes. The schedulers of one device's TX queues (one per dequeuer thread)
@@ -191,9 +193,10 @@ struct xtx_sched_opts {
  * errno EINVAL (bad config, message in err) or ENOMEM. Destroy after every scheduler that
  * uses it. */
 #define XTX_SCHED_SLICE_NS	50000ull	/* 50 us of transmission at the class's rate */
+#define XTX_SCHED_SHARED_MAXQ	256u
 struct xtx_sched_shared *xtx_sched_shared__create(const struct xtx_sched_config *cfg,
-						  uint64_t slice_ns, uint64_t now_ns,
-						  char *err, size_t errlen);
+						  unsigned nqueues, uint64_t slice_ns,
+						  uint64_t now_ns, char *err, size_t errlen);
 void xtx_sched_shared__destroy(struct xtx_sched_shared *sh);
 /* Classes of device scope in it. */
 unsigned xtx_sched_shared__class_count(const struct xtx_sched_shared *sh);

@@ -526,8 +526,8 @@ static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
 	if (ncpus < 0)
 		return ncpus;
 	if (e->nq > 1 && !e->o.queue_classes) {
-		e->shared = xtx_sched_shared__create(e->cfg, e->o.slice_ns, xtx_now_ns(), cerr,
-						     sizeof(cerr));
+		e->shared = xtx_sched_shared__create(e->cfg, e->nq, e->o.slice_ns, xtx_now_ns(),
+						     cerr, sizeof(cerr));
 		if (!e->shared) {
 			rc = -errno;
 			xtx_errf(err, errlen, "cannot create the device-wide class state: %s", cerr);
@@ -541,7 +541,7 @@ static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
 					    .lane_size = e->o.lane_size,
 					    .numa_node = e->numa_node,
 					    .busy_poll = e->o.busy_poll };
-		struct xtx_sched_opts so = { .sz = sizeof(so), .shared = e->shared };
+		struct xtx_sched_opts so = { .sz = sizeof(so), .shared = e->shared, .queue = i };
 
 		rc = e->null ? xtx_queue_null(e, q, err, errlen) :
 			       xtx_queue_socket(e, q, err, errlen);

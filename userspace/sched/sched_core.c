@@ -238,6 +238,9 @@ static void place_arrays(struct xtx_sched *s, const struct layout *lo, char *bas
 	s->overhead = xtx_sched_config__overhead(cfg);
 	s->horizon_ns = o->horizon_ns ? o->horizon_ns : _XTX_HORIZON_NS;
 	s->sh = o->shared && xtx_sched_shared__class_count(o->shared) ? o->shared->cls : NULL;
+	s->shq = s->sh ? o->shared->q : NULL;
+	s->nq = s->sh ? o->shared->nqueues : 1;
+	s->qidx = s->sh ? o->queue : 0;
 	s->now = now_ns;
 }
 
@@ -430,9 +433,10 @@ struct xtx_sched *xtx_sched__create(const struct xtx_sched_config *cfg,
 		return NULL;
 	}
 	sh.n = xtx_sched_config__class_count(cfg);
-	if (o.shared && o.shared->ncls != sh.n) {
-		xtx_errf(err, errlen, "device-wide class state made for %u classes, not %u",
-			 o.shared->ncls, sh.n);
+	if (o.shared && (o.shared->ncls != sh.n || o.queue >= o.shared->nqueues)) {
+		xtx_errf(err, errlen, "device-wide class state made for %u classes and %u queues, "
+			 "not %u classes and queue %u", o.shared->ncls, o.shared->nqueues, sh.n,
+			 o.queue);
 		errno = EINVAL;
 		return NULL;
 	}
@@ -583,6 +587,7 @@ static int check_oset(const struct xtx_sched *s, const struct _xtx_oset *o, bool
 		      char *err, size_t errlen)
 {
 	uint32_t w, nw0 = (o->n + 63) / 64, cnt = 0, i;
+	uint64_t qsum = 0;
 	int rc = 0;
 
 	if (o->ptr > o->n)
@@ -605,7 +610,12 @@ static int check_oset(const struct xtx_sched *s, const struct _xtx_oset *o, bool
 			FAIL("set member %u is class %u whose index is %u", i, c,
 			     by_sib ? s->cls[c].sib : s->cls[c].lidx);
 		cnt += _xtx_oset_has(o, i);
+		if (_xtx_oset_has(o, i))
+			qsum += (uint64_t)s->cls[c].quantum;
 	}
+	if (by_sib && qsum != o->qsum)
+		FAIL("feed's quanta add up to %llu, it says %llu", (unsigned long long)qsum,
+		     (unsigned long long)o->qsum);
 	for (i = 0, w = _xtx_oset_next(o, 0); w != _XTX_OSET_NONE; w = _xtx_oset_next(o, w + 1))
 		i++;
 	if (i != cnt)

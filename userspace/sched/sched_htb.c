@@ -177,6 +177,7 @@ static void activate_prios(struct xtx_sched *s, uint32_t c)
 			if (!_xtx_oset_empty(f))	/* parent already active at prio */
 				mask &= ~(1u << prio);
 			_xtx_oset_add(f, s->cls[c].sib);
+			f->qsum += (uint64_t)s->cls[c].quantum;
 		}
 		s->cls[p].prio_activity |= (uint8_t)mask;
 		c = p;
@@ -203,6 +204,7 @@ static void deactivate_prios(struct xtx_sched *s, uint32_t c)
 
 			m &= m - 1;
 			_xtx_oset_del(f, s->cls[c].sib);
+			f->qsum -= (uint64_t)s->cls[c].quantum;
 			if (_xtx_oset_empty(f))		/* parent no longer active at prio */
 				mask |= 1u << prio;
 		}
@@ -407,41 +409,203 @@ static void flush_deferred(struct xtx_sched *s)
 
 /* --- device-wide classes ---------------------------------------------------------------- */
 
-/* A device-wide class's local bucket after a charge left it at toks: topped up to one
- * slice from the device-wide bucket when it went below zero. */
-static inline int64_t sh_refill(struct _xtx_shbucket *b, int64_t toks, uint64_t now)
-{
-	if (toks < 0)
-		toks += _xtx_sh_take(b, b->slice - toks, now);
-	return toks <= -_XTX_MBUFFER_NS ? 1 - _XTX_MBUFFER_NS : toks;
-}
-
-/* The wait-heap key of a device-wide class that class_mode() just found not CAN_SEND:
- * when the device-wide bucket of the failing local one could give it back its debt. */
-static inline uint64_t sh_key(struct xtx_sched *s, uint32_t c, uint64_t now)
+/* Weight of this queue's demand on class c, for sharing what is left above guaranteed
+ * rates (a leaf: its flows with packets; an inner class: the quanta of its children
+ * borrowing at its best prio, as HTB's DRR splits by quantum; 0: none), and its rank,
+ * lower first:
+ *   0      it owes: its descendants sent on their own rates and that is not taken yet
+ *          (one HTB would have charged it the same; guaranteed traffic is paid first);
+ *   1 + p  its demand is at prio p (a leaf's own prio; an inner class's best borrowing
+ *          prio; 1 when there is none). */
+static inline uint32_t sh_demand(struct xtx_sched *s, uint32_t c, uint32_t *rank)
 {
 	const struct _xtx_class *cl = &s->cls[c];
+	uint64_t q = 0;
+	unsigned p = 0;
 
-	if (cl->mode == _XTX_CANT_SEND)
-		return _xtx_sh_ready(&s->sh[c].ceil, -cl->ctokens, now);
-	return _xtx_sh_ready(&s->sh[c].rate, -cl->tokens, now);
+	if (cl->leaf != _XTX_NIL) {
+		*rank = 1u + cl->prio;
+		return s->leaves[cl->leaf].nready;
+	}
+	if (cl->prio_activity) {
+		p = (unsigned)__builtin_ctz(cl->prio_activity);
+		q = feed_of(s, c, p)->qsum;
+	}
+	*rank = cl->owed_t || cl->owed_c ? 0 : 1u + p;
+	return q > UINT32_MAX ? UINT32_MAX : (uint32_t)q;
 }
 
-/* htb_charge_class's bucket update for a device-wide class: the charge comes off the
- * local buckets, which refill from the device-wide ones instead of from elapsed time. */
-static inline void charge_shared(struct xtx_sched *s, uint32_t c, bool own, uint32_t wire,
-				 uint64_t now)
+/* A view's time t (0: never) is within the class's patience of now. */
+static inline bool sh_recent(uint64_t t, const struct _xtx_shclass *sc, uint64_t now)
+{
+	return t && (t >= now || now - t <= (uint64_t)sc->patience);
+}
+
+/* Queue view o asked for class c and got nothing within the class's patience. */
+static inline bool sh_blocked(const struct _xtx_shq *o, const struct _xtx_shclass *sc,
+			      uint64_t now)
+{
+	/* Relaxed: a hint (struct _xtx_shq); pairs with the relaxed store in sh_refill()
+	 * of the scheduler that owns o. */
+	return sh_recent(atomic_load_explicit(&o->ask, memory_order_relaxed), sc, now);
+}
+
+/* Publish this queue's view of class c (struct _xtx_shq) and say whether it may take now:
+ * not while another queue blocked on c has a better rank (sh_demand()), or the same rank
+ * and a vt more than slack bytes (at this queue's weight) below this one's. A queue that
+ * owes, or has no demand to share, never waits. O(queues), once per take. */
+static bool sh_may_take(struct xtx_sched *s, uint32_t c, uint64_t now)
+{
+	struct _xtx_class *cl = &s->cls[c];
+	const struct _xtx_shclass *sc = &s->sh[c];
+	struct _xtx_shq *me = &s->shq[(size_t)s->qidx * s->ncls + c];
+	uint32_t rank, w = sh_demand(s, c, &rank), wl, j;
+	/* Relaxed, every access to the views: own fields read back (only this thread writes
+	 * them) and the others' hints; pairs with the relaxed stores below and in
+	 * sh_refill() of the other schedulers. */
+	uint64_t vt = atomic_load_explicit(&me->vt, memory_order_relaxed);
+	uint32_t was = atomic_load_explicit(&me->w, memory_order_relaxed);
+	uint64_t low = UINT64_MAX, slack, lag, step;
+	bool defer = false;
+
+	wl = w ? w : was ? was : 1;	/* bytes served while the weight was `was` */
+	step = ((uint64_t)cl->fair_wire << 10) + cl->vt_rem;	/* exact over many takes */
+	vt += step / wl;
+	cl->vt_rem = (uint32_t)(step % wl);
+	cl->fair_wire = 0;
+	slack = ((uint64_t)sc->slack << 10) / wl;
+	for (j = 0; j < s->nq; j++) {
+		const struct _xtx_shq *o = &s->shq[(size_t)j * s->ncls + c];
+		uint32_t ow, orank;
+		uint64_t ovt;
+
+		if (j == s->qidx)
+			continue;
+		ow = atomic_load_explicit(&o->w, memory_order_relaxed);
+		orank = atomic_load_explicit(&o->bprio, memory_order_relaxed);
+		ovt = atomic_load_explicit(&o->vt, memory_order_relaxed);
+		if (ovt < low &&
+		    sh_recent(atomic_load_explicit(&o->seen, memory_order_relaxed), sc, now))
+			low = ovt;
+		if (!ow && orank)		/* nothing owed, nothing to share */
+			continue;
+		if (!w || !rank || !sh_blocked(o, sc, now))
+			continue;
+		if (orank < rank || (orank == rank && ow && ovt + slack < vt))
+			defer = true;
+	}
+	/* No more credit than one burst: a queue that was idle, or behind, catches up with
+	 * the others at most by the class's burst (at its weight). */
+	lag = ((uint64_t)sc->burst << 10) / wl;
+	if (w && low != UINT64_MAX && low > lag && vt < low - lag)
+		vt = low - lag;
+	if (w)
+		atomic_store_explicit(&me->seen, now, memory_order_relaxed);
+	atomic_store_explicit(&me->vt, vt, memory_order_relaxed);
+	atomic_store_explicit(&me->w, w, memory_order_relaxed);
+	atomic_store_explicit(&me->bprio, rank, memory_order_relaxed);
+	return !defer;
+}
+
+enum { SH_FED = 0, SH_SHORT = 1, SH_DEFERRED = 2 };	/* _xtx_class.blocked */
+
+/* Take what an inner class's descendants sent on their own rates (*owed wire bytes at
+ * mult), first and without waiting for other queues; what could not be taken stays owed.
+ * Returns what was taken, ns. */
+static int64_t sh_pay_owed(uint32_t *owed, uint64_t mult, struct _xtx_shbucket *b,
+			   uint64_t now)
+{
+	uint32_t rem = 0;
+	int64_t owe = (int64_t)_xtx_l2t(mult, *owed, &rem) + 1, got;
+
+	got = _xtx_sh_take(b, owe, now);
+	*owed = got >= owe ? 0 : (uint32_t)((uint64_t)*owed * (uint64_t)(owe - got) / (uint64_t)owe);
+	return got;
+}
+
+/* Top class c's local buckets up to one slice from the device-wide ones where they are
+ * below zero (the rate bucket only if `rate`), unless sh_may_take() says wait; publish
+ * whether c is now blocked. */
+static void sh_refill(struct xtx_sched *s, uint32_t c, bool rate, uint64_t now)
 {
 	struct _xtx_class *cl = &s->cls[c];
 	struct _xtx_shclass *sc = &s->sh[c];
+	bool nt = rate && cl->tokens < 0, nc = cl->ctokens < 0;
+	unsigned st;
+
+	if (!nt && !nc)
+		return;
+	if (nt && cl->owed_t)
+		cl->tokens += sh_pay_owed(&cl->owed_t, cl->rate_mult, &sc->rate, now);
+	if (nc && cl->owed_c)
+		cl->ctokens += sh_pay_owed(&cl->owed_c, cl->ceil_mult, &sc->ceil, now);
+	if (cl->owed_t || cl->owed_c) {	/* still owes: blocked, at rank 0, takes no more */
+		if (s->nq > 1)
+			sh_may_take(s, c, now);
+		st = SH_SHORT;
+	} else if (s->nq > 1 && !sh_may_take(s, c, now)) {
+		st = SH_DEFERRED;
+	} else {
+		if (nt)
+			cl->tokens += _xtx_sh_take(&sc->rate, sc->rate.slice - cl->tokens, now);
+		if (nc)
+			cl->ctokens += _xtx_sh_take(&sc->ceil, sc->ceil.slice - cl->ctokens, now);
+		st = (nt && cl->tokens < 0) || (nc && cl->ctokens < 0) ? SH_SHORT : SH_FED;
+	}
+	if (cl->tokens <= -_XTX_MBUFFER_NS)
+		cl->tokens = 1 - _XTX_MBUFFER_NS;
+	if (cl->ctokens <= -_XTX_MBUFFER_NS)
+		cl->ctokens = 1 - _XTX_MBUFFER_NS;
+	if (s->nq > 1 && (st != SH_FED || cl->blocked != SH_FED))
+		/* Relaxed: a hint (struct _xtx_shq); pairs with sh_blocked()'s load. */
+		atomic_store_explicit(&s->shq[(size_t)s->qidx * s->ncls + c].ask,
+				      st != SH_FED ? now : 0, memory_order_relaxed);
+	cl->blocked = (uint8_t)st;
+}
+
+/* The wait-heap key of a device-wide class that class_mode() just found not CAN_SEND:
+ * when the device-wide bucket of the failing local one could give back its debt; half a
+ * slice on when it waits for another queue. */
+static inline uint64_t sh_key(struct xtx_sched *s, uint32_t c, uint64_t now)
+{
+	const struct _xtx_class *cl = &s->cls[c];
+	struct _xtx_shclass *sc = &s->sh[c];
+
+	if (cl->blocked == SH_DEFERRED)
+		return now + (uint64_t)sc->rate.min_take;
+	if (cl->mode == _XTX_CANT_SEND)
+		return _xtx_sh_ready(&sc->ceil, -cl->ctokens, now);
+	return _xtx_sh_ready(&sc->rate, -cl->tokens, now);
+}
+
+/* What a charge of a device-wide class counts for among the queues: owed when served
+ * below its level (a descendant's own rate), its fair share otherwise. */
+static inline void sh_account(struct _xtx_class *cl, bool below, uint32_t wire)
+{
+	if (!below) {
+		cl->fair_wire += wire;
+	} else {
+		cl->owed_t += wire;
+		cl->owed_c += wire;
+	}
+}
+
+/* htb_charge_class's bucket update for a device-wide class: the charge comes off the
+ * local buckets, which refill from the device-wide ones instead of from elapsed time.
+ * own: charged on its tokens (served at or below its level), else borrowed above it;
+ * below: served below its level, on a descendant's own rate (owed, paid first). */
+static inline void charge_shared(struct xtx_sched *s, uint32_t c, bool own, bool below,
+				 uint32_t wire, uint64_t now)
+{
+	struct _xtx_class *cl = &s->cls[c];
 
 	if (own)
-		cl->tokens = sh_refill(&sc->rate, cl->tokens -
-				       (int64_t)_xtx_l2t(cl->rate_mult, wire, &cl->rate_rem), now);
+		cl->tokens -= (int64_t)_xtx_l2t(cl->rate_mult, wire, &cl->rate_rem);
 	else
 		cl->borrows++;
-	cl->ctokens = sh_refill(&sc->ceil, cl->ctokens -
-				(int64_t)_xtx_l2t(cl->ceil_mult, wire, &cl->ceil_rem), now);
+	cl->ctokens -= (int64_t)_xtx_l2t(cl->ceil_mult, wire, &cl->ceil_rem);
+	sh_account(cl, below, wire);
+	sh_refill(s, c, own, now);
 }
 
 /* Charge `wire` bytes to leaf c and its ancestors; `level` served it (htb_charge_class).
@@ -465,6 +629,8 @@ static void charge(struct xtx_sched *s, uint32_t c, unsigned level, uint32_t wir
 				cl->dwire_t += wire;
 			else
 				cl->borrows++;
+			if (__builtin_expect(cl->shared, 0))
+				sh_account(cl, cl->level > level, wire);
 			c = cl->parent;
 			continue;
 		}
@@ -475,7 +641,7 @@ static void charge(struct xtx_sched *s, uint32_t c, unsigned level, uint32_t wir
 		again = cl->t_c == now;
 		old = cl->mode;
 		if (__builtin_expect(cl->shared, 0)) {
-			charge_shared(s, c, cl->level >= level, wire, now);
+			charge_shared(s, c, cl->level >= level, cl->level > level, wire, now);
 		} else {
 			diff = elapsed(cl, now);
 			if (cl->level >= level) {
@@ -527,8 +693,7 @@ static void do_events(struct xtx_sched *s, uint64_t now)
 		int64_t diff;
 
 		if (cl->shared) {
-			cl->tokens = sh_refill(&s->sh[c].rate, cl->tokens, now);
-			cl->ctokens = sh_refill(&s->sh[c].ceil, cl->ctokens, now);
+			sh_refill(s, c, true, now);
 			diff = 0;
 			change_class_mode(s, c, &diff);
 			if (cl->mode != _XTX_CAN_SEND)

@@ -71,6 +71,7 @@ struct _xtx_oset {
 	const uint32_t *member;	/* local index -> class index */
 	uint32_t n;		/* local indexes 0 .. n-1 */
 	uint32_t ptr;		/* DRR pointer, 0 .. n (n: past the end) */
+	uint64_t qsum;		/* a feed: the quanta of its members (rows: unused) */
 };
 
 #define _XTX_OSET_NONE	UINT32_MAX
@@ -171,16 +172,22 @@ struct _xtx_class {
 	uint8_t dlisted;	/* 1 while in the scheduler's dlist */
 	uint8_t dborrow_only;	/* budget of a MAY_BORROW class: borrowed charges only */
 	uint8_t shared;		/* device-wide: buckets refilled from s->sh, not by time */
-	uint8_t _pad2b;
-	uint32_t _pad2[2];
+	uint8_t blocked;	/* device-wide: its last take left it short (s->shq) */
+	uint32_t fair_wire;	/* device-wide: wire bytes served at or above its level
+				 * since its last take (a leaf: all it sent) */
+	uint32_t _pad2;
 
-	/* Line 3: drop counters (cold). */
+	/* Line 3: drop counters (cold); device-wide debts. */
 	uint64_t drops[XTX_DROP__MAX];
-	uint64_t _pad3[8 - XTX_DROP__MAX];
+	uint32_t owed_t, owed_c;	/* device-wide inner: wire bytes its descendants sent
+					 * on their own rates, not yet taken for its tokens /
+					 * ctokens from the device-wide buckets */
+	uint32_t vt_rem;		/* device-wide: what the last vt step left, << 10 */
+	uint32_t _pad3;
 } __attribute__((aligned(64)));
 
 _Static_assert(sizeof(struct _xtx_class) == 256, "class layout: 4 cache lines");
-_Static_assert(XTX_DROP__MAX <= 8, "drop counters fit line 3");
+_Static_assert(XTX_DROP__MAX <= 6, "drop counters fit line 3");
 
 /* One flow slot of a leaf: 32 bytes, two per cache line. The table is direct-mapped by
  * hash; a slot remembers the hash of its last user. */
@@ -268,14 +275,41 @@ struct _xtx_shbucket {
 
 struct _xtx_shclass {
 	struct _xtx_shbucket rate, ceil;
+	int64_t slack;		/* bytes a queue may be ahead of a blocked one (at its
+				 * weight) and still take: half a slice */
+	int64_t patience;	/* ns a blocked queue's ask counts (a stalled one's expires) */
+	int64_t burst;		/* bytes of the rate bucket: the most a queue's vt lags */
 } __attribute__((aligned(64)));
 
-_Static_assert(sizeof(struct _xtx_shclass) == 64, "shared class: one cache line");
+_Static_assert(sizeof(struct _xtx_shclass) == 128, "shared class: two cache lines");
+
+/* How the queues share what a device-wide class has to give while more than one is
+ * short of it: one queue's view of the class, written only by that queue's scheduler at
+ * its takes (not per packet), read by the others at theirs. Fields are hints: a stale
+ * one shifts a share for one slice, never a token (those only move by the CAS above).
+ * A queue may take unless another queue is blocked on the class (asked and got nothing
+ * within `patience`) with a better rank of demand (first what is owed for children's
+ * guaranteed rates, then prio), or the same rank and a vt smaller by more than slack
+ * bytes at its weight. vt grows by the bytes the queue served at or above the class's
+ * level divided by its weight (a leaf: its flows with packets; an inner class: the quanta
+ * of its children borrowing at its best prio), so blocked queues end up served in
+ * proportion to their weights, as one HTB and fq would serve them; docs/design.md. */
+struct _xtx_shq {
+	_Atomic uint64_t vt;	/* bytes served / weight, << 10 */
+	_Atomic uint64_t ask;	/* now of its last take that got nothing; 0: not blocked */
+	_Atomic uint32_t w;	/* weight of its demand now; 0: none */
+	_Atomic uint32_t bprio;	/* rank of that demand: 0 owes, 1 + prio (sched_htb.c) */
+	_Atomic uint64_t seen;	/* now of its last publish with w > 0; 0: never */
+};
+
+_Static_assert(sizeof(struct _xtx_shq) == 32, "queue view: two per cache line");
 
 struct xtx_sched_shared {
 	struct _xtx_shclass *cls;	/* [class index] */
+	struct _xtx_shq *q;		/* [queue * ncls + class index] */
 	uint8_t *device;		/* [class index]: 1 device scope, 0 queue scope */
 	uint32_t ncls;
+	uint32_t nqueues;
 	uint64_t slice_ns;
 	void *mem;
 	size_t mem_len;
@@ -297,6 +331,8 @@ struct xtx_sched {
 	uint32_t _pad0;
 	uint64_t horizon_ns;
 	struct _xtx_shclass *sh;	/* device-wide class state, NULL: every class local */
+	struct _xtx_shq *shq;		/* every queue's views, [queue * ncls + class] */
+	uint32_t nq, qidx;		/* queues sharing sh, and this scheduler's */
 
 	/* Hot state, written per packet. */
 	uint64_t row_mask __attribute__((aligned(64)));	/* bit level*8+prio: row non-empty */

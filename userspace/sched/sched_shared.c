@@ -41,9 +41,22 @@ static void init_bucket(struct _xtx_shbucket *b, int64_t depth, uint64_t slice_n
 	atomic_store_explicit(&b->tat, now_ns - (uint64_t)b->depth, memory_order_relaxed);
 }
 
+/* slack: half a slice of bytes at the class's rate;
+ * patience: the rate bucket's depth, so a stalled queue's last ask expires before the
+ * device-wide bucket it kept others from could overflow; burst: the most credit a queue
+ * keeps against the others (sh_may_take()). */
+static void init_fairness(struct _xtx_shclass *sc, uint64_t rate, uint32_t burst)
+{
+	unsigned __int128 b = (unsigned __int128)sc->rate.min_take * rate / _XTX_NSEC_PER_SEC;
+
+	sc->slack = (int64_t)b + 1;
+	sc->patience = sc->rate.depth;
+	sc->burst = (int64_t)burst;
+}
+
 struct xtx_sched_shared *xtx_sched_shared__create(const struct xtx_sched_config *cfg,
-						  uint64_t slice_ns, uint64_t now_ns,
-						  char *err, size_t errlen)
+						  unsigned nqueues, uint64_t slice_ns,
+						  uint64_t now_ns, char *err, size_t errlen)
 {
 	struct xtx_sched_shared *sh;
 	unsigned i, n;
@@ -56,6 +69,12 @@ struct xtx_sched_shared *xtx_sched_shared__create(const struct xtx_sched_config 
 		errno = -rc;
 		return NULL;
 	}
+	if (!nqueues || nqueues > XTX_SCHED_SHARED_MAXQ) {
+		xtx_errf(err, errlen, "%u queues: expected 1 to %u", nqueues,
+			 XTX_SCHED_SHARED_MAXQ);
+		errno = EINVAL;
+		return NULL;
+	}
 	if (!slice_ns)
 		slice_ns = XTX_SCHED_SLICE_NS;
 	n = xtx_sched_config__class_count(cfg);
@@ -65,7 +84,7 @@ struct xtx_sched_shared *xtx_sched_shared__create(const struct xtx_sched_config 
 		errno = ENOMEM;
 		return NULL;
 	}
-	sh->mem_len = (size_t)n * (sizeof(*sh->cls) + 1);
+	sh->mem_len = (size_t)n * (sizeof(*sh->cls) + nqueues * sizeof(*sh->q) + 1);
 	sh->mem = xtx_mem__alloc(sh->mem_len, -1);	/* zeroed: every class queue scope */
 	if (!sh->mem) {
 		xtx_errf(err, errlen, "cannot allocate %zu bytes of device-wide class state",
@@ -75,8 +94,10 @@ struct xtx_sched_shared *xtx_sched_shared__create(const struct xtx_sched_config 
 		return NULL;
 	}
 	sh->cls = sh->mem;
-	sh->device = (uint8_t *)(sh->cls + n);
+	sh->q = (struct _xtx_shq *)(sh->cls + n);
+	sh->device = (uint8_t *)(sh->q + (size_t)n * nqueues);
 	sh->ncls = n;
+	sh->nqueues = nqueues;
 	sh->slice_ns = slice_ns;
 	for (i = 0; i < n; i++) {
 		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, i);
@@ -87,6 +108,7 @@ struct xtx_sched_shared *xtx_sched_shared__create(const struct xtx_sched_config 
 		sh->device[i] = 1;
 		init_bucket(&sh->cls[i].rate, _xtx_bytes_to_ns(co->burst, co->rate), slice_ns, now_ns);
 		init_bucket(&sh->cls[i].ceil, _xtx_bytes_to_ns(co->cburst, ceil), slice_ns, now_ns);
+		init_fairness(&sh->cls[i], co->rate, co->burst);
 	}
 	return sh;
 }
