@@ -182,22 +182,19 @@ static inline uint32_t flow_slot(const struct _xtx_leaf *L, uint32_t hash)
 
 /* --- enqueue ---------------------------------------------------------------------------- */
 
-/* Queue one descriptor on leaf li. Returns XTX_DROP__MAX when accepted, else the drop
- * reason. Never fails otherwise; never allocates. */
-static inline unsigned enqueue_one(struct xtx_sched *s, uint32_t li, const struct xtx_desc *d,
-				   uint64_t tts, uint64_t now)
+/* Queue one descriptor on leaf L, in its flow slot f. Returns XTX_DROP__MAX when accepted,
+ * else the drop reason. Never fails otherwise; never allocates. */
+static inline unsigned enqueue_one(struct xtx_sched *s, struct _xtx_leaf *L, struct _xtx_flow *f,
+				   const struct xtx_desc *d, uint64_t tts, uint64_t now)
 {
-	struct _xtx_leaf *L = &s->leaves[li];
-	struct _xtx_flow *f;
 	struct _xtx_pkt *p;
-	uint32_t fi, pi;
+	uint32_t pi;
+	uint64_t t;
 
 	if (L->qlen >= L->limit)
 		return XTX_DROP_LEAF_LIMIT;
 	if (tts > now && tts - now > s->horizon_ns)
 		return XTX_DROP_HORIZON;
-	fi = flow_slot(L, d->hash);
-	f = &L->flows[fi];
 	if (f->qlen >= L->flow_limit)
 		return XTX_DROP_FLOW_LIMIT;
 	pi = s->free_head;
@@ -234,25 +231,26 @@ static inline unsigned enqueue_one(struct xtx_sched *s, uint32_t li, const struc
 	f->head = pi;
 	f->tail = pi;
 	f->qlen = 1;
+	t = tts > f->tnp ? tts : f->tnp;	/* head_time() of the new head */
 
 	switch (f->state) {
 	case _XTX_FLOW_DETACHED:
 		L->nattached++;
-		if (head_time(s, f) <= now) {
+		if (t <= now) {
 			f->state = _XTX_FLOW_LISTED;
-			add_tail(L, true, fi);
+			add_tail(L, true, (uint32_t)(f - L->flows));
 			make_ready(s, L);
 		} else {
 			f->state = _XTX_FLOW_THROTTLED;
-			fh_push(s, head_time(s, f), li, fi);
+			fh_push(s, t, (uint32_t)(L - s->leaves), (uint32_t)(f - L->flows));
 		}
 		break;
 	case _XTX_FLOW_LISTED:		/* emptied but still in a list */
-		if (head_time(s, f) <= now) {
+		if (t <= now) {
 			make_ready(s, L);
 		} else {
 			f->state = _XTX_FLOW_PENDING;
-			fh_push(s, head_time(s, f), li, fi);
+			fh_push(s, t, (uint32_t)(L - s->leaves), (uint32_t)(f - L->flows));
 		}
 		break;
 	default:			/* PENDING / THROTTLED emptied by purge: its timer
@@ -263,12 +261,14 @@ static inline unsigned enqueue_one(struct xtx_sched *s, uint32_t li, const struc
 }
 
 /* Leaf of a descriptor's class index: invalid indexes (out of range, inner) go to the
- * default leaf; _XTX_NIL when there is none. */
-static inline uint32_t leaf_of(const struct xtx_sched *s, uint32_t c)
+ * default leaf; NULL when there is none. */
+static inline struct _xtx_leaf *leaf_of(const struct xtx_sched *s, uint32_t c)
 {
 	uint32_t li = c < s->ncls ? s->cls_leaf[c] : _XTX_NIL;
 
-	return __builtin_expect(li != _XTX_NIL, 1) ? li : s->dflt_leaf;
+	if (__builtin_expect(li == _XTX_NIL, 0))
+		li = s->dflt_leaf;
+	return li != _XTX_NIL ? &s->leaves[li] : NULL;
 }
 
 #define ENQ_CHUNK	32
@@ -280,7 +280,8 @@ unsigned xtx_sched__enqueue_burst(struct xtx_sched *s, const struct xtx_desc *d,
 				  const uint64_t *txtime, unsigned n, uint64_t now_ns,
 				  struct xtx_desc *drops, unsigned *ndrops)
 {
-	uint32_t lis[ENQ_CHUNK];
+	struct _xtx_leaf *lv[ENQ_CHUNK];
+	struct _xtx_flow *fv[ENQ_CHUNK];
 	unsigned base, i, nd = 0;
 
 	/* One clock for enqueue and dequeue, never going back (precondition; enforced by
@@ -289,38 +290,46 @@ unsigned xtx_sched__enqueue_burst(struct xtx_sched *s, const struct xtx_desc *d,
 		now_ns = s->now;
 	s->now = now_ns;
 	for (base = 0; base < n; base += ENQ_CHUNK) {
+		const struct xtx_desc *dc = d + base;
 		unsigned m = n - base < ENQ_CHUNK ? n - base : ENQ_CHUNK;
 
 		if (s->small) {		/* all in cache: no passes, no prefetches */
-			for (i = 0; i < m; i++)
-				lis[i] = leaf_of(s, d[base + i].cls);
+			for (i = 0; i < m; i++) {
+				struct _xtx_leaf *L = leaf_of(s, dc[i].cls);
+
+				lv[i] = L;
+				if (L)
+					fv[i] = &L->flows[flow_slot(L, dc[i].hash)];
+			}
 			goto work;
 		}
 		for (i = 0; i < m; i++) {
-			uint32_t li = leaf_of(s, d[base + i].cls);
+			struct _xtx_leaf *L = leaf_of(s, dc[i].cls);
 
-			lis[i] = li;
-			if (li != _XTX_NIL) {
-				__builtin_prefetch(&s->leaves[li], 1);
-				__builtin_prefetch((const char *)&s->leaves[li] + 64, 1);
+			lv[i] = L;
+			if (L) {
+				__builtin_prefetch(L, 1);
+				__builtin_prefetch((const char *)L + 64, 1);
 				/* activation reads the class's tree line */
-				__builtin_prefetch((const char *)&s->cls[d[base + i].cls < s->ncls ?
-						   d[base + i].cls : 0] + 64, 1);
+				__builtin_prefetch((const char *)&s->cls[dc[i].cls < s->ncls ?
+						   dc[i].cls : 0] + 64, 1);
 			}
 		}
-		for (i = 0; i < m; i++)
-			if (lis[i] != _XTX_NIL) {
-				const struct _xtx_leaf *L = &s->leaves[lis[i]];
+		for (i = 0; i < m; i++) {
+			struct _xtx_leaf *L = lv[i];
 
-				__builtin_prefetch(&L->flows[flow_slot(L, d[base + i].hash)], 1);
+			if (L) {
+				fv[i] = &L->flows[flow_slot(L, dc[i].hash)];
+				__builtin_prefetch(fv[i], 1);
 			}
+		}
 work:
 		for (i = 0; i < m; i++) {
-			const struct xtx_desc *di = &d[base + i];
-			struct _xtx_leaf *L;
+			const struct xtx_desc *di = &dc[i];
+			struct _xtx_leaf *L = lv[i];
 			unsigned why;
 
-			if (__builtin_expect(lis[i] == _XTX_NIL, 0)) {
+			if (__builtin_expect(!L, 0)) {
 				if (di->cls < s->ncls)
 					s->cls[di->cls].drops[XTX_DROP_NO_CLASS]++;
 				else
@@ -328,8 +337,7 @@ work:
 				drops[nd++] = *di;
 				continue;
 			}
-			L = &s->leaves[lis[i]];
-			why = enqueue_one(s, lis[i], di, txtime ? txtime[base + i] : 0, now_ns);
+			why = enqueue_one(s, L, fv[i], di, txtime ? txtime[base + i] : 0, now_ns);
 			if (__builtin_expect(why == XTX_DROP__MAX, 1)) {
 				L->enq_pkts++;
 				L->enq_bytes += di->len;
@@ -346,56 +354,31 @@ work:
 
 /* --- dequeue (leaf half) ------------------------------------------------------------------ */
 
-bool _xtx_fq_dequeue(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now,
-		     struct xtx_desc *out)
+/* A flow the list walk may send from: credit left, listed with packets. Its head is then
+ * eligible (that was checked when it became head). */
+static inline bool may_send(const struct _xtx_flow *f)
 {
-	struct _xtx_flow *f;
-	struct _xtx_pkt *p;
-	uint32_t fi, pi, wire;
-	bool is_new;
+	return f->credit > 0 && f->state == _XTX_FLOW_LISTED && f->qlen;
+}
 
-	for (;;) {
-		if (L->new_head != _XTX_NIL) {
-			fi = L->new_head;
-			is_new = true;
-		} else if (L->old_head != _XTX_NIL) {
-			fi = L->old_head;
-			is_new = false;
-		} else {
-			return false;
-		}
-		f = &L->flows[fi];
-		/* the list walk is a pointer chase through a large table: start the next
-		 * visit's miss now, it overlaps with this one's work */
-		if (f->next != _XTX_NIL)
-			__builtin_prefetch(&L->flows[f->next], 1);
-		if (f->credit <= 0) {
-			f->credit += L->quantum;
-			pop_head(L, is_new, fi);
-			add_tail(L, false, fi);
-			continue;
-		}
-		if (f->state == _XTX_FLOW_PENDING) {	/* its timer is armed */
-			pop_head(L, is_new, fi);
-			f->state = _XTX_FLOW_THROTTLED;
-			continue;
-		}
-		if (!f->qlen) {
-			pop_head(L, is_new, fi);
-			/* sch_fq (Linux 6.7 on): an emptied new flow always goes through
-			 * old_flows, so new flows cannot starve old ones */
-			if (is_new)
-				add_tail(L, false, fi);
-			else
-				detach(L, f, now);
-			continue;
-		}
-		break;
-	}
+/* The served flow's new head must wait until t: off its list, on a timer. */
+static __attribute__((noinline)) void throttle(struct xtx_sched *s, struct _xtx_leaf *L,
+					       uint32_t fi, bool from_new, uint64_t t)
+{
+	pop_head(L, from_new, fi);
+	L->flows[fi].state = _XTX_FLOW_THROTTLED;
+	fh_push(s, t, (uint32_t)(L - s->leaves), fi);
+	L->nready--;
+}
 
-	/* LISTED with packets: its head is eligible (it was checked when it became head). */
-	pi = f->head;
-	p = &s->pool[pi];
+/* Send the head of flow fi, the head of the new (from_new) or old list. */
+static inline __attribute__((always_inline)) void
+serve(struct xtx_sched *s, struct _xtx_leaf *L, struct _xtx_flow *f, uint32_t fi, bool from_new,
+      uint64_t now, struct xtx_desc *out)
+{
+	uint32_t pi = f->head, wire;
+	struct _xtx_pkt *p = &s->pool[pi];
+
 	*out = p->d;
 	f->head = p->next;
 	f->qlen--;
@@ -425,16 +408,63 @@ bool _xtx_fq_dequeue(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now,
 	if (f->qlen) {
 		uint64_t t = head_time(s, f);
 
-		if (t > now) {		/* the new head must wait: off the list, on a timer */
-			pop_head(L, is_new, fi);
-			f->state = _XTX_FLOW_THROTTLED;
-			fh_push(s, t, (uint32_t)(L - s->leaves), fi);
-			L->nready--;
-		}
+		if (__builtin_expect(t > now, 0))
+			throttle(s, L, fi, from_new, t);
 	} else {
 		L->nready--;		/* stays listed, empty, until dequeue reaches it */
 	}
-	return true;
+}
+
+/* The walk serves new_flows' head, else old_flows'; a head that may not send is moved
+ * on (see the head of this file) and the walk goes on. Each list has its own loop: a
+ * flow leaves new_flows only for old_flows or a timer, and nothing in old_flows goes back,
+ * so once new_flows is empty it stays empty for this call. */
+bool _xtx_fq_dequeue(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now,
+		     struct xtx_desc *out)
+{
+	struct _xtx_flow *flows = L->flows, *f;
+	uint32_t fi;
+
+	while ((fi = L->new_head) != _XTX_NIL) {
+		f = &flows[fi];
+		/* the list walk is a pointer chase through a large table: start the next
+		 * visit's miss now, it overlaps with this one's work */
+		if (f->next != _XTX_NIL)
+			__builtin_prefetch(&flows[f->next], 1);
+		if (__builtin_expect(may_send(f), 1)) {
+			serve(s, L, f, fi, true, now, out);
+			return true;
+		}
+		pop_head(L, true, fi);
+		if (f->credit <= 0) {
+			f->credit += L->quantum;
+		} else if (f->state == _XTX_FLOW_PENDING) {	/* its timer is armed */
+			f->state = _XTX_FLOW_THROTTLED;
+			continue;
+		}
+		/* credit spent, or emptied: to old_flows. sch_fq (Linux 6.7 on): an emptied
+		 * new flow always goes through old_flows, so new flows cannot starve old ones */
+		add_tail(L, false, fi);
+	}
+	while ((fi = L->old_head) != _XTX_NIL) {
+		f = &flows[fi];
+		if (f->next != _XTX_NIL)
+			__builtin_prefetch(&flows[f->next], 1);
+		if (__builtin_expect(may_send(f), 1)) {
+			serve(s, L, f, fi, false, now, out);
+			return true;
+		}
+		pop_head(L, false, fi);
+		if (f->credit <= 0) {
+			f->credit += L->quantum;
+			add_tail(L, false, fi);
+		} else if (f->state == _XTX_FLOW_PENDING) {
+			f->state = _XTX_FLOW_THROTTLED;
+		} else {
+			detach(L, f, now);
+		}
+	}
+	return false;
 }
 
 void _xtx_fq_do_timers(struct xtx_sched *s, uint64_t now)
