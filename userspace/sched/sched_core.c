@@ -314,6 +314,7 @@ static void init_classes(struct xtx_sched *s, const struct xtx_sched_config *cfg
 		cl->mode = _XTX_CAN_SEND;
 		cl->prio = co->prio > XTX_PRIO_MAX ? XTX_PRIO_MAX : co->prio;
 		cl->quantum = q > INT32_MAX ? INT32_MAX : (int32_t)q;
+		cl->feed_w = (uint32_t)cl->quantum;
 		cl->handle = co->handle;
 		s->hmap[i] = (struct _xtx_hmap){ co->handle, i };
 
@@ -611,10 +612,10 @@ static int check_oset(const struct xtx_sched *s, const struct _xtx_oset *o, bool
 			     by_sib ? s->cls[c].sib : s->cls[c].lidx);
 		cnt += _xtx_oset_has(o, i);
 		if (_xtx_oset_has(o, i))
-			qsum += (uint64_t)s->cls[c].quantum;
+			qsum += s->cls[c].feed_w;
 	}
 	if (by_sib && qsum != o->qsum)
-		FAIL("feed's quanta add up to %llu, it says %llu", (unsigned long long)qsum,
+		FAIL("feed's weights add up to %llu, it says %llu", (unsigned long long)qsum,
 		     (unsigned long long)o->qsum);
 	for (i = 0, w = _xtx_oset_next(o, 0); w != _XTX_OSET_NONE; w = _xtx_oset_next(o, w + 1))
 		i++;

@@ -177,7 +177,7 @@ static void activate_prios(struct xtx_sched *s, uint32_t c)
 			if (!_xtx_oset_empty(f))	/* parent already active at prio */
 				mask &= ~(1u << prio);
 			_xtx_oset_add(f, s->cls[c].sib);
-			f->qsum += (uint64_t)s->cls[c].quantum;
+			f->qsum += s->cls[c].feed_w;
 		}
 		s->cls[p].prio_activity |= (uint8_t)mask;
 		c = p;
@@ -204,7 +204,7 @@ static void deactivate_prios(struct xtx_sched *s, uint32_t c)
 
 			m &= m - 1;
 			_xtx_oset_del(f, s->cls[c].sib);
-			f->qsum -= (uint64_t)s->cls[c].quantum;
+			f->qsum -= s->cls[c].feed_w;
 			if (_xtx_oset_empty(f))		/* parent no longer active at prio */
 				mask |= 1u << prio;
 		}
@@ -410,13 +410,11 @@ static void flush_deferred(struct xtx_sched *s)
 /* --- device-wide classes ---------------------------------------------------------------- */
 
 /* Weight of this queue's demand on class c, for sharing what is left above guaranteed
- * rates (a leaf: its flows with packets; an inner class: the quanta of its children
+ * rates (a leaf: its flows with packets; an inner class: the feed_w of its children
  * borrowing at its best prio, as HTB's DRR splits by quantum; 0: none), and its rank,
- * lower first:
- *   0      it owes: its descendants sent on their own rates and that is not taken yet
- *          (one HTB would have charged it the same; guaranteed traffic is paid first);
- *   1 + p  its demand is at prio p (a leaf's own prio; an inner class's best borrowing
- *          prio; 1 when there is none). */
+ * 1 + the prio of that demand (a leaf's own prio; an inner class's best borrowing prio),
+ * lower first. What a queue owes (its descendants sent on their own rates and that is not
+ * taken yet) is not demand: it is paid first, and the others wait for it (sh_may_take). */
 static inline uint32_t sh_demand(struct xtx_sched *s, uint32_t c, uint32_t *rank)
 {
 	const struct _xtx_class *cl = &s->cls[c];
@@ -431,7 +429,7 @@ static inline uint32_t sh_demand(struct xtx_sched *s, uint32_t c, uint32_t *rank
 		p = (unsigned)__builtin_ctz(cl->prio_activity);
 		q = feed_of(s, c, p)->qsum;
 	}
-	*rank = cl->owed_t || cl->owed_c ? 0 : 1u + p;
+	*rank = 1u + p;
 	return q > UINT32_MAX ? UINT32_MAX : (uint32_t)q;
 }
 
@@ -441,20 +439,46 @@ static inline bool sh_recent(uint64_t t, const struct _xtx_shclass *sc, uint64_t
 	return t && (t >= now || now - t <= (uint64_t)sc->patience);
 }
 
-/* Queue view o asked for class c and got nothing within the class's patience. */
-static inline bool sh_blocked(const struct _xtx_shq *o, const struct _xtx_shclass *sc,
-			      uint64_t now)
+/* A class's device-wide buckets, as bits of struct _xtx_shq.ask: short of it, and (<< 2)
+ * short of it while owing. */
+enum { SH_RATE = 1, SH_CEIL = 2, SH_OWES = 2, SH_ASK_BITS = 15 };
+
+/* Which of class c's buckets queue view o was left short of at its last take, and owing
+ * (SH_RATE, SH_CEIL, and those << SH_OWES), if that was within the class's patience;
+ * 0: none. */
+static inline unsigned sh_blocked(const struct _xtx_shq *o, const struct _xtx_shclass *sc,
+				  uint64_t now)
 {
 	/* Relaxed: a hint (struct _xtx_shq); pairs with the relaxed store in sh_refill()
 	 * of the scheduler that owns o. */
-	return sh_recent(atomic_load_explicit(&o->ask, memory_order_relaxed), sc, now);
+	uint64_t a = atomic_load_explicit(&o->ask, memory_order_relaxed);
+
+	return sh_recent(a & ~(uint64_t)SH_ASK_BITS, sc, now) ? (unsigned)(a & SH_ASK_BITS) : 0;
 }
 
-/* Publish this queue's view of class c (struct _xtx_shq) and say whether it may take now:
- * not while another queue blocked on c has a better rank (sh_demand()), or the same rank
- * and a vt more than slack bytes (at this queue's weight) below this one's. A queue that
- * owes, or has no demand to share, never waits. O(queues), once per take. */
-static bool sh_may_take(struct xtx_sched *s, uint32_t c, uint64_t now)
+/* Class c's weight in its parent's feeds: its quantum times this queue's share w / all of
+ * its demand across queues, as one HTB gives the class one quantum however many queues
+ * its packets sit on; the feeds it is in now follow. */
+static void sh_set_feed_w(struct xtx_sched *s, uint32_t c, uint32_t w, uint64_t all)
+{
+	struct _xtx_class *cl = &s->cls[c];
+	uint32_t fw = (uint32_t)((uint64_t)(uint32_t)cl->quantum * w / all), m;
+
+	if (!fw)
+		fw = 1;
+	if (cl->mode == _XTX_MAY_BORROW && cl->parent != _XTX_NIL)
+		for (m = cl->prio_activity; m; m &= m - 1)
+			feed_of(s, cl->parent, (unsigned)__builtin_ctz(m))->qsum +=
+				(uint64_t)fw - (uint64_t)cl->feed_w;
+	cl->feed_w = fw;
+}
+
+/* Publish this queue's view of class c (struct _xtx_shq) and say which of the buckets in
+ * `want` (SH_RATE, SH_CEIL) it may take from now: not one that another queue is blocked
+ * on with a better rank (sh_demand()), or the same rank and a vt more than slack bytes (at
+ * this queue's weight) below this one's. A queue that owes, or has no demand to share,
+ * never waits. O(queues), once per take. */
+static unsigned sh_may_take(struct xtx_sched *s, uint32_t c, unsigned want, uint64_t now)
 {
 	struct _xtx_class *cl = &s->cls[c];
 	const struct _xtx_shclass *sc = &s->sh[c];
@@ -465,8 +489,8 @@ static bool sh_may_take(struct xtx_sched *s, uint32_t c, uint64_t now)
 	 * sh_refill() of the other schedulers. */
 	uint64_t vt = atomic_load_explicit(&me->vt, memory_order_relaxed);
 	uint32_t was = atomic_load_explicit(&me->w, memory_order_relaxed);
-	uint64_t low = UINT64_MAX, slack, lag, step;
-	bool defer = false;
+	uint64_t low = UINT64_MAX, slack, lag, step, all = w;
+	unsigned defer = 0;
 
 	wl = w ? w : was ? was : 1;	/* bytes served while the weight was `was` */
 	step = ((uint64_t)cl->fair_wire << 10) + cl->vt_rem;	/* exact over many takes */
@@ -478,33 +502,39 @@ static bool sh_may_take(struct xtx_sched *s, uint32_t c, uint64_t now)
 		const struct _xtx_shq *o = &s->shq[(size_t)j * s->ncls + c];
 		uint32_t ow, orank;
 		uint64_t ovt;
+		unsigned ob;
 
 		if (j == s->qidx)
 			continue;
 		ow = atomic_load_explicit(&o->w, memory_order_relaxed);
 		orank = atomic_load_explicit(&o->bprio, memory_order_relaxed);
 		ovt = atomic_load_explicit(&o->vt, memory_order_relaxed);
-		if (ovt < low &&
-		    sh_recent(atomic_load_explicit(&o->seen, memory_order_relaxed), sc, now))
-			low = ovt;
-		if (!ow && orank)		/* nothing owed, nothing to share */
+		if (sh_recent(atomic_load_explicit(&o->seen, memory_order_relaxed), sc, now)) {
+			all += ow;
+			if (ovt < low)
+				low = ovt;
+		}
+		if (!ow && !(sh_blocked(o, sc, now) >> SH_OWES))	/* no demand, no debt */
 			continue;
-		if (!w || !rank || !sh_blocked(o, sc, now))
+		if (!w || !(ob = sh_blocked(o, sc, now)) || !(ob & want))
 			continue;
+		defer |= (ob >> SH_OWES) & want;	/* what it owes is paid first */
 		if (orank < rank || (orank == rank && ow && ovt + slack < vt))
-			defer = true;
+			defer |= ob & want;
 	}
 	/* No more credit than one burst: a queue that was idle, or behind, catches up with
 	 * the others at most by the class's burst (at its weight). */
 	lag = ((uint64_t)sc->burst << 10) / wl;
 	if (w && low != UINT64_MAX && low > lag && vt < low - lag)
 		vt = low - lag;
-	if (w)
+	if (w) {
+		sh_set_feed_w(s, c, w, all);
 		atomic_store_explicit(&me->seen, now, memory_order_relaxed);
+	}
 	atomic_store_explicit(&me->vt, vt, memory_order_relaxed);
 	atomic_store_explicit(&me->w, w, memory_order_relaxed);
 	atomic_store_explicit(&me->bprio, rank, memory_order_relaxed);
-	return !defer;
+	return want & ~defer;
 }
 
 enum { SH_FED = 0, SH_SHORT = 1, SH_DEFERRED = 2 };	/* _xtx_class.blocked */
@@ -513,59 +543,85 @@ enum { SH_FED = 0, SH_SHORT = 1, SH_DEFERRED = 2 };	/* _xtx_class.blocked */
  * mult), first and without waiting for other queues; what could not be taken stays owed.
  * Returns what was taken, ns. */
 static int64_t sh_pay_owed(uint32_t *owed, uint64_t mult, struct _xtx_shbucket *b,
-			   uint64_t now)
+			   int64_t toks, uint64_t now)
 {
 	uint32_t rem = 0;
 	int64_t owe = (int64_t)_xtx_l2t(mult, *owed, &rem) + 1, got;
 
+	if (owe > b->slice - toks)	/* a bucket holds one slice at most */
+		owe = b->slice - toks;
 	got = _xtx_sh_take(b, owe, now);
 	*owed = got >= owe ? 0 : (uint32_t)((uint64_t)*owed * (uint64_t)(owe - got) / (uint64_t)owe);
 	return got;
 }
 
+/* Bytes at mult (ns per byte << 32) in 60 s, the most a local bucket can owe. */
+static uint32_t sh_owed_max(uint64_t mult)
+{
+	unsigned __int128 b = ((unsigned __int128)_XTX_MBUFFER_NS << 32) / mult;
+
+	return b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
+}
+
 /* Top class c's local buckets up to one slice from the device-wide ones where they are
- * below zero (the rate bucket only if `rate`), unless sh_may_take() says wait; publish
- * whether c is now blocked. */
+ * below zero (the rate bucket only if `rate`). A bucket that owes (owed_t, owed_c) pays
+ * first and takes nothing more until paid; the others take unless sh_may_take() says
+ * wait. Publish whether c is now blocked. */
 static void sh_refill(struct xtx_sched *s, uint32_t c, bool rate, uint64_t now)
 {
 	struct _xtx_class *cl = &s->cls[c];
 	struct _xtx_shclass *sc = &s->sh[c];
 	bool nt = rate && cl->tokens < 0, nc = cl->ctokens < 0;
-	unsigned st;
+	unsigned st = SH_FED, want, may, short_of;
 
 	if (!nt && !nc)
 		return;
 	if (nt && cl->owed_t)
-		cl->tokens += sh_pay_owed(&cl->owed_t, cl->rate_mult, &sc->rate, now);
+		cl->tokens += sh_pay_owed(&cl->owed_t, cl->rate_mult, &sc->rate, cl->tokens, now);
 	if (nc && cl->owed_c)
-		cl->ctokens += sh_pay_owed(&cl->owed_c, cl->ceil_mult, &sc->ceil, now);
-	if (cl->owed_t || cl->owed_c) {	/* still owes: blocked, at rank 0, takes no more */
-		if (s->nq > 1)
-			sh_may_take(s, c, now);
-		st = SH_SHORT;
-	} else if (s->nq > 1 && !sh_may_take(s, c, now)) {
+		cl->ctokens += sh_pay_owed(&cl->owed_c, cl->ceil_mult, &sc->ceil, cl->ctokens,
+					   now);
+	want = (nt && !cl->owed_t && cl->tokens < 0 ? SH_RATE : 0) |
+	       (nc && !cl->owed_c && cl->ctokens < 0 ? SH_CEIL : 0);
+	may = s->nq > 1 && (want || cl->owed_t || cl->owed_c) ? sh_may_take(s, c, want, now)
+							       : want;
+	if (may & SH_RATE)
+		cl->tokens += _xtx_sh_take(&sc->rate, sc->rate.slice - cl->tokens, now);
+	if (may & SH_CEIL)
+		cl->ctokens += _xtx_sh_take(&sc->ceil, sc->ceil.slice - cl->ctokens, now);
+	short_of = (nt && cl->tokens < 0 ? SH_RATE : 0) | (nc && cl->ctokens < 0 ? SH_CEIL : 0);
+	if (want & ~may)
 		st = SH_DEFERRED;
-	} else {
-		if (nt)
-			cl->tokens += _xtx_sh_take(&sc->rate, sc->rate.slice - cl->tokens, now);
-		if (nc)
-			cl->ctokens += _xtx_sh_take(&sc->ceil, sc->ceil.slice - cl->ctokens, now);
-		st = (nt && cl->tokens < 0) || (nc && cl->ctokens < 0) ? SH_SHORT : SH_FED;
-	}
-	if (cl->tokens <= -_XTX_MBUFFER_NS)
+	else if (short_of)
+		st = SH_SHORT;
+	if (cl->tokens >= 0)		/* every debt covered, what was owed included */
+		cl->owed_t = 0;
+	if (cl->ctokens >= 0)
+		cl->owed_c = 0;
+	if (cl->tokens <= -_XTX_MBUFFER_NS) {	/* sch_htb's floor; no more owed than that */
 		cl->tokens = 1 - _XTX_MBUFFER_NS;
-	if (cl->ctokens <= -_XTX_MBUFFER_NS)
+		if (cl->owed_t > sh_owed_max(cl->rate_mult))
+			cl->owed_t = sh_owed_max(cl->rate_mult);
+	}
+	if (cl->ctokens <= -_XTX_MBUFFER_NS) {
 		cl->ctokens = 1 - _XTX_MBUFFER_NS;
+		if (cl->owed_c > sh_owed_max(cl->ceil_mult))
+			cl->owed_c = sh_owed_max(cl->ceil_mult);
+	}
 	if (s->nq > 1 && (st != SH_FED || cl->blocked != SH_FED))
 		/* Relaxed: a hint (struct _xtx_shq); pairs with sh_blocked()'s load. */
 		atomic_store_explicit(&s->shq[(size_t)s->qidx * s->ncls + c].ask,
-				      st != SH_FED ? now : 0, memory_order_relaxed);
+				      st != SH_FED ? (now & ~(uint64_t)SH_ASK_BITS) | short_of |
+				      (((cl->owed_t ? SH_RATE : 0) | (cl->owed_c ? SH_CEIL : 0))
+				       << SH_OWES) : 0,
+				      memory_order_relaxed);
 	cl->blocked = (uint8_t)st;
 }
 
 /* The wait-heap key of a device-wide class that class_mode() just found not CAN_SEND:
- * when the device-wide bucket of the failing local one could give back its debt; half a
- * slice on when it waits for another queue. */
+ * when the device-wide bucket of the failing local one could give back its debt, or, if
+ * it owes there, pay half a slice of it (so it pays in steps and its ask stays fresh
+ * within the others' patience); half a slice on when it waits for another queue. */
 static inline uint64_t sh_key(struct xtx_sched *s, uint32_t c, uint64_t now)
 {
 	const struct _xtx_class *cl = &s->cls[c];
@@ -574,8 +630,8 @@ static inline uint64_t sh_key(struct xtx_sched *s, uint32_t c, uint64_t now)
 	if (cl->blocked == SH_DEFERRED)
 		return now + (uint64_t)sc->rate.min_take;
 	if (cl->mode == _XTX_CANT_SEND)
-		return _xtx_sh_ready(&sc->ceil, -cl->ctokens, now);
-	return _xtx_sh_ready(&sc->rate, -cl->tokens, now);
+		return _xtx_sh_ready(&sc->ceil, cl->owed_c ? 1 : -cl->ctokens, now);
+	return _xtx_sh_ready(&sc->rate, cl->owed_t ? 1 : -cl->tokens, now);
 }
 
 /* What a charge of a device-wide class counts for among the queues: owed when served
@@ -584,9 +640,9 @@ static inline void sh_account(struct _xtx_class *cl, bool below, uint32_t wire)
 {
 	if (!below) {
 		cl->fair_wire += wire;
-	} else {
-		cl->owed_t += wire;
-		cl->owed_c += wire;
+	} else {			/* saturating: sh_refill() caps it at 60 s */
+		cl->owed_t = cl->owed_t > UINT32_MAX - wire ? UINT32_MAX : cl->owed_t + wire;
+		cl->owed_c = cl->owed_c > UINT32_MAX - wire ? UINT32_MAX : cl->owed_c + wire;
 	}
 }
 
@@ -871,8 +927,8 @@ unsigned xtx_sched__dequeue_burst(struct xtx_sched *s, struct xtx_desc *out, uns
 		}
 		wire = (uint32_t)d->len + s->overhead;
 		cl->deficit[level] -= (int32_t)wire;
-		if (cl->deficit[level] < 0) {
-			cl->deficit[level] += cl->quantum;
+		if (cl->deficit[level] < 0) {	/* borrowing: its share of one quantum */
+			cl->deficit[level] += level ? (int32_t)cl->feed_w : cl->quantum;
 			(level ? feed_of(s, cl->parent, prio) : &s->row[0][prio])->ptr++;
 		}
 		if (!L->nready)

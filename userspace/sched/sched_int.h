@@ -71,7 +71,7 @@ struct _xtx_oset {
 	const uint32_t *member;	/* local index -> class index */
 	uint32_t n;		/* local indexes 0 .. n-1 */
 	uint32_t ptr;		/* DRR pointer, 0 .. n (n: past the end) */
-	uint64_t qsum;		/* a feed: the quanta of its members (rows: unused) */
+	uint64_t qsum;		/* a feed: its members' feed_w (rows: unused) */
 };
 
 #define _XTX_OSET_NONE	UINT32_MAX
@@ -175,7 +175,8 @@ struct _xtx_class {
 	uint8_t blocked;	/* device-wide: its last take left it short (s->shq) */
 	uint32_t fair_wire;	/* device-wide: wire bytes served at or above its level
 				 * since its last take (a leaf: all it sent) */
-	uint32_t _pad2;
+	uint32_t feed_w;	/* what it adds to its parent's feed qsum: its quantum,
+				 * device-wide times this queue's share of its demand */
 
 	/* Line 3: drop counters (cold); device-wide debts. */
 	uint64_t drops[XTX_DROP__MAX];
