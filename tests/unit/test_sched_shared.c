@@ -539,6 +539,229 @@ static void test_flow_split(void)
 	mq_finish(&m, v, n);
 }
 
+/* Trees against the oracle (one scheduler, the same flows, all on one queue): a root, up
+ * to 3 inner classes, leaves with fq, backlogged flows of fixed frame sizes on chosen
+ * queues. Class bytes are wire bytes of its subtree over 5 s after 1 s of warm-up. */
+#define RT_MAXC	10
+
+struct rtree {
+	unsigned ncls, nq;
+	struct xtx_class_opts o[RT_MAXC];
+	unsigned nflows;
+	uint16_t fcls[NSRC_MAX];
+	uint16_t flen[NSRC_MAX];
+	unsigned fq[NSRC_MAX];
+};
+
+#define RT_T	SEC(5)
+
+/* Random: up to 3 inner classes, 2 to 6 leaves of random rates, ceils and prios, 1 to 4
+ * flows per leaf on random queues of 2 to 4. */
+static void rt_make(struct rtree *t, uint64_t *st)
+{
+	unsigned ninner = (unsigned)(rnd(st) % 4), nleaf = 2 + (unsigned)(rnd(st) % 5), i, k;
+	uint64_t root = MBIT(50 + rnd(st) % 200);
+
+	memset(t, 0, sizeof(*t));
+	t->nq = 2 + (unsigned)(rnd(st) % 3);
+	t->o[0] = copts(XTX_HANDLE(1, 0), XTX_HANDLE_ROOT, root, root);
+	t->ncls = 1;
+	for (i = 0; i < ninner; i++) {
+		uint64_t r = root / (2 + rnd(st) % 4);
+
+		t->o[t->ncls] = copts(XTX_HANDLE(1, 1 + i), XTX_HANDLE(1, 0), r,
+				      r + rnd(st) % (root - r + 1));
+		t->o[t->ncls].prio = (uint8_t)(rnd(st) % 3);
+		t->ncls++;
+	}
+	for (i = 0; i < nleaf; i++) {
+		unsigned p = (unsigned)(rnd(st) % (ninner + 1));	/* 0: under the root */
+		uint64_t pceil = t->o[p].ceil, r = pceil / (4 + rnd(st) % 8);
+
+		t->o[t->ncls] = copts(XTX_HANDLE(1, 0x10 + i), t->o[p].handle, r,
+				      r + rnd(st) % (pceil - r + 1));
+		t->o[t->ncls].prio = (uint8_t)(rnd(st) % 3);
+		t->o[t->ncls].fq = 1;
+		for (k = 0; k < 1 + rnd(st) % 4 && t->nflows < NSRC_MAX; k++) {
+			t->fcls[t->nflows] = (uint16_t)t->ncls;
+			t->flen[t->nflows] = (uint16_t)(rnd(st) % 2 ? 1500 : 60 + rnd(st) % 1441);
+			t->fq[t->nflows] = (unsigned)(rnd(st) % t->nq);
+			t->nflows++;
+		}
+		t->ncls++;
+	}
+}
+
+/* Wire bytes per class index after RT_T, on t->nq queues sharing the classes, or on one
+ * (the oracle); into lim[] (if not NULL) the most each class may send by its ceil over
+ * RT_T: ceil * RT_T + cburst + Q * (2 slices + a packet), bytes. */
+static void rt_run(const struct rtree *t, bool oracle, uint64_t *bytes, double *lim)
+{
+	struct xtx_sched_config *cfg = xtx_sched_config__new();
+	struct msrc v[NSRC_MAX];
+	struct mq m;
+	unsigned i, c;
+
+	for (i = 0; i < t->ncls; i++)
+		cfg_add(cfg, &t->o[i]);
+	mq_init(&m, cfg, oracle ? 1 : t->nq, !oracle, 0);
+	for (c = 0; lim && c < t->ncls; c++) {
+		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, c);
+		uint64_t sl = slice_bytes(co->ceil, co->cburst, XTX_SCHED_SLICE_NS);
+
+		lim[c] = (double)co->ceil * (double)RT_T / 1e9 + (double)co->cburst +
+			 (double)t->nq * (2.0 * (double)sl + 1500.0 + m.overhead);
+	}
+	for (i = 0; i < t->nflows; i++)
+		v[i] = (struct msrc){ .cls = t->fcls[i], .hash = 1000 + i, .len = t->flen[i],
+				      .q = oracle ? 0 : t->fq[i], .on = true, .depth = 16 };
+	mq_window(&m, v, t->nflows, T0 + SEC(1));
+	mq_run(&m, v, t->nflows, T0 + SEC(1) + RT_T, NULL, 0);
+	memset(bytes, 0, RT_MAXC * sizeof(*bytes));
+	for (i = 0; i < t->nflows; i++)
+		for (c = v[i].cls; ; ) {	/* the leaf and its ancestors */
+			unsigned p;
+
+			bytes[c] += v[i].win_wire;
+			if (t->o[c].parent == XTX_HANDLE_ROOT)
+				break;
+			for (p = 0; t->o[p].handle != t->o[c].parent; p++)
+				;
+			c = p;
+		}
+	mq_finish(&m, v, t->nflows);
+}
+
+static double rt_err(uint64_t got, uint64_t want)
+{
+	return want ? ((double)got - (double)want) / (double)want : 0;
+}
+
+/* One tree against the oracle: the root (the device) within 0.5% of it and every leaf
+ * under its ceil (+ cburst + Q * (2 slices + a packet)), always (an inner class may send
+ * more: HTB serves its children's rates whatever its own); each class within
+ * `tol` of the oracle if tol > 0, else only measured. Returns the worst class |error|. */
+static double rt_check(const char *what, const struct rtree *t, double tol, unsigned *over)
+{
+	uint64_t a[RT_MAXC], b[RT_MAXC];
+	double worst = 0, lim[RT_MAXC];
+	unsigned c;
+
+	rt_run(t, true, a, NULL);
+	rt_run(t, false, b, lim);
+	for (c = 0; c < t->ncls; c++) {
+		double e = rt_err(b[c], a[c]);
+
+		if (t->o[c].fq && !CHECK((double)b[c] <= lim[c]))
+			printf("  %s class %u: %" PRIu64 " B over its ceil's %.0f\n", what, c,
+			       b[c], lim[c]);
+		if (c == 0 && !CHECK(fabs(e) <= 0.005))
+			printf("  %s: the device %+.3f%% from the oracle\n", what, e * 100);
+		if (fabs(e) > worst)
+			worst = fabs(e);
+		if (over && fabs(e) > 0.01)
+			(*over)++;
+		if (tol > 0 || getenv("XTX_VERBOSE"))
+			printf("  %s (%u queues) class %u: %12" PRIu64 " B, oracle %12" PRIu64
+			       " B: %+.3f%%\n", what, t->nq, c, b[c], a[c], e * 100);
+		if (tol > 0)
+			CHECK(fabs(e) <= tol);
+	}
+	return worst;
+}
+
+/* Fixed trees, each a case the random ones found, within 0.5% of the oracle. */
+struct rt_case {
+	const char *name;
+	unsigned nq;
+	struct { uint16_t minor, parent_minor; uint64_t rate, ceil; uint8_t prio; } c[RT_MAXC];
+	struct { uint16_t cls, len; unsigned q; } f[8];
+};
+
+#define RTC_END	{ 0, 0, 0, 0, 0 }
+
+static const struct rt_case rt_cases[] = {
+	{ "one leaf on both queues, one on one queue: a quantum each", 2,
+	  { { 0, 0, MBIT(225), MBIT(225), 0 }, { 0x10, 0, 4687500, MBIT(225), 0 },
+	    { 0x11, 0, 4687500, MBIT(225), 0 }, RTC_END },
+	  { { 1, 1500, 0 }, { 2, 1500, 0 }, { 2, 1500, 1 } } },
+	{ "two leaves, rates 37.5 and 28.125 Mbit/s, each on both queues", 2,
+	  { { 0, 0, MBIT(225), MBIT(225), 0 }, { 0x10, 0, 4687500, MBIT(225), 1 },
+	    { 0x11, 0, 3515625, MBIT(225), 1 }, RTC_END },
+	  { { 1, 1500, 0 }, { 1, 1500, 1 }, { 2, 1500, 0 }, { 2, 1500, 1 } } },
+	{ "a parent that owes on its rate still borrows on its ceil", 2,
+	  { { 0, 0, 22250000, 22250000, 0 }, { 1, 0, 5562500, 21716392, 2 },
+	    { 3, 0, 5562500, 13174822, 2 }, { 0x10, 1, 5429098, 15973342, 0 },
+	    { 0x11, 3, 3293705, 6062662, 2 }, RTC_END },
+	  { { 3, 1500, 1 }, { 3, 1500, 1 }, { 4, 997, 1 }, { 4, 1500, 0 }, { 4, 1500, 1 } } },
+	{ "children's rates above their parent's: what it owes is paid first", 4,
+	  { { 0, 0, MBIT(75), MBIT(75), 0 }, { 1, 0, MBIT(15), MBIT(75), 2 },
+	    { 0x10, 1, 1171875, MBIT(75), 1 }, { 0x11, 1, MBIT(15), MBIT(75), 2 },
+	    RTC_END },
+	  { { 2, 1495, 3 }, { 2, 1500, 1 }, { 3, 1051, 1 }, { 3, 233, 3 } } },
+};
+
+static void rt_from_case(struct rtree *t, const struct rt_case *k)
+{
+	unsigned i;
+
+	memset(t, 0, sizeof(*t));
+	t->nq = k->nq;
+	for (i = 0; i < RT_MAXC && k->c[i].rate; i++) {
+		t->o[i] = copts(XTX_HANDLE(1, k->c[i].minor),
+				i ? XTX_HANDLE(1, k->c[i].parent_minor) : XTX_HANDLE_ROOT,
+				k->c[i].rate, k->c[i].ceil);
+		t->o[i].prio = k->c[i].prio;
+		t->o[i].fq = k->c[i].minor >= 0x10;
+		t->ncls++;
+	}
+	for (i = 0; i < 8 && k->f[i].len; i++) {
+		t->fcls[i] = k->f[i].cls;
+		t->flen[i] = k->f[i].len;
+		t->fq[i] = k->f[i].q;
+		t->nflows++;
+	}
+}
+
+static void test_tree_cases(void)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(rt_cases) / sizeof(rt_cases[0]); i++) {
+		struct rtree t;
+
+		printf("%s\n", rt_cases[i].name);
+		rt_from_case(&t, &rt_cases[i]);
+		rt_check("  tree", &t, 0.005, NULL);
+	}
+}
+
+/* Random trees: the device and the ceils always hold; how far each class is from the
+ * oracle is printed (the issue asks for the slice bound; not met yet, see
+ * docs/bench/sched-shared.notes.md). */
+static void test_random_trees(unsigned n)
+{
+	uint64_t st = 0x5eed5eedull;
+	double worst = 0;
+	unsigned i, over = 0, classes = 0;
+
+	printf("%u random trees against one scheduler\n", n);
+	for (i = 0; i < n; i++) {
+		struct rtree t;
+		char what[32];
+		double w;
+
+		rt_make(&t, &st);
+		snprintf(what, sizeof(what), "  tree %u", i);
+		w = rt_check(what, &t, 0, &over);
+		classes += t.ncls;
+		if (w > worst)
+			worst = w;
+	}
+	printf("  measured, not checked: %u of %u classes more than 1%% from the oracle, the "
+	       "worst %.2f%%\n", over, classes, worst * 100);
+}
+
 static const struct borrow_case borrow_cases[] = {
 	{ "equal rates and prios", MBIT(20), MBIT(20), 0, 0, 0, 0 },
 	{ "rates 10 and 30 (quanta 125000 and 200000)", MBIT(10), MBIT(30), 0, 0, 0, 0 },
@@ -561,5 +784,7 @@ int main(void)
 	for (unsigned i = 0; i < sizeof(borrow_cases) / sizeof(borrow_cases[0]); i++)
 		test_borrow(&borrow_cases[i]);
 	test_flow_split();
+	test_tree_cases();
+	test_random_trees(40);
 	return check_summary("test_sched_shared");
 }
