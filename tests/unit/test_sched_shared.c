@@ -639,8 +639,9 @@ static double rt_err(uint64_t got, uint64_t want)
 
 /* One tree against the oracle: the root (the device) within 0.5% of it and every leaf
  * under its ceil (+ cburst + Q * (2 slices + a packet)), always (an inner class may send
- * more: HTB serves its children's rates whatever its own); each class within
- * `tol` of the oracle if tol > 0, else only measured. Returns the worst class |error|. */
+ * more: HTB serves its children's rates whatever its own); each class within `tol` of
+ * the oracle if tol > 0, else only measured (and printed if tol < 0). Returns the worst
+ * class |error|. */
 static double rt_check(const char *what, const struct rtree *t, double tol, unsigned *over)
 {
 	uint64_t a[RT_MAXC], b[RT_MAXC];
@@ -661,11 +662,11 @@ static double rt_check(const char *what, const struct rtree *t, double tol, unsi
 			worst = fabs(e);
 		if (over && fabs(e) > 0.01)
 			(*over)++;
-		if (tol > 0 || getenv("XTX_VERBOSE"))
+		if (tol != 0 || getenv("XTX_VERBOSE"))
 			printf("  %s (%u queues) class %u: %12" PRIu64 " B, oracle %12" PRIu64
 			       " B: %+.3f%%\n", what, t->nq, c, b[c], a[c], e * 100);
 		if (tol > 0)
-			CHECK(fabs(e) <= tol);
+			CHECK(fabs(e) <= tol);	/* tol < 0: printed, not checked */
 	}
 	return worst;
 }
@@ -733,6 +734,21 @@ static void test_tree_cases(void)
 		printf("%s\n", rt_cases[i].name);
 		rt_from_case(&t, &rt_cases[i]);
 		rt_check("  tree", &t, 0.005, NULL);
+	}
+	/* Where one HTB's DRR turn gives a borrowing leaf a quantum at its parent's pace and
+	 * its ceil stops it mid-turn: its share then depends on frame size and cburst, which
+	 * the device-wide classes do not reproduce (docs/design.md). Printed, not checked. */
+	{
+		static const struct rt_case k = {
+			"two equal leaves, ceils 106 and 64 Mbit/s under 111 (measured only)", 2,
+			{ { 0, 0, 13875000, 13875000, 0 }, { 0x10, 0, 1541666, 13249307, 0 },
+			  { 0x11, 0, 1541666, MBIT(64), 0 }, RTC_END },
+			{ { 1, 1500, 0 }, { 2, 1500, 1 } } };
+		struct rtree t;
+
+		printf("%s\n", k.name);
+		rt_from_case(&t, &k);
+		rt_check("  tree", &t, -1, NULL);
 	}
 }
 
