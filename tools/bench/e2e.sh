@@ -7,6 +7,9 @@
 #   xtx-1q-pN       xtx-send, 1 queue, one class with no limit, N producers (2, 4, 8)
 #   xtx-2q-p4       xtx-send, 2 queues, one class, 4 producers
 #   xtx-fq-1q-p4    xtx-send, 1 queue, two classes with fq leaves, 1024 flows, 4 producers
+#   xtx-fq-2q-p4    the same on 2 queues: device-wide classes (xtx-send's default)
+#   *-qc            the same with --queue-classes: per-queue classes (mq + HTB), no
+#                   shared state (xtx-2q-p4-qc, xtx-fq-2q-p4-qc)
 #   kernel-htb-tN   tools/udp-send, N threads on UDP sockets through a one-class tc htb
 #   xtx-idle        xtx-send offering 100 pps: the engine's CPU use when nearly idle
 #
@@ -45,7 +48,8 @@ table() { # json-file
     awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }'
   }
   plain_of() { case $1 in *-2q-*) echo plain-2q ;; plain-*|kernel-*|xtx-idle) ;; *) echo plain-1q ;; esac; }
-  kern_of() { case $1 in xtx-1q-p2) echo kernel-htb-t2 ;; xtx-1q-p4|xtx-2q-p4|xtx-fq-1q-p4) echo kernel-htb-t4 ;;
+  kern_of() { case $1 in xtx-1q-p2) echo kernel-htb-t2 ;;
+              xtx-1q-p4|xtx-2q-p4*|xtx-fq-[12]q-p4*) echo kernel-htb-t4 ;;
               xtx-1q-p8) echo kernel-htb-t8 ;; esac; }
   echo "| configuration | Mpps at the sink | vs plain AF_XDP | vs kernel UDP+HTB (same threads) | sender CPU ns/pkt | CPU vs plain |"
   echo "|---|---|---|---|---|---|"
@@ -102,13 +106,14 @@ measure() { # config
       sender=($BIN/xsk-plain --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC"
               --queues "${c:6:1}" --flows 64 --duration "$dur" --json) ;;
     xtx-*)
-      local q=1 p=4 flows=64 cls=() rate=()
+      local q=1 p=4 flows=64 cls=() rate=() qc=()
       [[ $c =~ -([0-9])q ]] && q=${BASH_REMATCH[1]}
       [[ $c =~ -p([0-9]+) ]] && p=${BASH_REMATCH[1]}
       [[ $c == xtx-fq-* ]] && { flows=1024; cls=(--classes "$tmp/fq.conf"); }
       [[ $c == xtx-idle ]] && { p=1; rate=(--rate 100pps); }
+      [[ $c == *-qc ]] && qc=(--queue-classes)
       sender=($BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC"
-              --queues $q --producers $p --flows $flows "${cls[@]}" "${rate[@]}"
+              --queues $q --producers $p --flows $flows "${cls[@]}" "${rate[@]}" "${qc[@]}"
               --duration "$dur" --drop --interval 0 --json) ;;
     kernel-htb-t*)
       tc=1
@@ -145,8 +150,8 @@ measure() { # config
   cpu[$c]+="$u "
 }
 
-list=${E2E_CONFIGS:-plain-1q plain-2q xtx-1q-p2 xtx-1q-p4 xtx-1q-p8 xtx-2q-p4
-  xtx-fq-1q-p4 kernel-htb-t2 kernel-htb-t4 kernel-htb-t8 xtx-idle}
+list=${E2E_CONFIGS:-plain-1q plain-2q xtx-1q-p2 xtx-1q-p4 xtx-1q-p8 xtx-2q-p4 xtx-2q-p4-qc
+  xtx-fq-1q-p4 xtx-fq-2q-p4 xtx-fq-2q-p4-qc kernel-htb-t2 kernel-htb-t4 kernel-htb-t8 xtx-idle}
 read -r -a configs <<< "${list//$'\n'/ }"	# one line: read stops at a newline
 [ ${#configs[@]} -gt 0 ] || bench_die "E2E_CONFIGS is empty"
 declare -A pps cpu
