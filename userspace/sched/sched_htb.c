@@ -488,11 +488,14 @@ static unsigned sh_may_take(struct xtx_sched *s, uint32_t c, unsigned want, uint
 	 * them) and the others' hints; pairs with the relaxed stores below and in
 	 * sh_refill() of the other schedulers. */
 	uint64_t vt = atomic_load_explicit(&me->vt, memory_order_relaxed);
-	uint32_t was = atomic_load_explicit(&me->w, memory_order_relaxed);
 	uint64_t low = UINT64_MAX, slack, lag, step, all = w;
 	unsigned defer = 0;
 
-	wl = w ? w : was ? was : 1;	/* bytes served while the weight was `was` */
+	/* The bytes since the last take were served at a weight > 0: the one now, else the
+	 * last one (a class that stopped borrowing has weight 0 now). */
+	wl = w ? w : cl->vt_w ? cl->vt_w : 1;
+	if (w)
+		cl->vt_w = w;
 	step = ((uint64_t)cl->fair_wire << 10) + cl->vt_rem;	/* exact over many takes */
 	vt += step / wl;
 	cl->vt_rem = (uint32_t)(step % wl);
@@ -522,10 +525,12 @@ static unsigned sh_may_take(struct xtx_sched *s, uint32_t c, unsigned want, uint
 		if (orank < rank || (orank == rank && ow && ovt + slack < vt))
 			defer |= ob & want;
 	}
-	/* No more credit than one burst: a queue that was idle, or behind, catches up with
-	 * the others at most by the class's burst (at its weight). */
+	/* No more credit than one burst for a queue that had no demand (within patience):
+	 * coming back, it catches up with the others at most by the class's burst (at its
+	 * weight). A queue that kept its demand keeps what it is behind. */
 	lag = ((uint64_t)sc->burst << 10) / wl;
-	if (w && low != UINT64_MAX && low > lag && vt < low - lag)
+	if (w && low != UINT64_MAX && low > lag && vt < low - lag &&
+	    !sh_recent(atomic_load_explicit(&me->seen, memory_order_relaxed), sc, now))
 		vt = low - lag;
 	if (w) {
 		sh_set_feed_w(s, c, w, all);
@@ -589,7 +594,7 @@ static void sh_refill(struct xtx_sched *s, uint32_t c, bool rate, uint64_t now)
 		cl->tokens += _xtx_sh_take(&sc->rate, sc->rate.slice - cl->tokens, now);
 	if (may & SH_CEIL)
 		cl->ctokens += _xtx_sh_take(&sc->ceil, sc->ceil.slice - cl->ctokens, now);
-	short_of = (nt && cl->tokens < 0 ? SH_RATE : 0) | (nc && cl->ctokens < 0 ? SH_CEIL : 0);
+	short_of = (cl->tokens < 0 ? SH_RATE : 0) | (cl->ctokens < 0 ? SH_CEIL : 0);
 	if (want & ~may)
 		st = SH_DEFERRED;
 	else if (short_of)

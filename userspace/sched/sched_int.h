@@ -184,7 +184,7 @@ struct _xtx_class {
 					 * on their own rates, not yet taken for its tokens /
 					 * ctokens from the device-wide buckets */
 	uint32_t vt_rem;		/* device-wide: what the last vt step left, << 10 */
-	uint32_t _pad3;
+	uint32_t vt_w;			/* device-wide: its last weight > 0 (sh_may_take) */
 } __attribute__((aligned(64)));
 
 _Static_assert(sizeof(struct _xtx_class) == 256, "class layout: 4 cache lines");
