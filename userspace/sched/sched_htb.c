@@ -462,7 +462,8 @@ static inline unsigned sh_blocked(const struct _xtx_shq *o, const struct _xtx_sh
 static void sh_set_feed_w(struct xtx_sched *s, uint32_t c, uint32_t w, uint64_t all)
 {
 	struct _xtx_class *cl = &s->cls[c];
-	uint32_t fw = (uint32_t)((uint64_t)(uint32_t)cl->quantum * w / all), m;
+	uint32_t fw = cl->leaf == _XTX_NIL ? w		/* its borrowing leaves' */
+		      : (uint32_t)((uint64_t)(uint32_t)cl->quantum * w / all), m;
 
 	if (!fw)
 		fw = 1;
