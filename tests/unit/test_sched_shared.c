@@ -554,6 +554,10 @@ struct rtree {
 };
 
 #define RT_T	SEC(5)
+/* Each flow topped up to 2 * RT_DEPTH frames when below RT_DEPTH: a dequeue step of 32
+ * never empties one, so no leaf loses its DRR turn for want of packets (with 16, one
+ * HTB's leaves of one flow did, and the oracle split by flow count); under flow_limit. */
+#define RT_DEPTH	48
 
 /* Random: up to 3 inner classes, 2 to 6 leaves of random rates, ceils and prios, 1 to 4
  * flows per leaf on random queues of 2 to 4. */
@@ -615,7 +619,7 @@ static void rt_run(const struct rtree *t, bool oracle, uint64_t *bytes, double *
 	}
 	for (i = 0; i < t->nflows; i++)
 		v[i] = (struct msrc){ .cls = t->fcls[i], .hash = 1000 + i, .len = t->flen[i],
-				      .q = oracle ? 0 : t->fq[i], .on = true, .depth = 16 };
+				      .q = oracle ? 0 : t->fq[i], .on = true, .depth = RT_DEPTH };
 	mq_window(&m, v, t->nflows, T0 + SEC(1));
 	mq_run(&m, v, t->nflows, T0 + SEC(1) + RT_T, NULL, 0);
 	memset(bytes, 0, RT_MAXC * sizeof(*bytes));
