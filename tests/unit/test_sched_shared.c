@@ -541,7 +541,7 @@ static void test_flow_split(void)
 
 /* Trees against the oracle (one scheduler, the same flows, all on one queue): a root, up
  * to 3 inner classes, leaves with fq, backlogged flows of fixed frame sizes on chosen
- * queues. Class bytes are wire bytes of its subtree over 5 s after 1 s of warm-up. */
+ * queues. Class bytes are wire bytes of its subtree over RT_T after 1 s of warm-up. */
 #define RT_MAXC	10
 
 struct rtree {
@@ -553,15 +553,21 @@ struct rtree {
 	unsigned fq[NSRC_MAX];
 };
 
-#define RT_T	SEC(5)
+#define RT_T	SEC(3)
 /* Each flow topped up to 2 * RT_DEPTH frames when below RT_DEPTH: a dequeue step of 32
  * never empties one, so no leaf loses its DRR turn for want of packets (with 16, one
  * HTB's leaves of one flow did, and the oracle split by flow count); under flow_limit. */
 #define RT_DEPTH	48
+/* Random trees per set; fewer under the sanitizers, which look for other faults. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define RT_TREES	6
+#else
+#define RT_TREES	30
+#endif
 
-/* Random: up to 3 inner classes, 2 to 6 leaves of random rates, ceils and prios, 1 to 4
- * flows per leaf on random queues of 2 to 4. */
-static void rt_make(struct rtree *t, uint64_t *st)
+/* Random: up to 3 inner classes, 2 to 6 leaves of random rates, ceils (or each its
+ * parent's: parent_ceil) and prios, 1 to 4 flows per leaf on random queues of 2 to 4. */
+static void rt_make(struct rtree *t, uint64_t *st, bool parent_ceil)
 {
 	unsigned ninner = (unsigned)(rnd(st) % 4), nleaf = 2 + (unsigned)(rnd(st) % 5), i, k;
 	uint64_t root = MBIT(50 + rnd(st) % 200);
@@ -573,17 +579,20 @@ static void rt_make(struct rtree *t, uint64_t *st)
 	for (i = 0; i < ninner; i++) {
 		uint64_t r = root / (2 + rnd(st) % 4);
 
+		uint64_t ceil = r + rnd(st) % (root - r + 1);
+
 		t->o[t->ncls] = copts(XTX_HANDLE(1, 1 + i), XTX_HANDLE(1, 0), r,
-				      r + rnd(st) % (root - r + 1));
+				      parent_ceil ? root : ceil);
 		t->o[t->ncls].prio = (uint8_t)(rnd(st) % 3);
 		t->ncls++;
 	}
 	for (i = 0; i < nleaf; i++) {
 		unsigned p = (unsigned)(rnd(st) % (ninner + 1));	/* 0: under the root */
 		uint64_t pceil = t->o[p].ceil, r = pceil / (4 + rnd(st) % 8);
+		uint64_t ceil = r + rnd(st) % (pceil - r + 1);
 
 		t->o[t->ncls] = copts(XTX_HANDLE(1, 0x10 + i), t->o[p].handle, r,
-				      r + rnd(st) % (pceil - r + 1));
+				      parent_ceil ? pceil : ceil);
 		t->o[t->ncls].prio = (uint8_t)(rnd(st) % 3);
 		t->o[t->ncls].fq = 1;
 		for (k = 0; k < 1 + rnd(st) % 4 && t->nflows < NSRC_MAX; k++) {
@@ -783,21 +792,23 @@ static void test_tree_cases(void)
 }
 
 /* Random trees: the device and the ceils always hold; how far each class is from the
- * oracle is printed (the issue asks for the slice bound; not met yet, see
- * docs/bench/sched-shared.notes.md). */
-static void test_random_trees(unsigned n)
+ * oracle is printed (the issue asks for the slice bound; not met yet: docs/design.md,
+ * "Device-wide classes"). parent_ceil: every ceil its parent's, so no ceil stops a DRR
+ * turn (the same random draws otherwise). */
+static void test_random_trees(unsigned n, bool parent_ceil)
 {
 	uint64_t st = 0x5eed5eedull;
 	double worst = 0;
 	unsigned i, over = 0, classes = 0;
 
-	printf("%u random trees against one scheduler\n", n);
+	printf("%u random trees against one scheduler%s\n", n,
+	       parent_ceil ? ", every ceil its parent's" : "");
 	for (i = 0; i < n; i++) {
 		struct rtree t;
 		char what[32];
 		double w;
 
-		rt_make(&t, &st);
+		rt_make(&t, &st, parent_ceil);
 		snprintf(what, sizeof(what), "  tree %u", i);
 		w = rt_check(what, &t, 0, &over);
 		classes += t.ncls;
@@ -831,6 +842,7 @@ int main(void)
 		test_borrow(&borrow_cases[i]);
 	test_flow_split();
 	test_tree_cases();
-	test_random_trees(40);
+	test_random_trees(RT_TREES, false);
+	test_random_trees(RT_TREES, true);
 	return check_summary("test_sched_shared");
 }
