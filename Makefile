@@ -5,7 +5,8 @@
 #   make test         every test: unit + stress (release, ASan+UBSan, TSan) and network tests
 #   make test-quick   release unit + stress tests and fuzz corpus replays (no network)
 #   make bench-mpsc   the MPSC stage benchmark against its peers (docs/BENCHMARKS.md)
-#   make bench-sched  the scheduler benchmark against rte_sched
+#   make bench-sched  the scheduler benchmark against rte_sched, and device-wide classes
+#                     at 1 and 2 queues
 #   make bench-e2e    end to end on the veth testbed against plain AF_XDP and kernel HTB
 #   make bench-line   the whole engine on the null device: Mpps and CPU ns per packet per
 #                     side, beside the rings-only limit and DPDK testpmd on net_null

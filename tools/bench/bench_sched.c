@@ -1,31 +1,55 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* bench_sched.c - nanoseconds per packet through the xtx scheduler (enqueue + dequeue)
- * beside DPDK's rte_sched, measured in the same run on the same machine.
+ * beside DPDK's rte_sched, and through device-wide classes (issue 16), measured in the
+ * same run on the same machine.
  *
  *   xtx        xtx_sched: HTB tree (root + C leaves) with fq in every leaf
  *   rte_sched  DPDK rte_sched: one port, one subport, C pipes, flows hashed onto the 4
  *              best-effort queues of their pipe (rte_sched has no per-flow queues)
+ *   xtx_sh_q1  the xtx tree, every class of device scope: one scheduler on an
+ *              xtx_sched_shared made for 1 queue (the cost of the shared path itself)
+ *   xtx_sh_q2_alt  two schedulers on one xtx_sched_shared, each fed half of the flows,
+ *              in one thread taking turns a step each (instructions and cache, no
+ *              cross-core traffic)
+ *   xtx_pq_q2_alt  the same two schedulers without shared state (per-queue classes)
+ *   xtx_sh_q2_thr  two schedulers on one xtx_sched_shared, each in its own thread pinned
+ *              to its own CPU (the shared words' cache lines move between the cores)
+ *   xtx_pq_q2_thr  the same two threads without shared state
  *
- * Workload, identical for both: F flows, flow f in leaf/pipe f % C with a random 32-bit
- * hash; packets of 64 bytes visit the flows in a scrambled round robin. The queue is
- * pre-filled with 128 packets, then each step enqueues a burst of 32 new descriptors and
- * dequeues a burst of 32, on the real clock (CLOCK_MONOTONIC for xtx, the TSC inside
- * rte_sched). Rates are 100 Gbit/s for the link; xtx leaves get rate 100G / C and ceil
- * 100G, rte_sched pipes 100G (it cannot borrow): at the packet rates a core reaches here
- * neither shapes, so this measures scheduling work, not the line rate. The per-packet
- * cost includes writing the descriptor (xtx_desc / rte_sched_port_pkt_write).
+ * Workload: F flows, flow f in leaf/pipe f % C with a random 32-bit hash; packets of 64
+ * bytes visit the flows in a scrambled round robin. With two queues, queue q gets the
+ * flows with (f / C) % 2 == q when every leaf has two flows or more (each leaf's flows
+ * on both queues), else those with f % 2 == q; with one flow both queues get it. Each
+ * queue is pre-filled with 128 packets, then each step tops it up to 128 + 32 (a burst
+ * of 32 new descriptors while every dequeue gives 32) and dequeues a burst of 32, on the
+ * real clock (CLOCK_MONOTONIC for xtx, the TSC inside rte_sched). Rates are 100 Gbit/s
+ * for the link; xtx leaves get rate 100G / C and ceil 100G, rte_sched pipes 100G (it
+ * cannot borrow). At the packet rates a core reaches here nothing reaches a ceil; with
+ * one flow (and more than one leaf) the one busy leaf is over its rate and borrows from
+ * the root. A device-wide class's local bucket holds one slice, min(slice_ns, burst
+ * time / 2) of its rate (sched.h): with the default burst and slice that is 50 us, so a
+ * leaf of 100G / 4096 holds 152 bytes, under two packets of 88 wire bytes, and takes
+ * from the device-wide bucket about every other packet it sends; at 64 leaves or fewer
+ * a take comes once per hundred packets or more. The short column (and short_bursts in
+ * the JSON) counts dequeue calls that gave fewer than 32 packets. The per-packet cost
+ * includes writing the descriptor (xtx_desc / rte_sched_port_pkt_write).
  *
  * Each configuration runs K times, interleaved; the median and the spread (max - min) of
- * ns/packet are reported. rte_sched runs only when built with HAVE_DPDK and rte_eal_init
- * succeeds; otherwise it is skipped with a message.
+ * ns/packet are reported. With two queues, ns/packet is per packet of one queue: in one
+ * thread the time over both queues' packets, in two threads the mean over the threads
+ * of each one's time over its own packets. rte_sched runs only when built with
+ * HAVE_DPDK and rte_eal_init succeeds; otherwise it is skipped with a message.
  *
  * Usage: bench_sched [--runs K] [--pkts N] [--classes 1,64,4096] [--flows 1,1024,65536]
- *                    [--impl xtx,rte_sched] [--json FILE] [--md FILE] [--cpu-time]
- *                    [--split]
+ *                    [--impl xtx,rte_sched,...] [--json FILE] [--md FILE] [--cpu-time]
+ *                    [--split] [--slice-ns NS]
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,20 +133,74 @@ static inline unsigned flow_of(const struct flows *f, uint64_t i)
 	return f->n > 1 ? (unsigned)((i * f->stride) & (f->n - 1)) : 0;
 }
 
+/* --- what is measured ---------------------------------------------------------------- */
+
+/* How xtx runs (run_xtx()). */
+enum xtx_mode {
+	XM_PRIVATE,		/* one scheduler, no xtx_sched_shared */
+	XM_SHARED_ALT,		/* nq schedulers, one xtx_sched_shared, one thread */
+	XM_PERQ_ALT,		/* nq schedulers, no shared state, one thread */
+	XM_SHARED_THR,		/* nq schedulers, one xtx_sched_shared, nq pinned threads */
+	XM_PERQ_THR,		/* nq schedulers, no shared state, nq pinned threads */
+};
+
+/* The implementations, in the order each run measures them: the names (--impl, JSON)
+ * and the headings of the Markdown tables. */
+enum { I_XTX, I_RTE, I_SH1, I_SH2_ALT, I_PQ2_ALT, I_SH2_THR, I_PQ2_THR, NIMPL };
+static const struct impl {
+	const char *name, *md;
+	enum xtx_mode mode;
+	unsigned nq;
+} impls[NIMPL] = {
+	[I_XTX]     = { "xtx", "xtx", XM_PRIVATE, 1 },
+	[I_RTE]     = { "rte_sched", "rte_sched", XM_PRIVATE, 0 },
+	[I_SH1]     = { "xtx_sh_q1", "Q=1 shared", XM_SHARED_ALT, 1 },
+	[I_SH2_ALT] = { "xtx_sh_q2_alt", "Q=2 shared, 1 thread", XM_SHARED_ALT, 2 },
+	[I_PQ2_ALT] = { "xtx_pq_q2_alt", "Q=2 per-queue, 1 thread", XM_PERQ_ALT, 2 },
+	[I_SH2_THR] = { "xtx_sh_q2_thr", "Q=2 shared, 2 threads", XM_SHARED_THR, 2 },
+	[I_PQ2_THR] = { "xtx_pq_q2_thr", "Q=2 per-queue, 2 threads", XM_PERQ_THR, 2 },
+};
+
 /* --- xtx --------------------------------------------------------------------------- */
 
-static double run_xtx(unsigned C, const struct flows *fl, uint64_t pkts)
+/* The xtx runs: one scheduler with private classes, as before device-wide classes (the
+ * baseline), or nq schedulers on one xtx_sched_shared (every class of device scope), each
+ * fed its own part of the flows; the nq schedulers run in one thread taking turns, or in
+ * nq threads on nq CPUs. The per-queue control runs the same nq schedulers without shared
+ * state (mq + one HTB per queue). */
+#define QMAX		2
+
+/* One queue: its scheduler and its part of the flows, visited in a scrambled round
+ * robin of their own (flow_of() over fl). */
+struct xq {
+	_Alignas(64) struct xtx_sched *s;	/* threaded: a line of its own per queue */
+	struct flows fl;		/* hashes of this queue's flows */
+	uint16_t *cls;			/* class index of each of them */
+	uint64_t i, done;		/* packets generated, dequeued */
+	unsigned qlen;			/* packets in its scheduler */
+	uint64_t bursts, shorts;	/* dequeue calls, those that gave fewer than BURST */
+	uint64_t m_done, m_bursts, m_shorts;	/* the same over the measured interval */
+	uint64_t enq_ns, deq_ns;	/* --split */
+	unsigned cpu;			/* threaded modes: the CPU it is pinned to */
+	uint64_t pkts;			/* threaded modes: packets to measure */
+	double ns_per_pkt;		/* threaded modes: result, -1 failed */
+	struct xrun *run;
+};
+
+/* What the threads of one threaded run share. */
+struct xrun {
+	pthread_barrier_t start;
+	atomic_uint finished;		/* threads that have measured their packets */
+	unsigned nq;
+};
+
+/* The tree: an HTB root with C fq leaves (the file comment's rates). */
+static struct xtx_sched_config *xtx_tree(unsigned C, unsigned nflows)
 {
-	uint64_t enq_ns = 0, deq_ns = 0;
 	struct xtx_sched_config *cfg = xtx_sched_config__new();
 	struct xtx_class_opts o;
-	struct xtx_sched *s;
-	struct xtx_desc in[BURST], out[BURST], drops[BURST];
-	uint32_t slots = 1, per = (fl->n + C - 1) / C;
-	uint16_t *cls;
-	uint64_t i = 0, done = 0, t0, t1, next;
-	char err[256];
-	unsigned c, k;
+	uint32_t slots = 1, per = (nflows + C - 1) / C;
+	unsigned c;
 
 	while (slots < 2 * per && slots < (1u << 18))
 		slots <<= 1;
@@ -151,75 +229,283 @@ static double run_xtx(unsigned C, const struct flows *fl, uint64_t pkts)
 			exit(1);
 		}
 	}
-	s = xtx_sched__create(cfg, NULL, now_ns(), err, sizeof(err));
-	if (!s) {
-		fprintf(stderr, "bench_sched: xtx_sched__create: %s\n", err);
+	return cfg;
+}
+
+/* Queue q of nq gets flows f (leaf f % C) with (f / C) % nq == q when there are at least
+ * nq flows per leaf, so that every leaf's flows are spread over the queues, else those
+ * with f % nq == q; with one flow, every queue gets it. Each part is a power of two. */
+static void xq_flows(struct xq *x, unsigned q, unsigned nq, unsigned C,
+		     const struct flows *fl)
+{
+	unsigned n = fl->n >= nq ? fl->n / nq : 1, f, k = 0;
+
+	flows_init(&x->fl, n);
+	x->cls = malloc(n * sizeof(*x->cls));
+	if (!x->cls) {
+		fprintf(stderr, "bench_sched: out of memory\n");
 		exit(1);
 	}
-	cls = malloc(fl->n * sizeof(*cls));
-	for (k = 0; k < fl->n; k++)
-		cls[k] = (uint16_t)xtx_sched__class_index(s, XTX_HANDLE(1, k % C + 1));
+	for (f = 0; f < fl->n && k < n; f++) {
+		unsigned part = fl->n / C >= nq ? f / C : f;
 
-	/* fill the backlog, warm up, then measure */
-	for (k = 0; k < BACKLOG; k += BURST) {
-		unsigned nd, j;
-
-		for (j = 0; j < BURST; j++, i++) {
-			unsigned f = flow_of(fl, i);
-
-			in[j] = (struct xtx_desc){ .addr = i, .hash = fl->hash[f], .len = PKT_LEN,
-						   .cls = cls[f] };
-		}
-		xtx_sched__enqueue_burst(s, in, NULL, BURST, now_ns(), drops, &nd);
+		if (fl->n >= nq && part % nq != q)
+			continue;
+		x->fl.hash[k] = fl->hash[f];
+		x->cls[k++] = (uint16_t)xtx_sched__class_index(x->s, XTX_HANDLE(1, f % C + 1));
 	}
-	t0 = 0;
-	for (;;) {
-		uint64_t t = now_ns();
-		unsigned nd, j, got;
+}
 
+/* One step of queue x at time t: new descriptors in to BACKLOG + BURST queued (a burst
+ * of BURST while every dequeue takes BURST), a burst of up to BURST out. Returns the
+ * packets dequeued. */
+static inline unsigned xq_step(struct xq *x, uint64_t t, bool timed)
+{
+	struct xtx_desc in[BURST], out[BURST], drops[BURST];
+	unsigned n = BACKLOG + BURST - x->qlen, nd, j, got;
+	uint64_t next;
+
+	for (j = 0; j < n; j++, x->i++) {
+		unsigned f = flow_of(&x->fl, x->i);
+
+		in[j] = (struct xtx_desc){ .addr = x->i, .hash = x->fl.hash[f], .len = PKT_LEN,
+					   .cls = x->cls[f] };
+	}
+	if (timed) {
+		/* the wall clock (vDSO): the thread CPU clock is a system call, which would
+		 * add more than it measures */
+		uint64_t a0 = now_ns(), a1, a2;
+
+		xtx_sched__enqueue_burst(x->s, in, NULL, n, t, drops, &nd);
+		a1 = now_ns();
+		got = xtx_sched__dequeue_burst(x->s, out, BURST, t, &next);
+		a2 = now_ns();
+		x->enq_ns += a1 - a0;
+		x->deq_ns += a2 - a1;
+	} else {
+		xtx_sched__enqueue_burst(x->s, in, NULL, n, t, drops, &nd);
+		got = xtx_sched__dequeue_burst(x->s, out, BURST, t, &next);
+	}
+	if (nd) {
+		fprintf(stderr, "bench_sched: xtx dropped %u packets: the workload is "
+			"misconfigured\n", nd);
+		exit(1);
+	}
+	x->qlen += n - got;
+	x->done += got;
+	x->bursts++;
+	x->shorts += got < BURST;
+	return got;
+}
+
+/* Fill queue x's backlog: BACKLOG packets in, none out. */
+static void xq_fill(struct xq *x)
+{
+	struct xtx_desc in[BURST], drops[BURST];
+	unsigned k, j, nd;
+
+	for (k = 0; k < BACKLOG; k += BURST) {
+		for (j = 0; j < BURST; j++, x->i++) {
+			unsigned f = flow_of(&x->fl, x->i);
+
+			in[j] = (struct xtx_desc){ .addr = x->i, .hash = x->fl.hash[f],
+						   .len = PKT_LEN, .cls = x->cls[f] };
+		}
+		xtx_sched__enqueue_burst(x->s, in, NULL, BURST, now_ns(), drops, &nd);
+	}
+	x->qlen = BACKLOG;
+}
+
+/* nq queues in this thread, taking turns one step each, until pkts packets in all after
+ * a 10% warm-up. Returns ns per packet. */
+static double xq_run_alt(struct xq *xs, unsigned nq, uint64_t pkts)
+{
+	uint64_t done = 0, t0 = 0, t1;
+	unsigned q;
+
+	for (q = 0; q < nq; q++)
+		xq_fill(&xs[q]);
+	for (;;) {
 		if (!t0 && done >= pkts / 10) {	/* 10% warm-up */
 			done = 0;
+			for (q = 0; q < nq; q++)
+				xs[q].enq_ns = xs[q].deq_ns = xs[q].done = 0;
+			for (q = 0; q < nq; q++)
+				xs[q].bursts = xs[q].shorts = 0;
 			t0 = meas_ns();
 		}
 		if (t0 && done >= pkts)
 			break;
-		for (j = 0; j < BURST; j++, i++) {
-			unsigned f = flow_of(fl, i);
+		for (q = 0; q < nq; q++)
+			done += xq_step(&xs[q], now_ns(), split && t0);
+	}
+	t1 = meas_ns();
+	for (q = 0; q < nq; q++) {
+		xs[q].m_done = xs[q].done;
+		xs[q].m_bursts = xs[q].bursts;
+		xs[q].m_shorts = xs[q].shorts;
+	}
+	return (double)(t1 - t0) / (double)done;
+}
 
-			in[j] = (struct xtx_desc){ .addr = i, .hash = fl->hash[f], .len = PKT_LEN,
-						   .cls = cls[f] };
-		}
-		if (split && t0) {
-			/* the wall clock (vDSO): the thread CPU clock is a system call, which
-			 * would add more than it measures */
-			uint64_t a0 = now_ns(), a1, a2;
+/* A threaded queue: pinned to its CPU, it waits for the others, warms up, measures its
+ * pkts packets, then keeps stepping unmeasured until every thread has measured, so that
+ * each thread's measured interval runs beside the others'. */
+static void *xq_thread(void *arg)
+{
+	struct xq *x = arg;
+	cpu_set_t set;
+	uint64_t t0, t1, done;
 
-			xtx_sched__enqueue_burst(s, in, NULL, BURST, t, drops, &nd);
-			a1 = now_ns();
-			got = xtx_sched__dequeue_burst(s, out, BURST, t, &next);
-			a2 = now_ns();
-			enq_ns += a1 - a0;
-			deq_ns += a2 - a1;
-		} else {
-			xtx_sched__enqueue_burst(s, in, NULL, BURST, t, drops, &nd);
-			got = xtx_sched__dequeue_burst(s, out, BURST, t, &next);
-		}
-		done += got;
-		if (nd) {
-			fprintf(stderr, "bench_sched: xtx dropped %u packets: the workload is "
-				"misconfigured\n", nd);
+	CPU_ZERO(&set);
+	CPU_SET(x->cpu, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set)) {
+		fprintf(stderr, "bench_sched: cannot pin a thread to CPU %u\n", x->cpu);
+		x->ns_per_pkt = -1;
+	}
+	xq_fill(x);
+	pthread_barrier_wait(&x->run->start);
+	while (x->done < x->pkts / 10)
+		xq_step(x, now_ns(), false);
+	done = x->done;
+	x->bursts = x->shorts = 0;
+	t0 = meas_ns();
+	while (x->done - done < x->pkts)
+		xq_step(x, now_ns(), false);
+	t1 = meas_ns();
+	x->m_done = x->done - done;
+	x->m_bursts = x->bursts;
+	x->m_shorts = x->shorts;
+	if (x->ns_per_pkt >= 0)
+		x->ns_per_pkt = (double)(t1 - t0) / (double)x->m_done;
+	/* Relaxed, this add and the loads below: a count of threads that are done, which
+	 * publishes nothing (the results are read after pthread_join). Pairs with the
+	 * other threads' loads of it. */
+	atomic_fetch_add_explicit(&x->run->finished, 1, memory_order_relaxed);
+	while (atomic_load_explicit(&x->run->finished, memory_order_relaxed) < x->run->nq)
+		xq_step(x, now_ns(), false);
+	return NULL;
+}
+
+/* The CPUs this process could run on when it started (rte_eal_init pins the main thread
+ * to CPU 0 later); main() sets it. */
+static cpu_set_t start_cpus;
+
+/* The first nq of start_cpus into cpu[]; false if there are fewer. */
+static bool pick_cpus(unsigned *cpu, unsigned nq)
+{
+	unsigned c, k = 0;
+
+	for (c = 0; c < CPU_SETSIZE && k < nq; c++)
+		if (CPU_ISSET(c, &start_cpus))
+			cpu[k++] = c;
+	return k == nq;
+}
+
+/* nq queues in nq threads, pkts / nq packets measured in each. Returns the mean of the
+ * threads' ns per packet (each thread's time over its own packets), -1 on failure. */
+static double xq_run_threads(struct xq *xs, unsigned nq, uint64_t pkts)
+{
+	struct xrun r = { .nq = nq };
+	pthread_t th[QMAX];
+	unsigned cpu[QMAX], q;
+	double sum = 0;
+	bool ok = true;
+
+	if (!pick_cpus(cpu, nq)) {
+		fprintf(stderr, "bench_sched: %u threads need %u CPUs\n", nq, nq);
+		return -1;
+	}
+	if (pthread_barrier_init(&r.start, NULL, nq)) {
+		fprintf(stderr, "bench_sched: pthread_barrier_init failed\n");
+		exit(1);
+	}
+	atomic_init(&r.finished, 0);
+	for (q = 0; q < nq; q++) {
+		xs[q].cpu = cpu[q];
+		xs[q].pkts = pkts / nq;
+		xs[q].run = &r;
+		if (pthread_create(&th[q], NULL, xq_thread, &xs[q])) {
+			fprintf(stderr, "bench_sched: pthread_create failed\n");
 			exit(1);
 		}
 	}
-	t1 = meas_ns();
-	if (split)
-		fprintf(stderr, "\nbench_sched: xtx %u x %u: enqueue %.1f ns/pkt, dequeue %.1f "
-			"ns/pkt\n", C, fl->n, (double)enq_ns / (double)done,
-			(double)deq_ns / (double)done);
-	free(cls);
-	xtx_sched__destroy(s);
+	for (q = 0; q < nq; q++) {
+		pthread_join(th[q], NULL);
+		ok = ok && xs[q].ns_per_pkt >= 0;
+		sum += xs[q].ns_per_pkt;
+	}
+	pthread_barrier_destroy(&r.start);
+	return ok ? sum / nq : -1;
+}
+
+/* --slice-ns: xtx_sched_shared__create's slice_ns (0: its default). */
+static uint64_t slice_ns;
+
+/* One run of im at C leaves over the flows fl: ns per packet, or -1 if it could not run;
+ * *short_frac: the share of measured dequeue calls that gave fewer than BURST packets
+ * (a queue held back: wait, deferral). */
+static double run_xtx(const struct impl *im, unsigned C, const struct flows *fl,
+		      uint64_t pkts, double *short_frac)
+{
+	uint64_t bursts = 0, shorts = 0;
+	enum xtx_mode m = im->mode;
+	unsigned nq = im->nq;
+	struct xtx_sched_config *cfg = xtx_tree(C, fl->n);
+	struct xtx_sched_shared *sh = NULL;
+	struct xq xs[QMAX];
+	char err[256];
+	double ns;
+	unsigned q;
+
+	memset(xs, 0, sizeof(xs));
+	if (m == XM_SHARED_ALT || m == XM_SHARED_THR) {
+		sh = xtx_sched_shared__create(cfg, nq, slice_ns, now_ns(), err, sizeof(err));
+		if (!sh) {
+			fprintf(stderr, "bench_sched: xtx_sched_shared__create: %s\n", err);
+			exit(1);
+		}
+	}
+	for (q = 0; q < nq; q++) {
+		struct xtx_sched_opts o = { .sz = sizeof(o), .shared = sh, .queue = q };
+
+		xs[q].s = xtx_sched__create(cfg, m == XM_PRIVATE ? NULL : &o, now_ns(), err,
+					    sizeof(err));
+		if (!xs[q].s) {
+			fprintf(stderr, "bench_sched: xtx_sched__create: %s\n", err);
+			exit(1);
+		}
+		xq_flows(&xs[q], q, nq, C, fl);
+	}
+	if (m == XM_SHARED_THR || m == XM_PERQ_THR)
+		ns = xq_run_threads(xs, nq, pkts);
+	else
+		ns = xq_run_alt(xs, nq, pkts);
+	if (split && m != XM_SHARED_THR && m != XM_PERQ_THR) {
+		uint64_t e = 0, d = 0, n = 0;
+
+		for (q = 0; q < nq; q++) {
+			e += xs[q].enq_ns;
+			d += xs[q].deq_ns;
+			n += xs[q].m_done;
+		}
+		fprintf(stderr, "\nbench_sched: %s %u x %u: enqueue %.1f ns/pkt, dequeue %.1f "
+			"ns/pkt\n", im->name, C, fl->n, (double)e / (double)n,
+			(double)d / (double)n);
+	}
+	for (q = 0; q < nq; q++) {
+		bursts += xs[q].m_bursts;
+		shorts += xs[q].m_shorts;
+	}
+	*short_frac = bursts ? (double)shorts / (double)bursts : 0;
+	for (q = 0; q < nq; q++) {
+		free(xs[q].cls);
+		free(xs[q].fl.hash);
+		xtx_sched__destroy(xs[q].s);
+	}
+	xtx_sched_shared__destroy(sh);
 	xtx_sched_config__free(cfg);
-	return (double)(t1 - t0) / (double)done;
+	return ns;
 }
 
 /* --- rte_sched ----------------------------------------------------------------------- */
@@ -413,26 +699,53 @@ static void usage(void)
 "  --pkts N            packets measured per run (default 4000000)\n"
 "  --classes LIST      leaf classes, powers of two (default 1,64,4096)\n"
 "  --flows LIST        flows, powers of two (default 1,1024,65536)\n"
-"  --impl LIST         xtx,rte_sched (default both)\n"
+"  --impl LIST         any of xtx, rte_sched, xtx_sh_q1, xtx_sh_q2_alt, xtx_pq_q2_alt,\n"
+"                      xtx_sh_q2_thr, xtx_pq_q2_thr (default all; see the file comment)\n"
 "  --split             xtx: also time enqueue and dequeue apart on the wall clock, one\n"
-"                      line per run on stderr (two more clock reads per burst of 32)\n"
+"                      line per run on stderr (two more clock reads per burst of 32;\n"
+"                      not in the _thr rows)\n"
+"  --slice-ns NS       device-wide classes: xtx_sched_shared__create's slice_ns\n"
+"                      (default 0: XTX_SCHED_SLICE_NS)\n"
 "  --cpu-time          time with this thread's CPU clock instead of the wall clock\n"
 "                      (for a shared machine: preemption does not count)\n"
 "  --md FILE           also write the table in Markdown (tools/bench/report.sh)\n"
 "  --json FILE         also write one JSON object per line:\n"
-"                      {\"impl\",\"classes\",\"flows\",\"ns_per_pkt\",\"spread\"}\n"
-"                      (ns_per_pkt is the median, spread is max - min)\n");
+"                      {\"impl\",\"queues\",\"classes\",\"flows\",\"ns_per_pkt\",\"spread\",\n"
+"                      \"short_bursts\"} (ns_per_pkt is the median, spread is max - min,\n"
+"                      short_bursts the largest share over the runs of dequeue calls that\n"
+"                      gave fewer than 32 packets; 0 for rte_sched)\n");
 }
-
-static const char *const impl_names[2] = { "xtx", "rte_sched" };
 
 /* What to measure: the command line. */
 struct bench {
 	unsigned runs, classes[MAXCFG], nc, flows[MAXCFG], nf;
 	uint64_t pkts;
 	const char *json, *md;
-	bool use[2];			/* xtx, rte_sched */
+	bool use[NIMPL];		/* impls[] */
 };
+
+/* --impl's comma-separated names into use[]: -1, or 2 after saying which is unknown. */
+static int parse_impls(const char *s, bool *use)
+{
+	unsigned i;
+
+	for (i = 0; i < NIMPL; i++)
+		use[i] = false;
+	while (*s) {
+		size_t n = strcspn(s, ",");
+
+		for (i = 0; i < NIMPL; i++)
+			if (strlen(impls[i].name) == n && !strncmp(s, impls[i].name, n))
+				break;
+		if (i == NIMPL) {
+			fprintf(stderr, "bench_sched: --impl: unknown '%.*s'\n", (int)n, s);
+			return 2;
+		}
+		use[i] = true;
+		s += n + (s[n] == ',');
+	}
+	return -1;
+}
 
 /* The command line into *o: -1 to go on, or the exit status (2: bad usage, 0: --help). */
 static int parse_args(int argc, char **argv, struct bench *o)
@@ -442,16 +755,18 @@ static int parse_args(int argc, char **argv, struct bench *o)
 		{ "classes", required_argument, 0, 'c' }, { "flows", required_argument, 0, 'f' },
 		{ "impl", required_argument, 0, 'i' }, { "json", required_argument, 0, 'j' },
 		{ "cpu-time", no_argument, 0, 't' }, { "md", required_argument, 0, 'm' },
-		{ "split", no_argument, 0, 's' },
+		{ "split", no_argument, 0, 's' }, { "slice-ns", required_argument, 0, 'S' },
 		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 }
 	};
 	const char *only = NULL;
 	int opt;
+	unsigned i;
 
 	*o = (struct bench){ .runs = 5, .classes = { 1, 64, 4096 }, .nc = 3,
-			     .flows = { 1, 1024, 65536 }, .nf = 3, .pkts = 4000000,
-			     .use = { true, true } };
-	while ((opt = getopt_long(argc, argv, "r:p:c:f:i:j:m:tsh", lo, NULL)) != -1) {
+			     .flows = { 1, 1024, 65536 }, .nf = 3, .pkts = 4000000 };
+	for (i = 0; i < NIMPL; i++)
+		o->use[i] = true;
+	while ((opt = getopt_long(argc, argv, "r:p:c:f:i:j:m:tsS:h", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'r': o->runs = (unsigned)atoi(optarg); break;
 		case 'p': o->pkts = strtoull(optarg, NULL, 10); break;
@@ -461,6 +776,18 @@ static int parse_args(int argc, char **argv, struct bench *o)
 		case 'j': o->json = optarg; break;
 		case 't': use_cpu_time = true; break;
 		case 's': split = true; break;
+		case 'S': {
+			char *end;
+
+			errno = 0;
+			slice_ns = strtoull(optarg, &end, 10);
+			if (end == optarg || *end || errno || *optarg == '-') {
+				fprintf(stderr, "bench_sched: --slice-ns: not a number of ns: "
+					"'%s'\n", optarg);
+				return 2;
+			}
+			break;
+		}
 		case 'm': o->md = optarg; break;
 		default: usage(); return opt == 'h' ? 0 : 2;
 		}
@@ -479,10 +806,8 @@ static int parse_args(int argc, char **argv, struct bench *o)
 			fprintf(stderr, "bench_sched: flows must be powers of two <= 2^24\n");
 			return 2;
 		}
-	if (only) {
-		o->use[0] = strstr(only, "xtx") != NULL;
-		o->use[1] = strstr(only, "rte_sched") != NULL;
-	}
+	if (only)
+		return parse_impls(only, o->use);
 	return -1;
 }
 
@@ -493,10 +818,11 @@ static size_t cfg_idx(const struct bench *o, unsigned i, unsigned a, unsigned b)
 }
 
 /* Every configuration once per run, interleaved; the median and spread of each into
- * med[] and spr[] (cfg_idx()). 0, or -ENOMEM. */
-static int measure_all(const struct bench *o, double *med, double *spr)
+ * med[] and spr[], the largest share of short dequeue calls (run_xtx()) over the runs
+ * into shf[] (cfg_idx(); 0 for rte_sched). 0, or -ENOMEM. */
+static int measure_all(const struct bench *o, double *med, double *spr, double *shf)
 {
-	double *res = calloc((size_t)2 * o->nc * o->nf * o->runs, sizeof(double));
+	double *res = calloc((size_t)NIMPL * o->nc * o->nf * o->runs, sizeof(double));
 
 	if (!res)
 		return -ENOMEM;
@@ -508,17 +834,28 @@ static int measure_all(const struct bench *o, double *med, double *spr)
 				struct flows fl;
 
 				flows_init(&fl, o->flows[b]);
-				if (o->use[0])
-					RES(0, a, b, run) = run_xtx(o->classes[a], &fl, o->pkts);
+				for (unsigned i = 0; i < NIMPL; i++) {
+					if (!o->use[i])
+						continue;
 #ifdef HAVE_DPDK
-				if (o->use[1])
-					RES(1, a, b, run) = run_rte(o->classes[a], &fl, o->pkts);
+					if (i == I_RTE) {
+						RES(i, a, b, run) = run_rte(o->classes[a], &fl,
+									   o->pkts);
+						continue;
+					}
 #endif
+					double sf;
+
+					RES(i, a, b, run) = run_xtx(&impls[i], o->classes[a], &fl,
+								    o->pkts, &sf);
+					if (sf > shf[cfg_idx(o, i, a, b)])
+						shf[cfg_idx(o, i, a, b)] = sf;
+				}
 				free(fl.hash);
 			}
 	}
 	fprintf(stderr, "\r%40s\r", "");
-	for (unsigned impl = 0; impl < 2; impl++)
+	for (unsigned impl = 0; impl < NIMPL; impl++)
 		for (unsigned a = 0; a < o->nc; a++)
 			for (unsigned b = 0; b < o->nf; b++)
 				bench_median_spread(&RES(impl, a, b, 0), o->runs,
@@ -531,13 +868,14 @@ static int measure_all(const struct bench *o, double *med, double *spr)
 
 /* The table on stdout, and one JSON line per result into jf (if not NULL). */
 static void print_table(const struct bench *o, const double *med, const double *spr,
-			FILE *jf)
+			const double *shf, FILE *jf)
 {
 	printf("ns per packet (enqueue + dequeue, %d-byte packets, bursts of %d, backlog %d), "
 	       "median of %u runs (spread max - min), %s time\n", PKT_LEN, BURST, BACKLOG,
 	       o->runs, use_cpu_time ? "thread CPU" : "wall");
-	printf("%-10s %8s %8s %12s %10s\n", "impl", "classes", "flows", "ns/pkt", "spread");
-	for (unsigned impl = 0; impl < 2; impl++) {
+	printf("%-14s %8s %8s %12s %10s %8s\n", "impl", "classes", "flows", "ns/pkt", "spread",
+	       "short");
+	for (unsigned impl = 0; impl < NIMPL; impl++) {
 		if (!o->use[impl])
 			continue;
 		for (unsigned a = 0; a < o->nc; a++)
@@ -545,17 +883,19 @@ static void print_table(const struct bench *o, const double *med, const double *
 				size_t k = cfg_idx(o, impl, a, b);
 
 				if (spr[k] < 0) {
-					printf("%-10s %8u %8u %12s\n", impl_names[impl],
+					printf("%-14s %8u %8u %12s\n", impls[impl].name,
 					       o->classes[a], o->flows[b], "failed");
 					continue;
 				}
-				printf("%-10s %8u %8u %12.1f %10.1f\n", impl_names[impl],
-				       o->classes[a], o->flows[b], med[k], spr[k]);
+				printf("%-14s %8u %8u %12.1f %10.1f %8.4f\n", impls[impl].name,
+				       o->classes[a], o->flows[b], med[k], spr[k], shf[k]);
 				if (jf)
-					fprintf(jf, "{\"impl\": \"%s\", \"classes\": %u, \"flows\": %u, "
-						"\"ns_per_pkt\": %.2f, \"spread\": %.2f}\n",
-						impl_names[impl], o->classes[a], o->flows[b], med[k],
-						spr[k]);
+					fprintf(jf, "{\"impl\": \"%s\", \"queues\": %u, "
+						"\"classes\": %u, \"flows\": %u, "
+						"\"ns_per_pkt\": %.2f, \"spread\": %.2f, "
+						"\"short_bursts\": %.4f}\n",
+						impls[impl].name, impl == I_RTE ? 1 : impls[impl].nq,
+						o->classes[a], o->flows[b], med[k], spr[k], shf[k]);
 			}
 	}
 }
@@ -563,6 +903,8 @@ static void print_table(const struct bench *o, const double *med, const double *
 /* The Markdown table (--md) into mf. */
 static void write_md(const struct bench *o, const double *med, const double *spr, FILE *mf)
 {
+	if (!o->use[I_XTX] && !o->use[I_RTE])
+		return;
 	fprintf(mf, "ns per packet, enqueue + dequeue (lower is better), %d-byte packets, "
 		"bursts of %d, backlog %d, %s time, median of %u runs ± half the spread."
 		"\n\n| classes | flows | xtx |%s\n|---|---|---|%s\n", PKT_LEN, BURST, BACKLOG,
@@ -591,6 +933,85 @@ static void write_md(const struct bench *o, const double *med, const double *spr
 		}
 }
 
+/* One cell of a Markdown table: impls[i]'s median ± half its spread, or "failed". */
+static void md_cell(const struct bench *o, const double *med, const double *spr, unsigned i,
+		    unsigned a, unsigned b, FILE *mf)
+{
+	size_t k = cfg_idx(o, i, a, b);
+
+	if (spr[k] < 0)
+		fprintf(mf, " failed |");
+	else
+		fprintf(mf, " %.1f ± %.1f |", med[k], spr[k] / 2);
+}
+
+/* One ratio cell: impls[i]'s median over impls[j]'s, "-" if either failed. */
+static void md_ratio(const struct bench *o, const double *med, const double *spr, unsigned i,
+		     unsigned j, unsigned a, unsigned b, FILE *mf)
+{
+	size_t ki = cfg_idx(o, i, a, b), kj = cfg_idx(o, j, a, b);
+
+	if (spr[ki] < 0 || spr[kj] < 0)
+		fprintf(mf, " - |");
+	else
+		fprintf(mf, " %.2fx |", med[ki] / med[kj]);
+}
+
+/* The device-wide classes' tables (--md): Q = 1 against the private baseline, and each
+ * Q = 2 mode (sh: shared, pq: its per-queue control) against Q = 1 and against the
+ * other. A table is written only when every impl it names was measured. */
+static void write_md_shared(const struct bench *o, const double *med, const double *spr,
+			    FILE *mf)
+{
+	static const struct { unsigned sh, pq; const char *what; } q2[] = {
+		{ I_SH2_ALT, I_PQ2_ALT, "Q = 2, both schedulers in one thread taking turns "
+			"(no cross-core traffic)" },
+		{ I_SH2_THR, I_PQ2_THR, "Q = 2, each scheduler in its own thread pinned to its "
+			"own CPU (both CPUs of this machine)" },
+	};
+	unsigned a, b, t;
+
+	if (o->use[I_XTX] && o->use[I_SH1]) {
+		fprintf(mf, "\nDevice-wide classes (issue 16), Q = 1: the same tree and traffic, "
+			"every class of device scope, one scheduler on an xtx_sched_shared for 1 "
+			"queue; xtx is the private-class scheduler of the table above, measured "
+			"again in the same runs. ns per packet, as above.\n\n"
+			"| classes | flows | xtx | Q=1 shared | Q=1 shared / xtx |\n"
+			"|---|---|---|---|---|\n");
+		for (a = 0; a < o->nc; a++)
+			for (b = 0; b < o->nf; b++) {
+				fprintf(mf, "| %u | %u |", o->classes[a], o->flows[b]);
+				md_cell(o, med, spr, I_XTX, a, b, mf);
+				md_cell(o, med, spr, I_SH1, a, b, mf);
+				md_ratio(o, med, spr, I_SH1, I_XTX, a, b, mf);
+				fprintf(mf, "\n");
+			}
+	}
+	for (t = 0; t < sizeof(q2) / sizeof(q2[0]); t++) {
+		if (!o->use[I_XTX] || !o->use[I_SH1] || !o->use[q2[t].sh] || !o->use[q2[t].pq])
+			continue;
+		fprintf(mf, "\nDevice-wide classes, %s. Each queue gets half of the flows (each "
+			"leaf's flows on both queues when a leaf has two or more, else every other "
+			"leaf; with one flow both queues get it) and its own backlog of %d. "
+			"shared: both schedulers on one xtx_sched_shared for 2 queues; per-queue: "
+			"the same two schedulers without shared state. ns per packet of one "
+			"queue.\n\n"
+			"| classes | flows | Q=2 shared | Q=2 shared / Q=1 shared | Q=2 per-queue "
+			"| Q=2 per-queue / xtx | Q=2 shared / Q=2 per-queue |\n"
+			"|---|---|---|---|---|---|---|\n", q2[t].what, BACKLOG);
+		for (a = 0; a < o->nc; a++)
+			for (b = 0; b < o->nf; b++) {
+				fprintf(mf, "| %u | %u |", o->classes[a], o->flows[b]);
+				md_cell(o, med, spr, q2[t].sh, a, b, mf);
+				md_ratio(o, med, spr, q2[t].sh, I_SH1, a, b, mf);
+				md_cell(o, med, spr, q2[t].pq, a, b, mf);
+				md_ratio(o, med, spr, q2[t].pq, I_XTX, a, b, mf);
+				md_ratio(o, med, spr, q2[t].sh, q2[t].pq, a, b, mf);
+				fprintf(mf, "\n");
+			}
+	}
+}
+
 /* A file to write, or NULL after saying why. */
 static FILE *open_out(const char *path)
 {
@@ -605,11 +1026,13 @@ int main(int argc, char **argv)
 {
 	struct bench o;
 	FILE *jf = NULL, *mf = NULL;
-	double *med, *spr;
+	double *med, *spr, *shf;
 	int rc = parse_args(argc, argv, &o);
 
 	if (rc >= 0)
 		return rc;
+	if (sched_getaffinity(0, sizeof(start_cpus), &start_cpus))
+		CPU_ZERO(&start_cpus);
 #ifdef HAVE_DPDK
 	if (o.use[1]) {
 		eal_ok = dpdk_init();
@@ -622,17 +1045,20 @@ int main(int argc, char **argv)
 #endif
 	if ((o.json && !(jf = open_out(o.json))) || (o.md && !(mf = open_out(o.md))))
 		return 1;
-	med = calloc((size_t)2 * o.nc * o.nf, sizeof(double));
-	spr = calloc((size_t)2 * o.nc * o.nf, sizeof(double));
-	if (!med || !spr || measure_all(&o, med, spr))
+	med = calloc((size_t)NIMPL * o.nc * o.nf, sizeof(double));
+	spr = calloc((size_t)NIMPL * o.nc * o.nf, sizeof(double));
+	shf = calloc((size_t)NIMPL * o.nc * o.nf, sizeof(double));
+	if (!med || !spr || !shf || measure_all(&o, med, spr, shf))
 		return 1;
-	print_table(&o, med, spr, jf);
+	print_table(&o, med, spr, shf, jf);
 	if (mf) {
 		write_md(&o, med, spr, mf);
+		write_md_shared(&o, med, spr, mf);
 		fclose(mf);
 	}
 	free(med);
 	free(spr);
+	free(shf);
 	if (jf)
 		fclose(jf);
 #ifdef HAVE_DPDK
