@@ -293,6 +293,208 @@ static void test_plan_errors(void)
 	xtx_sched_config__free(cfg);
 }
 
+/* --- tc_plan__build_mq ------------------------------------------------------------- */
+
+/* The built-in tree on 2 queues, 4 flows: mq at the root, then the root htb plan's lines
+ * once per queue under majors 100: and 200:, leaf qdiscs 101:, 102: and 201:, 202:. */
+static void test_plan_mq(void)
+{
+	static const char *const want[] = {
+		"qdisc replace dev tx0 root handle 1: mq",
+		"qdisc replace dev tx0 parent 1:1 handle 100: htb default 10 r2q 10",
+		"class add dev tx0 parent 100: classid 100:1 htb rate 10gbit ceil 10gbit "
+		"burst 1251600 cburst 1251600 prio 0 quantum 200000 overhead 24",
+		"class add dev tx0 parent 100:1 classid 100:10 htb rate 50mbit ceil 50mbit "
+		"burst 7850 cburst 7850 prio 0 quantum 200000 overhead 24",
+		"class add dev tx0 parent 100:1 classid 100:20 htb rate 100mbit ceil 10gbit "
+		"burst 14100 cburst 1251600 prio 1 quantum 200000 overhead 24",
+		"qdisc add dev tx0 parent 100:10 handle 101: pfifo limit 10000",
+		"qdisc add dev tx0 parent 100:20 handle 102: fq limit 10000 flow_limit 100 "
+		"quantum 3028 buckets 1024",
+		"filter add dev tx0 parent 100: protocol ip prio 1 handle 100: u32 divisor 256",
+		"filter add dev tx0 parent 100: protocol ip prio 1 u32 ht 100:28: match ip dport "
+		"9000 0xffff flowid 100:10",
+		"filter add dev tx0 parent 100: protocol ip prio 1 u32 ht 100:29: match ip dport "
+		"9001 0xffff flowid 100:20",
+		"filter add dev tx0 parent 100: protocol ip prio 1 u32 ht 100:2a: match ip dport "
+		"9002 0xffff flowid 100:10",
+		"filter add dev tx0 parent 100: protocol ip prio 1 u32 ht 100:2b: match ip dport "
+		"9003 0xffff flowid 100:20",
+		"filter add dev tx0 parent 100: protocol ip prio 1 u32 ht 800:: match ip "
+		"protocol 17 0xff hashkey mask 0x000000ff at 20 link 100:",
+		"qdisc replace dev tx0 parent 1:2 handle 200: htb default 10 r2q 10",
+		"class add dev tx0 parent 200: classid 200:1 htb rate 10gbit ceil 10gbit "
+		"burst 1251600 cburst 1251600 prio 0 quantum 200000 overhead 24",
+		"class add dev tx0 parent 200:1 classid 200:10 htb rate 50mbit ceil 50mbit "
+		"burst 7850 cburst 7850 prio 0 quantum 200000 overhead 24",
+		"class add dev tx0 parent 200:1 classid 200:20 htb rate 100mbit ceil 10gbit "
+		"burst 14100 cburst 1251600 prio 1 quantum 200000 overhead 24",
+		"qdisc add dev tx0 parent 200:10 handle 201: pfifo limit 10000",
+		"qdisc add dev tx0 parent 200:20 handle 202: fq limit 10000 flow_limit 100 "
+		"quantum 3028 buckets 1024",
+		"filter add dev tx0 parent 200: protocol ip prio 1 handle 100: u32 divisor 256",
+		"filter add dev tx0 parent 200: protocol ip prio 1 u32 ht 100:28: match ip dport "
+		"9000 0xffff flowid 200:10",
+		"filter add dev tx0 parent 200: protocol ip prio 1 u32 ht 100:29: match ip dport "
+		"9001 0xffff flowid 200:20",
+		"filter add dev tx0 parent 200: protocol ip prio 1 u32 ht 100:2a: match ip dport "
+		"9002 0xffff flowid 200:10",
+		"filter add dev tx0 parent 200: protocol ip prio 1 u32 ht 100:2b: match ip dport "
+		"9003 0xffff flowid 200:20",
+		"filter add dev tx0 parent 200: protocol ip prio 1 u32 ht 800:: match ip "
+		"protocol 17 0xff hashkey mask 0x000000ff at 20 link 100:",
+	};
+	const size_t nwant = sizeof(want) / sizeof(want[0]);
+	struct xtx_sched_config *cfg;
+	struct tc_plan p, root;
+	char err[256];
+	unsigned q, l;
+
+	cfg = xtx_sched_config__parse_string("class 1:   rate 10gbit\n"
+					     "class 1:10 parent 1: rate 50mbit ceil 50mbit prio 0\n"
+					     "class 1:20 parent 1: rate 100mbit ceil 10gbit prio 1 "
+					     "fq flows 1024\n", NULL, err, sizeof(err));
+	if (!CHECK(cfg != NULL))
+		return;
+	if (!CHECK(tc_plan__build_mq(cfg, "tx0", 9000, 4, 2, &p, err, sizeof(err)) == 0)) {
+		fprintf(stderr, "    %s\n", err);
+		xtx_sched_config__free(cfg);
+		return;
+	}
+	CHECK_EQ_U64(nwant, p.ncmds);
+	for (size_t i = 0; i < p.ncmds && i < nwant; i++) {
+		if (!CHECK_STR_EQ(want[i], p.cmds[i].line))
+			fprintf(stderr, "    mq line %zu\n", i);
+		/* each queue's fq leaf falls back to a pfifo of its own handle */
+		if (i == 6 || i == 18) {
+			CHECK_STR_EQ(i == 6 ? "qdisc add dev tx0 parent 100:20 handle 102: pfifo "
+					      "limit 10000" :
+					      "qdisc add dev tx0 parent 200:20 handle 202: pfifo "
+					      "limit 10000", p.cmds[i].fallback);
+			CHECK(p.cmds[i].note != NULL);
+		} else {
+			CHECK_STR_EQ("", p.cmds[i].fallback);
+		}
+	}
+	CHECK_EQ_U64(2, p.queues);
+	CHECK_EQ_U64(0x100, p.queue_stride);
+	CHECK_EQ_U64(0x100, tc_plan__queue_major(&p, 0));
+	CHECK_EQ_U64(0x200, tc_plan__queue_major(&p, 1));
+	/* The leaves and classids are the root htb plan's: reports read them. */
+	if (CHECK(tc_plan__build(cfg, "tx0", 9000, 4, &root, err, sizeof(err)) == 0)) {
+		CHECK_EQ_U64(root.nleaves, p.nleaves);
+		for (l = 0; l < p.nleaves && l < root.nleaves; l++)
+			CHECK_EQ_U64(root.leaves[l].tc_classid, p.leaves[l].tc_classid);
+		CHECK_EQ_U64(root.major, p.major);
+		CHECK_EQ_U64(0, root.queues);
+		CHECK_EQ_I64(-ENOENT, tc_plan__mq_locate(&root, XTX_HANDLE(0x100, 0x10), &q, &l));
+		tc_plan__free(&root);
+	}
+	/* tc's classids back to queue and leaf; inner classes and mq's own are not leaves. */
+	q = l = 99;
+	CHECK_EQ_I64(0, tc_plan__mq_locate(&p, XTX_HANDLE(0x200, 0x20), &q, &l));
+	CHECK(q == 1 && l == 1);
+	CHECK_EQ_I64(0, tc_plan__mq_locate(&p, XTX_HANDLE(0x100, 0x10), &q, &l));
+	CHECK(q == 0 && l == 0);
+	CHECK_EQ_I64(-ENOENT, tc_plan__mq_locate(&p, XTX_HANDLE(0x100, 0x1), &q, &l));
+	CHECK_EQ_I64(-ENOENT, tc_plan__mq_locate(&p, XTX_HANDLE(0x300, 0x10), &q, &l));
+	CHECK_EQ_I64(-ENOENT, tc_plan__mq_locate(&p, XTX_HANDLE(0x1, 0x1), &q, &l));
+	CHECK_EQ_I64(-ENOENT, tc_plan__mq_locate(&p, XTX_HANDLE(0x180, 0x10), &q, &l));
+	{
+		/* what this kernel's tc -s class show prints (tc has no JSON for it) */
+		static const char show[] =
+			"class mq 1:1 root leaf 100: \n"
+			" Sent 999 bytes 9 pkt (dropped 0, overlimits 0 requeues 0) \n"
+			"class htb 100:1 root rate 10Gbit ceil 10Gbit burst 1251600b \n"
+			" Sent 5000 bytes 50 pkt (dropped 0, overlimits 0 requeues 0) \n"
+			"class htb 100:10 parent 100:1 leaf 101: prio 0 rate 50Mbit \n"
+			" Sent 1280 bytes 10 pkt (dropped 0, overlimits 3 requeues 0) \n"
+			" backlog 0b 0p requeues 0\n"
+			"class htb 200:20 parent 200:1 leaf 202: prio 1 rate 100Mbit \n"
+			" Sent 5120 bytes 40 pkt (dropped 0, overlimits 0 requeues 0) \n"
+			"class htb 300:10 parent 300:1 leaf 301: prio 0 rate 50Mbit \n"
+			" Sent 128 bytes 1 pkt (dropped 0, overlimits 0 requeues 0) \n";
+		double v[4] = { -1, -1, -1, -1 };
+
+		CHECK_EQ_U64(2, tc_plan__mq_sent(&p, show, v));
+		CHECK(v[0] == 10 && v[1] == -1 && v[2] == -1 && v[3] == 40);
+		CHECK_EQ_U64(0, tc_plan__mq_sent(&p, "", v));
+	}
+	tc_plan__free(&p);
+	CHECK(p.cmds == NULL && p.ncmds == 0 && p.queues == 0);
+	xtx_sched_config__free(cfg);
+}
+
+/* A tree of n leaves 1:1 .. 1:n (hex) under 1:, in buf. */
+static struct xtx_sched_config *many_leaves(char *buf, size_t len, unsigned n)
+{
+	char err[256];
+	size_t off = (size_t)snprintf(buf, len, "class 1: rate 10gbit\n");
+
+	for (unsigned i = 1; i <= n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off,
+					"class 1:%x parent 1: rate 1mbit ceil 10mbit\n", i);
+	return xtx_sched_config__parse_string(buf, NULL, err, sizeof(err));
+}
+
+/* Handles stay distinct: with 300 leaves the stride grows to 0x200 per queue; queue
+ * counts out of mq's range and more leaves than handles are refused. */
+static void test_plan_mq_limits(void)
+{
+	static char conf[1000 * 48];
+	struct xtx_sched_config *cfg;
+	struct tc_plan p;
+	char err[256];
+
+	cfg = many_leaves(conf, sizeof(conf), 300);
+	if (!CHECK(cfg != NULL))
+		return;
+	if (CHECK(tc_plan__build_mq(cfg, "tx0", 9000, 300, 4, &p, err, sizeof(err)) == 0)) {
+		unsigned found = 0;
+
+		CHECK_EQ_U64(0x200, p.queue_stride);
+		CHECK_EQ_U64(0x800, tc_plan__queue_major(&p, 3));
+		/* queue 4's last leaf qdisc: 0x800 + 299 + 1 */
+		for (unsigned i = 0; i < p.ncmds; i++)
+			if (strstr(p.cmds[i].line, "parent 800:12c handle")) {
+				CHECK_STR_EQ("qdisc add dev tx0 parent 800:12c handle 92c: pfifo "
+					     "limit 10000", p.cmds[i].line);
+				found++;
+			}
+		CHECK_EQ_U64(1, found);
+		tc_plan__free(&p);
+	}
+	xtx_sched_config__free(cfg);
+	/* 1000 leaves: stride 0x400, and 0x400 * 64 + 1000 > 0xfffe: refused at 64 queues */
+	cfg = many_leaves(conf, sizeof(conf), 1000);
+	if (!CHECK(cfg != NULL))
+		return;
+	CHECK_EQ_I64(-EINVAL, tc_plan__build_mq(cfg, "tx0", 9000, 1000, 64, &p, err, sizeof(err)));
+	CHECK_STR_CONTAINS(err, "more qdisc handles than tc has");
+	CHECK(p.cmds == NULL && p.ncmds == 0);
+	if (CHECK(tc_plan__build_mq(cfg, "tx0", 9000, 1000, 2, &p, err, sizeof(err)) == 0)) {
+		CHECK_EQ_U64(0x400, p.queue_stride);
+		tc_plan__free(&p);
+	}
+	xtx_sched_config__free(cfg);
+	cfg = xtx_sched_config__parse_string("class 1: rate 1gbit\n", NULL, err, sizeof(err));
+	if (!CHECK(cfg != NULL))
+		return;
+	CHECK_EQ_I64(-EINVAL, tc_plan__build_mq(cfg, "tx0", 9000, 1, 1, &p, err, sizeof(err)));
+	CHECK_STR_CONTAINS(err, "mq needs 2 to 64");
+	CHECK_EQ_I64(-EINVAL, tc_plan__build_mq(cfg, "tx0", 9000, 1, 65, &p, err, sizeof(err)));
+	CHECK_EQ_I64(-EINVAL, tc_plan__build_mq(cfg, "tx 0", 9000, 1, 2, &p, err, sizeof(err)));
+	CHECK_STR_CONTAINS(err, "cannot be used in a tc command");
+	CHECK_EQ_I64(-EINVAL, tc_plan__build_mq(cfg, "tx0", 9000, 1, 2, NULL, err, sizeof(err)));
+	/* a one-class tree: queue q's htb defaults to the root's tc class */
+	if (CHECK(tc_plan__build_mq(cfg, "tx0", 9000, 1, 3, &p, err, sizeof(err)) == 0)) {
+		CHECK_STR_EQ("qdisc replace dev tx0 parent 1:3 handle 300: htb default 1 r2q 10",
+			     p.cmds[1 + 2 * (p.ncmds - 1) / 3].line);
+		tc_plan__free(&p);
+	}
+	xtx_sched_config__free(cfg);
+}
+
 /* --- tc_expected_rates ------------------------------------------------------------- */
 
 struct share_row {
@@ -498,6 +700,8 @@ int main(void)
 		test_plan_row(&plan_rows[i]);
 	test_plan_many_flows();
 	test_plan_errors();
+	test_plan_mq();
+	test_plan_mq_limits();
 	test_shares();
 	test_json();
 	return check_summary("test_compare_tc");

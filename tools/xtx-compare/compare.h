@@ -43,6 +43,7 @@
 
 enum path_id {
 	P_KERNEL_HTB,		/* udp-send through the tree as tc htb */
+	P_KERNEL_MQ_HTB,	/* udp-send, root mq with the tree as tc htb on each queue */
 	P_KERNEL_NOQUEUE,	/* udp-send, root noqueue (veth's default) */
 	P_KERNEL_PFIFO_FAST,	/* udp-send, root pfifo_fast (lockless qdisc) */
 	P_PACKET_HTB,		/* pkt-send (PF_PACKET) through the tree as tc htb */
@@ -56,7 +57,7 @@ enum path_id {
 
 enum cmp_mode { MODE_SEND, MODE_FORWARD };
 
-enum qdisc_need { QD_NONE, QD_HTB, QD_NOQUEUE, QD_PFIFO_FAST };
+enum qdisc_need { QD_NONE, QD_HTB, QD_MQ_HTB, QD_NOQUEUE, QD_PFIFO_FAST };
 
 struct path_def {
 	const char *name;
@@ -116,6 +117,7 @@ struct env {
 	char dst_ip[64], dst_mac[32];
 	char classes_path[PATH_MAX];	/* file given to xtx-send */
 	char saved_qdisc[8192];		/* `tc qdisc show dev` before anything */
+	unsigned qd_tx_queues;		/* the qdisc device's TX queues (kernel-mq-htb) */
 	bool qdisc_ok;			/* saved state is the kernel's default: may change it */
 	bool fq_probed;			/* an fq leaf qdisc was tried */
 	bool fq_available;		/* ... and the kernel took it */
@@ -146,6 +148,9 @@ struct meas {
 	double *flow_pkts, *flow_bytes;	/* per flow at the sink (opts.flows) */
 	double *leaf_pkts, *leaf_bytes;	/* per leaf (plan.nleaves) */
 	double *leaf_jain;
+	double *queue_leaf_pkts;	/* kernel-mq-htb: packets each queue's htb sent per
+					 * leaf, [q * nleaves + leaf], from tc -s at the end of
+					 * the send time (NaN: not read) */
 	bool qdisc_restored;
 	bool fq_fallback;		/* a fq leaf ran as pfifo */
 	struct json *sender;		/* the sender's summary */
@@ -168,6 +173,7 @@ struct ctx {
 	struct env *e;
 	struct xtx_sched_config *cfg;
 	struct tc_plan plan;
+	struct tc_plan mq_plan;		/* kernel-mq-htb's commands (queues 0: not built) */
 	double *expected_Bps;		/* per config class: expected wire bytes/s */
 	int *capped;
 };
@@ -195,6 +201,12 @@ int qdisc_save(struct ctx *x, char *err, size_t errlen);
 int qdisc_restore(struct ctx *x, bool *same);
 /* Set what path p needs. 0, or -1 with m->error set. */
 int qdisc_apply(struct ctx *x, enum path_id p, struct meas *m);
+/* The qdisc device's TX queues (`ip -d -j link show`: num_tx_queues, what mq makes a
+ * class for) into *n. 0, or -1 with err set. */
+int qdisc_tx_queues(struct ctx *x, unsigned *n, char *err, size_t errlen);
+/* kernel-mq-htb: each queue's leaf classes' sent packets (`tc -s -j class show`) into
+ * m->queue_leaf_pkts; left NaN if tc fails (evidence, not a figure of the run). */
+void qdisc_queue_stats(struct ctx *x, struct meas *m);
 
 /* meas.c */
 /* A fresh record for path p (producers n, frame size, round run), figures NaN. 0, or -1

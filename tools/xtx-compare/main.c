@@ -62,6 +62,14 @@ static const char usage_text[] =
 "      kernel-htb         udp-send: N threads, sendmmsg() on UDP sockets, through the\n"
 "                         class tree translated to tc htb, with u32 filters putting\n"
 "                         each flow's UDP port into its class\n"
+"      kernel-mq-htb      udp-send, root qdisc mq and under each of its classes (one\n"
+"                         per TX queue) an htb with the whole class tree and the\n"
+"                         same u32 filters: how a multi-queue device is shaped\n"
+"                         without one root lock. Each queue's htb sees only the\n"
+"                         packets the kernel put on that queue, so a class whose\n"
+"                         flows spread over Q queues may get up to Q times its rate\n"
+"                         and ceil. Needs --queues 2 or more; in the default path\n"
+"                         set only then\n"
 "      kernel-noqueue     udp-send, root qdisc noqueue (no qdisc: veth's default)\n"
 "      kernel-pfifo_fast  udp-send, root qdisc pfifo_fast (the lockless qdisc)\n"
 "      packet-htb         pkt-send: N threads writing whole frames to PF_PACKET\n"
@@ -161,7 +169,12 @@ static const char usage_text[] =
 "                       (default: all).\n"
 "    --duration S       seconds each sender runs, 0.2..3600 (default 2).\n"
 "    --runs K           rounds, 1..100 (default 3).\n"
-"    --queues N         testbed veth queues and xtx-send --queues (default 1).\n"
+"    --queues N         testbed veth queues and xtx-send --queues (default 1). xtx's\n"
+"                       classes are device-wide across its queues. kernel-mq-htb\n"
+"                       puts an htb on every TX queue the device has (num_tx_queues;\n"
+"                       on the testbed N), and udp-send's sockets are spread over\n"
+"                       them by the kernel (XPS if set, else the socket's random\n"
+"                       hash): the notes and --json show each queue's share.\n"
 "    --sndbuf BYTES     socket send buffer of udp-send and pkt-send (default 8388608,\n"
 "                       so that a full class answers ENOBUFS at once and the sender\n"
 "                       retries, as in make demo; 0 = the system default, with which\n"
@@ -221,6 +234,9 @@ DSTGUARD_USAGE("                       ")
 "    configured and expected rates, tc commands), results (per path, size, N:\n"
 "    medians, min and max of pps, bytes_per_s, cpu_ns_per_pkt, jain, delay, and per\n"
 "    class) and runs (every measurement with the sender's and the sink's summaries).\n"
+"    kernel-mq-htb adds config.tc_commands_mq (mq and the tree once per queue),\n"
+"    environment.qdisc_tx_queues, and per run queue_class_pkts: [queue][leaf] packets\n"
+"    each queue's htb sent (tc -s class show at the end of the send time).\n"
 "    Forward mode adds environment.fw_netns, fw_in_dev, fw_out_dev, qdisc_dev and\n"
 "    shape_mode, config.rules_text, sender, rate and warmup_s, and per result and run\n"
 "    mode \"forward\", offered_pps, forwarder_pkts, forwarder_drops (runs also the\n"
@@ -238,6 +254,8 @@ DSTGUARD_USAGE("                       ")
 "    xtx-compare --classes docs/examples/demo.conf --producers 1,2,4,8 --size 128,1500 \\\n"
 "                --runs 5 --json out.json --plot out.png\n"
 "    xtx-compare --paths kernel-htb,xtx --duration 1 --runs 1\n"
+"    xtx-compare --queues 2 --paths kernel-htb,kernel-mq-htb,xtx --flows 32 \\\n"
+"                --classes docs/examples/compare-mq.conf --duration 3\n"
 "    xtx-compare --mode forward --size 64 --flows 40\n"
 "    xtx-compare --mode forward --classes c.conf --size 1514 --rate 700mbit --md f.md\n"
 "    xtx-compare serve --dev ens1f1 --listen /run/xtx-compare.sock   # on the receiver\n"
@@ -332,8 +350,10 @@ static void parse_paths(const char *s)
 	bool fwd = o.mode == MODE_FORWARD;
 	char buf[512], *save = NULL;
 
+	/* kernel-mq-htb needs a multi-queue device: in the default set with --queues >= 2 */
 	for (int p = 0; p < P__MAX; p++)
-		o.path_on[p] = !s && path_defs[p].forward == fwd;
+		o.path_on[p] = !s && path_defs[p].forward == fwd &&
+			       (p != P_KERNEL_MQ_HTB || o.queues >= 2);
 	if (!s)
 		return;
 	snprintf(buf, sizeof(buf), "%s", s);
@@ -347,9 +367,13 @@ static void parse_paths(const char *s)
 			die_usage("--paths: unknown path '%s' for --mode forward (kernel-fwd-htb, "
 				  "xtx-shape)", t);
 		if (found < 0)
-			die_usage("--paths: unknown path '%s' (kernel-htb, kernel-noqueue, "
-				  "kernel-pfifo_fast, packet-htb, packet-bypass, xtx, afxdp; "
-				  "kernel-fwd-htb and xtx-shape go with --mode forward)", t);
+			die_usage("--paths: unknown path '%s' (kernel-htb, kernel-mq-htb, "
+				  "kernel-noqueue, kernel-pfifo_fast, packet-htb, packet-bypass, xtx, "
+				  "afxdp; kernel-fwd-htb and xtx-shape go with --mode forward)", t);
+		if (found == P_KERNEL_MQ_HTB && o.queues < 2)
+			die_usage("--paths kernel-mq-htb: mq needs a multi-queue device; give "
+				  "--queues 2 or more (and, with --dev, an interface with as many "
+				  "TX queues)");
 		o.path_on[found] = true;
 	}
 }
@@ -822,7 +846,7 @@ static void fmt_secs(double s, char *buf, size_t len)
 
 static void need_tools(void)
 {
-	if (o.path_on[P_KERNEL_HTB] || o.path_on[P_KERNEL_NOQUEUE] ||
+	if (o.path_on[P_KERNEL_HTB] || o.path_on[P_KERNEL_MQ_HTB] || o.path_on[P_KERNEL_NOQUEUE] ||
 	    o.path_on[P_KERNEL_PFIFO_FAST])
 		need_tool("udp-send");
 	if (o.path_on[P_PACKET_HTB] || o.path_on[P_PACKET_BYPASS])
@@ -947,6 +971,23 @@ static int setup_qdisc(void)
 	if (tc_plan__build(x.cfg, e.qd_dev, o.base_port, o.flows, &x.plan, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
 		return 2;
+	}
+	if (o.path_on[P_KERNEL_MQ_HTB]) {
+		/* mq makes a class per TX queue of the device: the plan covers all of them */
+		if (qdisc_tx_queues(&x, &e.qd_tx_queues, err, sizeof(err))) {
+			fprintf(stderr, PROG ": %s\n", err);
+			return 1;
+		}
+		if (e.qd_tx_queues < 2) {
+			fprintf(stderr, PROG ": kernel-mq-htb: %s has %u TX queue; mq needs a "
+				"multi-queue device\n", e.qd_dev, e.qd_tx_queues);
+			return 1;
+		}
+		if (tc_plan__build_mq(x.cfg, e.qd_dev, o.base_port, o.flows, e.qd_tx_queues,
+				      &x.mq_plan, err, sizeof(err))) {
+			fprintf(stderr, PROG ": %s\n", err);
+			return 2;
+		}
 	}
 	if (o.mode == MODE_FORWARD) {
 		snprintf(e.rules_path, sizeof(e.rules_path), "%s/rules", e.tmpdir);
@@ -1106,6 +1147,7 @@ int main(int argc, char **argv)
 		meas_free(&ms[i]);
 	free(ms);
 	tc_plan__free(&x.plan);
+	tc_plan__free(&x.mq_plan);
 	free(x.expected_Bps);
 	free(x.capped);
 	xtx_sched_config__free(x.cfg);

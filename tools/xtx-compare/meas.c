@@ -21,6 +21,9 @@
 const struct path_def path_defs[P__MAX] = {
 	[P_KERNEL_HTB] = { "kernel-htb", "UDP sockets, sendmmsg, N threads; the tree as tc htb "
 			   "+ u32 filters", QD_HTB, true, true },
+	[P_KERNEL_MQ_HTB] = { "kernel-mq-htb", "UDP sockets, sendmmsg, N threads; root mq, the "
+			      "tree as tc htb + u32 filters on each TX queue", QD_MQ_HTB, true,
+			      true },
 	[P_KERNEL_NOQUEUE] = { "kernel-noqueue", "UDP sockets, sendmmsg, N threads; root "
 			       "qdisc noqueue (no qdisc, no shaping)", QD_NOQUEUE, false, true },
 	[P_KERNEL_PFIFO_FAST] = { "kernel-pfifo_fast", "UDP sockets, sendmmsg, N threads; root "
@@ -59,6 +62,17 @@ int meas_init(struct ctx *x, struct meas *m, enum path_id p, unsigned n, unsigne
 	m->leaf_bytes = calloc(x->plan.nleaves, sizeof(double));
 	m->leaf_jain = calloc(x->plan.nleaves, sizeof(double));
 	m->offered_pps = m->fwd_pkts = m->fwd_drops = NAN;
+	if (path_defs[p].qdisc == QD_MQ_HTB && x->mq_plan.queues) {
+		size_t nq = (size_t)x->mq_plan.queues * x->plan.nleaves;
+
+		m->queue_leaf_pkts = calloc(nq, sizeof(double));
+		for (size_t i = 0; m->queue_leaf_pkts && i < nq; i++)
+			m->queue_leaf_pkts[i] = NAN;
+		if (!m->queue_leaf_pkts) {
+			set_error(m, "out of memory");
+			return -1;
+		}
+	}
 	if (!m->flow_pkts || !m->flow_bytes || !m->leaf_pkts || !m->leaf_bytes ||
 	    !m->leaf_jain) {
 		set_error(m, "out of memory");
@@ -74,6 +88,8 @@ void meas_free(struct meas *m)
 	free(m->leaf_pkts);
 	free(m->leaf_bytes);
 	free(m->leaf_jain);
+	free(m->queue_leaf_pkts);
+	m->queue_leaf_pkts = NULL;
 	json_free(m->sender);
 	json_free(m->sink);
 	json_free(m->forwarder);

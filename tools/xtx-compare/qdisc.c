@@ -10,7 +10,9 @@
  * (main.c).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "compare.h"
@@ -97,7 +99,8 @@ int qdisc_save(struct ctx *x, char *err, size_t errlen)
 	if (!x->e->qdisc_ok)
 		snprintf(err, errlen, "%s has a configured qdisc (%s); %s can only put back the "
 			 "kernel's default qdiscs, so it will not run the paths that change the "
-			 "qdisc (kernel-htb, kernel-noqueue, kernel-pfifo_fast, packet-htb). To "
+			 "qdisc (kernel-htb, kernel-mq-htb, kernel-noqueue, kernel-pfifo_fast, "
+			 "packet-htb). To "
 			 "run them: save your setup, remove it with 'tc qdisc del dev %s root', run "
 			 "again, then restore your setup; or leave them out with --paths",
 			 x->e->qd_dev, why, PROG, x->e->qd_dev);
@@ -124,18 +127,19 @@ int qdisc_restore(struct ctx *x, bool *same)
 	return 0;
 }
 
-/* The class tree's commands. Lines without a fallback go through tc -batch (one process
- * for hundreds of filters); a line with a fallback (fq leaves) runs alone so that its
- * failure can be told apart. Once fq is known to be missing, the fallback runs at once. */
-static int apply_tree(struct ctx *x, struct meas *m)
+/* The class tree's commands (plan: one htb at the root, or mq + one htb per queue).
+ * Lines without a fallback go through tc -batch (one process for hundreds of filters); a
+ * line with a fallback (fq leaves) runs alone so that its failure can be told apart. Once
+ * fq is known to be missing, the fallback runs at once. */
+static int apply_tree(struct ctx *x, const struct tc_plan *plan, struct meas *m)
 {
 	char out[2048];
 	char *batch[4096];
 	unsigned nb = 0;
 	int rc;
 
-	for (unsigned i = 0; i < x->plan.ncmds; i++) {
-		const struct tc_cmd *c = &x->plan.cmds[i];
+	for (unsigned i = 0; i < plan->ncmds; i++) {
+		const struct tc_cmd *c = &plan->cmds[i];
 
 		if (!c->fallback[0]) {
 			if (nb == sizeof(batch) / sizeof(batch[0])) {
@@ -191,7 +195,9 @@ int qdisc_apply(struct ctx *x, enum path_id p, struct meas *m)
 		snprintf(line, sizeof(line), "qdisc replace dev %s root pfifo_fast", x->e->qd_dev);
 		break;
 	case QD_HTB:
-		return apply_tree(x, m);
+		return apply_tree(x, &x->plan, m);
+	case QD_MQ_HTB:
+		return apply_tree(x, &x->mq_plan, m);
 	}
 	rc = tc_line(x, line, out, sizeof(out));
 	if (rc) {
@@ -199,4 +205,55 @@ int qdisc_apply(struct ctx *x, enum path_id p, struct meas *m)
 		return -1;
 	}
 	return 0;
+}
+
+int qdisc_tx_queues(struct ctx *x, unsigned *n, char *err, size_t errlen)
+{
+	struct argv_buf a = { .n = 0 };
+	char out[16384], jerr[256];
+	struct json *j;
+	double v = NAN;
+	int rc;
+
+	av_add(&a, "ip");
+	if (x->e->qd_netns[0])
+		av_opt(&a, "-n", "%s", x->e->qd_netns);
+	av_add(&a, "-d");
+	av_add(&a, "-j");
+	av_add(&a, "link");
+	av_add(&a, "show");
+	av_opt(&a, "dev", "%s", x->e->qd_dev);
+	rc = proc_run(NULL, a.v, 30, out, sizeof(out));
+	if (rc) {
+		snprintf(err, errlen, "'ip -d -j link show dev %s' failed (%d): %.300s",
+			 x->e->qd_dev, rc, out);
+		return -1;
+	}
+	j = json_parse(out, jerr, sizeof(jerr));
+	if (j && j->type == JSON_ARR && j->n == 1)
+		v = json_num(&j->items[0], "num_tx_queues");
+	json_free(j);
+	if (!(v >= 1 && v <= 65536)) {
+		snprintf(err, errlen, "'ip -d -j link show dev %s' gave no num_tx_queues",
+			 x->e->qd_dev);
+		return -1;
+	}
+	*n = (unsigned)v;
+	return 0;
+}
+
+void qdisc_queue_stats(struct ctx *x, struct meas *m)
+{
+	char line[128];
+	char *out = malloc(1 << 20);
+
+	if (!out || !m->queue_leaf_pkts) {
+		free(out);
+		return;
+	}
+	/* this tc prints no JSON for class show: the text is parsed (tc.c) */
+	snprintf(line, sizeof(line), "-s class show dev %s", x->e->qd_dev);
+	if (tc_line(x, line, out, 1 << 20) == 0)
+		tc_plan__mq_sent(&x->mq_plan, out, m->queue_leaf_pkts);
+	free(out);
 }

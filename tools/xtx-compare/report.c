@@ -584,6 +584,52 @@ static void fwd_notes(struct report *r, FILE *f, bool md)
 			b);
 }
 
+/* kernel-mq-htb: how each leaf's packets spread over the TX queues (each queue's htb's
+ * own count, summed over the group's runs), one line per size and N. */
+static void mq_spread_notes(struct report *r, FILE *f, const char *b)
+{
+	const struct tc_plan *mq = &r->x->mq_plan;
+	unsigned nq = mq->queues, nl = r->nleaves;
+
+	if (!nq)
+		return;
+	fprintf(f, "%skernel-mq-htb: each TX queue has its own htb with the whole tree, so a "
+		"class whose flows the kernel spreads over Q queues may get up to Q times its "
+		"rate and ceil (the error in brackets is against the one-device share). The "
+		"share of each leaf's packets per queue (each queue's htb's count, tc -s, summed "
+		"over the runs):\n", b);
+	for (unsigned i = 0; i < r->ng; i++) {
+		const struct group *g = &r->g[i];
+
+		if (g->p != P_KERNEL_MQ_HTB)
+			continue;
+		fprintf(f, "%s  %u B N=%u:", b, g->size, g->n);
+		for (unsigned l = 0; l < nl && l < MAX_TABLE_LEAVES; l++) {
+			double sum[TC_MQ_MAX_QUEUES] = { 0 }, tot = 0;
+			char h[24];
+
+			for (unsigned k = 0; k < g->nm; k++)
+				for (unsigned q = 0; q < nq && g->m[k]->queue_leaf_pkts; q++) {
+					double v = g->m[k]->queue_leaf_pkts[q * nl + l];
+
+					if (g->m[k]->ok && isfinite(v)) {
+						sum[q] += v;
+						tot += v;
+					}
+				}
+			tc_fmt_handle(r->x->plan.leaves[l].handle, h, sizeof(h));
+			fprintf(f, "%s %s", l ? ";" : "", h);
+			for (unsigned q = 0; q < nq; q++) {
+				if (tot > 0)
+					fprintf(f, " q%u %.0f%%", q, 100 * sum[q] / tot);
+				else
+					fprintf(f, " q%u -", q);
+			}
+		}
+		fputc('\n', f);
+	}
+}
+
 static void notes(struct report *r, FILE *f, bool md)
 {
 	const char *b = md ? "- " : "  ";
@@ -604,9 +650,10 @@ static void notes(struct report *r, FILE *f, bool md)
 		"over the leaves. afxdp runs once (one socket), whatever N.\n", b);
 	fprintf(f, "%sPer class: wire Mbit/s (frames + overhead) at the receiver; in "
 		"brackets the error against the expected share, for shaped paths (kernel-htb, "
-		"packet-htb, xtx) where the tree set the rate: a leaf held by its own ceil, or "
+		"kernel-mq-htb, packet-htb, xtx) where the tree set the rate: a leaf held by its own ceil, or "
 		"all leaves once the tree's total is reached. Without brackets on a shaped "
 		"path the sender, not the tree, limited the rate.\n", b);
+	mq_spread_notes(r, f, b);
 	if (r->any_nodelay)
 		fprintf(f, "%sdelay '-': no timestamps (frames under 66 bytes, or sink on "
 			"another host).\n", b);
@@ -743,7 +790,7 @@ static void put_environment(const struct report *r, FILE *f)
 	put_kv_str(f, "sink_netns", e->rx_netns, true);
 	put_kv_str(f, "dst_ip", e->dst_ip, true);
 	put_kv_str(f, "dst_mac", e->dst_mac, true);
-	fprintf(f, "\"queues\":%u,", o->queues);
+	fprintf(f, "\"queues\":%u,\"qdisc_tx_queues\":%u,", o->queues, e->qd_tx_queues);
 	put_kv_str(f, "xtx_mode", e->xtx_mode, true);
 	put_kv_str(f, "afxdp_mode", e->afxdp_mode, true);
 	fprintf(f, "\"fq_available\":%s,", !e->fq_probed ? "null" :
@@ -784,6 +831,16 @@ static void put_tree(const struct report *r, FILE *f)
 		char line[TC_LINE_MAX + 8];
 
 		snprintf(line, sizeof(line), "tc %s", x->plan.cmds[i].line);
+		if (i)
+			fputc(',', f);
+		json_put_str(f, line);
+	}
+	/* kernel-mq-htb's commands: mq and the tree once per TX queue ([] if not run) */
+	fputs("],\"tc_commands_mq\":[", f);
+	for (unsigned i = 0; i < x->mq_plan.ncmds; i++) {
+		char line[TC_LINE_MAX + 8];
+
+		snprintf(line, sizeof(line), "tc %s", x->mq_plan.cmds[i].line);
 		if (i)
 			fputc(',', f);
 		json_put_str(f, line);
@@ -916,7 +973,20 @@ static void put_run(const struct report *r, const struct meas *m, FILE *f)
 	put_num_array(f, m->leaf_bytes, m->ok ? r->nleaves : 0, 17);
 	fputs("],\"flow_pkts\":[", f);
 	put_num_array(f, m->flow_pkts, m->ok ? r->x->o->flows : 0, 17);
-	fputs("],\"sender\":", f);
+	fputs("],\"queue_class_pkts\":", f);
+	if (m->queue_leaf_pkts) {	/* kernel-mq-htb: [queue][leaf] from each queue's htb */
+		fputc('[', f);
+		for (unsigned q = 0; q < r->x->mq_plan.queues; q++) {
+			fputs(q ? ",[" : "[", f);
+			put_num_array(f, m->queue_leaf_pkts + (size_t)q * r->nleaves, r->nleaves,
+				      17);
+			fputc(']', f);
+		}
+		fputc(']', f);
+	} else {
+		fputs("null", f);
+	}
+	fputs(",\"sender\":", f);
 	json_write(f, m->sender, NULL);
 	fputs(",\"sink\":", f);
 	json_write(f, m->sink, "per_port");

@@ -93,6 +93,7 @@ static void sender_argv(struct ctx *x, enum path_id p, unsigned n, unsigned size
 
 	switch (p) {
 	case P_KERNEL_HTB:
+	case P_KERNEL_MQ_HTB:
 	case P_KERNEL_NOQUEUE:
 	case P_KERNEL_PFIFO_FAST:
 		av_add(a, "%s/udp-send", e->bindir);
@@ -144,7 +145,8 @@ static void sender_argv(struct ctx *x, enum path_id p, unsigned n, unsigned size
  * limit) would keep draining into the sink until the qdisc is deleted: counted but not
  * timed. So:
  *   1. SIGSTOP the sender: it sends nothing more, its clock keeps running; the qdisc
- *      keeps sending at the shaped rate, which the sender's time covers;
+ *      keeps sending at the shaped rate, which the sender's time covers; for
+ *      kernel-mq-htb, read what each queue's htb sent per leaf (qdisc_queue_stats);
  *   2. replace the root qdisc with "pfifo limit 0": the backlog is dropped, and
  *      whatever is sent from now on is dropped too;
  *   3. SIGINT + SIGCONT: the sender stops (its last sendmmsg calls fail with ENOBUFS)
@@ -158,6 +160,8 @@ static int end_shaped_run(struct ctx *x, struct child *snd, struct meas *m, int 
 	bool same;
 	int exited = proc_pause(snd, 5, status);
 
+	if (path_defs[m->path].qdisc == QD_MQ_HTB)
+		qdisc_queue_stats(x, m);
 	snprintf(line, sizeof(line), "qdisc replace dev %s root pfifo limit 0", x->e->qd_dev);
 	if (tc_line(x, line, out, sizeof(out)))
 		set_error(m, "'tc %s' failed: %.200s", line, out);
@@ -181,7 +185,7 @@ static int run_sender(struct ctx *x, enum path_id p, unsigned n, unsigned size,
 	struct child snd = { .pid = 0 };
 	struct argv_buf a = { .n = 0 };
 	char out[256], err[256];
-	bool shaped_q = path_defs[p].qdisc == QD_HTB;
+	bool shaped_q = path_defs[p].qdisc == QD_HTB || path_defs[p].qdisc == QD_MQ_HTB;
 	int status = 0, rc;
 
 	snprintf(out, sizeof(out), "%s/send.json", e->tmpdir);

@@ -61,13 +61,29 @@ static bool dev_ok(const char *dev)
 	return true;
 }
 
-/* A plan being built: its commands grow in p->cmds (cap allocated). */
+/* A plan being built: its commands grow in p->cmds (cap allocated). One copy of the tree
+ * is written at a time: its htb major, where its htb hangs, and its leaf qdisc majors. */
 struct builder {
 	struct tc_plan *p;
 	unsigned cap;
 	const struct xtx_sched_config *cfg;
 	const char *dev;
+	uint32_t major;			/* this copy's htb major */
+	char head[64];			/* "replace dev D root" or "replace dev D parent 1:q" */
+	uint32_t qd_base;		/* 0: leaves' own qdisc_major; else base + k + 1 */
 };
+
+/* Class i's classid in the copy being written: the plan's minor under bd->major. */
+static uint32_t copy_classid(const struct builder *bd, unsigned i)
+{
+	return XTX_HANDLE(bd->major, XTX_HANDLE_MIN(bd->p->tc_classid[i]));
+}
+
+/* Leaf k's qdisc major in the copy being written. */
+static uint32_t copy_leaf_qdisc(const struct builder *bd, unsigned k)
+{
+	return bd->qd_base ? bd->qd_base + k + 1 : bd->p->leaves[k].qdisc_major;
+}
 
 /* Append one command. Returns 0 or -ENOMEM. */
 static int add_cmd(struct builder *bd, const char *note, const char *fallback,
@@ -203,8 +219,8 @@ static int add_classes(struct builder *bd)
 	uint32_t dc = di >= 0 ? p->tc_classid[di] : p->leaves[0].tc_classid;
 	char a[48], b[48], c[80], d[48];
 
-	if (add_cmd(bd, NULL, NULL, "qdisc replace dev %s root handle %x: htb default %x r2q %u",
-		    bd->dev, p->major, XTX_HANDLE_MIN(dc), xtx_sched_config__r2q(cfg)))
+	if (add_cmd(bd, NULL, NULL, "qdisc %s handle %x: htb default %x r2q %u", bd->head,
+		    bd->major, XTX_HANDLE_MIN(dc), xtx_sched_config__r2q(cfg)))
 		return -ENOMEM;
 	for (unsigned i = 0; i < p->nclasses; i++) {
 		const struct xtx_class_opts *o = xtx_sched_config__class(cfg, i);
@@ -212,10 +228,10 @@ static int add_classes(struct builder *bd)
 			 xtx_sched_config__class_index(cfg, o->parent);
 
 		if (pi >= 0)
-			tc_fmt_handle(p->tc_classid[pi], a, sizeof(a));
+			tc_fmt_handle(copy_classid(bd, (unsigned)pi), a, sizeof(a));
 		else
-			snprintf(a, sizeof(a), "%x:", p->major);
-		tc_fmt_handle(p->tc_classid[i], b, sizeof(b));
+			snprintf(a, sizeof(a), "%x:", bd->major);
+		tc_fmt_handle(copy_classid(bd, i), b, sizeof(b));
 		tc_fmt_rate(o->rate, c, sizeof(c));
 		tc_fmt_rate(o->ceil, d, sizeof(d));
 		if (add_cmd(bd, NULL, NULL, "class add dev %s parent %s classid %s htb rate %s "
@@ -238,9 +254,11 @@ static int add_leaf_qdiscs(struct builder *bd)
 		const struct xtx_class_opts *o = xtx_sched_config__class(bd->cfg, l->cfg_index);
 		char fifo[TC_LINE_MAX];
 
-		tc_fmt_handle(l->tc_classid, a, sizeof(a));
+		uint32_t qd = copy_leaf_qdisc(bd, k);
+
+		tc_fmt_handle(copy_classid(bd, l->cfg_index), a, sizeof(a));
 		snprintf(fifo, sizeof(fifo), "qdisc add dev %s parent %s handle %x: pfifo limit %u",
-			 bd->dev, a, l->qdisc_major, o->limit);
+			 bd->dev, a, qd, o->limit);
 		if (!o->fq) {
 			if (add_cmd(bd, NULL, NULL, "%s", fifo))
 				return -ENOMEM;
@@ -254,7 +272,7 @@ static int add_leaf_qdiscs(struct builder *bd)
 		if (add_cmd(bd, "sch_fq is not available in this kernel: the leaf is a pfifo of "
 			    "the same limit (no per-flow fairness on the kernel path)", fifo,
 			    "qdisc add dev %s parent %s handle %x: fq limit %u flow_limit %u quantum "
-			    "%u buckets %u%s", bd->dev, a, l->qdisc_major, o->limit, o->flow_limit,
+			    "%u buckets %u%s", bd->dev, a, qd, o->limit, o->flow_limit,
 			    o->fq_quantum, o->flows, c))
 			return -ENOMEM;
 	}
@@ -268,22 +286,35 @@ static int add_filters(struct builder *bd, uint32_t base_port, uint32_t flows)
 	char a[48];
 
 	if (add_cmd(bd, NULL, NULL, "filter add dev %s parent %x: protocol ip prio 1 handle %x: "
-		    "u32 divisor %u", bd->dev, p->major, TC_U32_HT, TC_U32_BUCKETS))
+		    "u32 divisor %u", bd->dev, bd->major, TC_U32_HT, TC_U32_BUCKETS))
 		return -ENOMEM;
 	for (uint32_t f = 0; f < flows; f++) {
 		uint32_t port = base_port + f;
 
-		tc_fmt_handle(p->leaves[tc_plan__flow_leaf(p, f)].tc_classid, a, sizeof(a));
+		tc_fmt_handle(copy_classid(bd, p->leaves[tc_plan__flow_leaf(p, f)].cfg_index), a,
+			      sizeof(a));
 		if (add_cmd(bd, NULL, NULL, "filter add dev %s parent %x: protocol ip prio 1 u32 "
-			    "ht %x:%x: match ip dport %u 0xffff flowid %s", bd->dev, p->major,
+			    "ht %x:%x: match ip dport %u 0xffff flowid %s", bd->dev, bd->major,
 			    TC_U32_HT, port & (TC_U32_BUCKETS - 1), port, a))
 			return -ENOMEM;
 	}
 	if (add_cmd(bd, NULL, NULL, "filter add dev %s parent %x: protocol ip prio 1 u32 ht 800:: "
 		    "match ip protocol 17 0xff hashkey mask 0x000000ff at 20 link %x:", bd->dev,
-		    p->major, TC_U32_HT))
+		    bd->major, TC_U32_HT))
 		return -ENOMEM;
 	return 0;
+}
+
+/* One copy of the tree: its htb, classes, leaf qdiscs and filters. */
+static int add_tree(struct builder *bd, uint32_t base_port, uint32_t flows)
+{
+	int rc = add_classes(bd);
+
+	if (!rc)
+		rc = add_leaf_qdiscs(bd);
+	if (!rc)
+		rc = add_filters(bd, base_port, flows);
+	return rc;
 }
 
 int tc_plan__build(const struct xtx_sched_config *cfg, const char *dev, uint32_t base_port,
@@ -311,11 +342,9 @@ int tc_plan__build(const struct xtx_sched_config *cfg, const char *dev, uint32_t
 	if (rc)
 		goto fail;
 	place_leaves(p, cfg, qd_used);
-	rc = add_classes(&bd);
-	if (!rc)
-		rc = add_leaf_qdiscs(&bd);
-	if (!rc)
-		rc = add_filters(&bd, base_port, flows);
+	bd.major = p->major;
+	snprintf(bd.head, sizeof(bd.head), "replace dev %s root", dev);
+	rc = add_tree(&bd, base_port, flows);
 	if (rc)
 		goto fail;
 	free(minor_used);
@@ -328,6 +357,96 @@ fail:
 	free(qd_used);
 	tc_plan__free(p);
 	return rc;
+}
+
+#define TC_MQ_MAJOR	1u		/* the root mq's handle ("1:") */
+
+int tc_plan__build_mq(const struct xtx_sched_config *cfg, const char *dev, uint32_t base_port,
+		      uint32_t flows, unsigned queues, struct tc_plan *p, char *err,
+		      size_t errlen)
+{
+	struct builder bd = { .p = p, .cfg = cfg, .dev = dev };
+	uint32_t stride;
+	int rc;
+
+	if (!p)
+		return -EINVAL;
+	memset(p, 0, sizeof(*p));
+	if (queues < 2 || queues > TC_MQ_MAX_QUEUES) {
+		xtx_errf(err, errlen, "mq + htb: %u TX queues; mq needs 2 to %d", queues,
+			 TC_MQ_MAX_QUEUES);
+		return -EINVAL;
+	}
+	rc = tc_plan__build(cfg, dev, base_port, flows, p, err, errlen);
+	if (rc)
+		return rc;
+	stride = (p->nleaves + 1 + 0xffu) & ~0xffu;
+	if ((uint64_t)stride * queues + p->nleaves >= 0xffff) {
+		xtx_errf(err, errlen, "mq + htb: %u leaves on each of %u TX queues need more "
+			 "qdisc handles than tc has (%u per queue)", p->nleaves, queues, stride);
+		tc_plan__free(p);
+		return -EINVAL;
+	}
+	free(p->cmds);
+	p->cmds = NULL;
+	p->ncmds = 0;
+	p->queues = queues;
+	p->queue_stride = stride;
+	rc = add_cmd(&bd, NULL, NULL, "qdisc replace dev %s root handle %x: mq", dev,
+		     TC_MQ_MAJOR);
+	for (unsigned q = 0; q < queues && !rc; q++) {
+		bd.major = tc_plan__queue_major(p, q);
+		bd.qd_base = bd.major;
+		snprintf(bd.head, sizeof(bd.head), "replace dev %s parent %x:%x", dev,
+			 TC_MQ_MAJOR, q + 1);
+		rc = add_tree(&bd, base_port, flows);
+	}
+	if (rc) {
+		xtx_errf(err, errlen, "out of memory building the tc commands");
+		tc_plan__free(p);
+	}
+	return rc;
+}
+
+int tc_plan__mq_locate(const struct tc_plan *p, uint32_t classid, unsigned *queue,
+		       unsigned *leaf)
+{
+	uint32_t maj = XTX_HANDLE_MAJ(classid), min = XTX_HANDLE_MIN(classid);
+
+	if (!p || !p->queues || !p->queue_stride || maj % p->queue_stride ||
+	    maj / p->queue_stride < 1 || maj / p->queue_stride > p->queues)
+		return -ENOENT;
+	for (unsigned k = 0; k < p->nleaves; k++)
+		if (XTX_HANDLE_MIN(p->leaves[k].tc_classid) == min) {
+			*queue = maj / p->queue_stride - 1;
+			*leaf = k;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+unsigned tc_plan__mq_sent(const struct tc_plan *p, const char *show, double *out)
+{
+	unsigned set = 0, q = 0, l = 0;
+	bool want = false;
+
+	for (const char *s = show; s && *s; ) {
+		const char *nl = strchr(s, '\n');
+		unsigned maj, min;
+		unsigned long long bytes, pkts;
+
+		if (!strncmp(s, "class ", 6)) {
+			want = sscanf(s, "class htb %x:%x", &maj, &min) == 2 && maj <= 0xffff &&
+			       min <= 0xffff &&
+			       tc_plan__mq_locate(p, XTX_HANDLE(maj, min), &q, &l) == 0;
+		} else if (want && sscanf(s, " Sent %llu bytes %llu pkt", &bytes, &pkts) == 2) {
+			out[q * p->nleaves + l] = (double)pkts;
+			set++;
+			want = false;
+		}
+		s = nl ? nl + 1 : NULL;
+	}
+	return set;
 }
 
 /* --- expected rates ----------------------------------------------------------------- */

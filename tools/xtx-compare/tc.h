@@ -56,7 +56,9 @@ struct tc_leaf {
 struct tc_plan {
 	struct tc_cmd *cmds;
 	unsigned ncmds;
-	uint32_t major;			/* the HTB qdisc's handle major */
+	uint32_t major;			/* the HTB qdisc's handle major (root htb plan) */
+	unsigned queues;		/* 0: one htb at the root; Q: mq + one htb per queue */
+	uint32_t queue_stride;		/* mq plan: queue q's htb major is stride * (q + 1) */
 	uint32_t *tc_classid;		/* per config class index */
 	unsigned nclasses;
 	struct tc_leaf *leaves;		/* config order */
@@ -70,6 +72,55 @@ struct tc_plan {
 int tc_plan__build(const struct xtx_sched_config *cfg, const char *dev, uint32_t base_port,
 		   uint32_t flows, struct tc_plan *plan, char *err, size_t errlen);
 void tc_plan__free(struct tc_plan *plan);
+
+/* --- mq + one HTB per TX queue ------------------------------------------------------
+ * The same tree and filters once per TX queue under a root mq, as a multi-queue device
+ * is shaped without a root qdisc lock. mq numbers its classes 1:1 .. 1:Q, one per TX
+ * queue (queue q-1 is class 1:q); each gets its own htb, which sees only the packets
+ * the kernel put on that queue (netdev_pick_tx: XPS, else skb_tx_hash), so every class
+ * exists Q times and its rate and ceil hold per queue, not per device:
+ *
+ *   qdisc replace dev DEV root handle 1: mq
+ *   then for q = 1..Q, with H = S * q (hex; S = the stride, below):
+ *   qdisc replace dev DEV parent 1:q handle H: htb default D r2q R
+ *   class add dev DEV parent P classid H:m htb ...     (the root htb plan's class lines,
+ *                                                       minor m kept, major H)
+ *   qdisc add dev DEV parent H:m handle H+k+1: pfifo limit L | fq ...   (leaf k, config
+ *                                                       order; the same fq fallback)
+ *   filter add dev DEV parent H: ...                    (the same u32 table and filters)
+ *
+ * The per-queue htb replaces mq's default child of that class ("replace": mq made one).
+ * Qdisc handles are unique per device, so H and the leaf qdiscs H+1 .. H+L must be
+ * distinct across queues: S is nleaves + 1 rounded up to a multiple of 0x100 (0x100
+ * for up to 255 leaves), so queue q's qdiscs read q00:, q01:, ... and S * Q + L must
+ * stay below 0xffff. mq's own handle 1: is below every H.
+ *
+ * Builds on the root htb plan of the same arguments (classids, leaves, the expected
+ * rates are the same: per queue). queues: 2..TC_MQ_MAX_QUEUES. Returns 0, or -EINVAL
+ * (tc_plan__build's reasons, queues out of range, or too many leaves for Q queues) or
+ * -ENOMEM, with a message in err. Free with tc_plan__free(). */
+#define TC_MQ_MAX_QUEUES	64
+int tc_plan__build_mq(const struct xtx_sched_config *cfg, const char *dev, uint32_t base_port,
+		      uint32_t flows, unsigned queues, struct tc_plan *plan, char *err,
+		      size_t errlen);
+
+/* Queue q's (0-based) htb major in an mq plan. */
+static inline uint32_t tc_plan__queue_major(const struct tc_plan *p, unsigned q)
+{
+	return p->queue_stride * (q + 1);
+}
+
+/* Where a tc classid of an mq plan belongs: 0 with *queue (0-based) and *leaf (index
+ * into plan->leaves) for a leaf class of one of the queues' htbs, -ENOENT for anything
+ * else (an inner class, mq's own classes, a root htb plan). */
+int tc_plan__mq_locate(const struct tc_plan *p, uint32_t classid, unsigned *queue,
+		       unsigned *leaf);
+
+/* Each queue's leaf packets from the text of `tc -s class show dev DEV` on an mq plan:
+ * a "class htb H:M ..." line, then " Sent B bytes P pkt ...". out has plan->queues *
+ * plan->nleaves entries, [queue * nleaves + leaf]; the classes found are set to P, the
+ * others are left as they were. Returns how many were set. */
+unsigned tc_plan__mq_sent(const struct tc_plan *p, const char *show, double *out);
 
 /* Leaf of flow i (index into plan->leaves): i mod nleaves. */
 static inline unsigned tc_plan__flow_leaf(const struct tc_plan *p, uint32_t flow)
