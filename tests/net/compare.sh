@@ -10,6 +10,11 @@
 #                    one-way delays (128-byte stamped frames), the JSON has every documented
 #                    field, the table names every path, and the tool's testbed is gone
 #                    afterwards;
+#   mq_htb           kernel-mq-htb with --queues 2 (the tool's own 2-queue testbed): the
+#                    tree was installed on both TX queues (mq + one htb per queue, in
+#                    config.tc_commands_mq), packets reached the sink in every class,
+#                    each queue's htb sent packets of every leaf (the flows spread over
+#                    both queues), the qdisc was put back; no rate is asserted (below);
 #   serve_tcp        'xtx-compare serve' on TCP warns that anyone who reaches it may use it;
 #   dev_mode         --dev mode on a testbed made here, receiver behind the control channel
 #                    ('xtx-compare serve' on an owner-only UNIX socket in the receiving
@@ -22,7 +27,7 @@
 # No check asserts a speed. Exit: 0 pass, 1 fail, 77 skip (not root, no jq).
 set -u
 . "$(dirname "$0")/../lib/net.sh"
-ALL_TESTS="test_pkt_send_qdisc test_pkt_send_bypass test_default_mode test_serve_tcp
+ALL_TESTS="test_pkt_send_qdisc test_pkt_send_bypass test_default_mode test_mq_htb test_serve_tcp
   test_dev_mode test_configured_qdisc test_sigint test_usage"
 CMP=$BIN/xtx-compare
 for b in xtx-compare udp-send pkt-send xsk-plain; do
@@ -139,6 +144,53 @@ test_default_mode() {
   fi
 }
 
+# --- kernel-mq-htb: mq + one htb per TX queue ----------------------------------------
+# What is checked is what this 2-core VM gives every time: the commands, the tree on
+# each queue, packets per class and per queue. The rate (a capped class at up to Q x its
+# ceil) depends on how the kernel hashed each socket to a queue (a random sk_txhash per
+# connected socket) and on what the sender gets through: docs/bench/compare-mq.notes.md
+# measures it; here it is not asserted. 32 flows, 16 per leaf: every leaf has flows on
+# both queues unless all 16 sockets of one leaf hashed alike (2 x 2^-15 per run).
+test_mq_htb() {
+  local rc bad q
+  timeout 120 $CMP --queues 2 --paths kernel-mq-htb --producers 2 --flows 32 --runs 1 \
+    --duration 1 --json $TMPD/mq.json > $TMPD/mq.out 2> $TMPD/mq.err
+  rc=$?
+  CMP_TB=$(sed -n 's/.*testbed \(cmp[A-Za-z0-9_]*\):.*/\1/p' $TMPD/mq.err | head -1)
+  if [ $rc != 0 ]; then
+    fail "kernel-mq-htb run: exit $rc"; tail -20 $TMPD/mq.err; return
+  fi
+  ok "kernel-mq-htb --queues 2: exit 0"
+  check_json $TMPD/mq.json kernel-mq-htb
+  [ "$(jq -r '.environment.qdisc_tx_queues' $TMPD/mq.json)" = 2 ] &&
+    ok "the device has 2 TX queues (ip -d link: num_tx_queues)" ||
+    fail "qdisc_tx_queues: $(jq -c .environment.qdisc_tx_queues $TMPD/mq.json)"
+  jq -e '.config.tc_commands_mq[0] == "tc qdisc replace dev tx0 root handle 1: mq"' \
+    $TMPD/mq.json >/dev/null && ok "root mq first" ||
+    fail "first mq command: $(jq -c '.config.tc_commands_mq[0]' $TMPD/mq.json)"
+  for q in 1 2; do
+    jq -e --arg l "tc qdisc replace dev tx0 parent 1:$q handle ${q}00: htb default 10 r2q 10" \
+      '.config.tc_commands_mq | index($l) != null' $TMPD/mq.json >/dev/null &&
+      jq -e --arg q "${q}00:" '[.config.tc_commands_mq[] | select(test("parent \($q) protocol ip prio 1 u32 ht 100:[0-9a-f]+: match"))] | length == 32' \
+        $TMPD/mq.json >/dev/null &&
+      ok "queue $q: its own htb ${q}00: under mq class 1:$q, with the 32 port filters" ||
+      fail "queue $q: no htb ${q}00: with 32 filters in tc_commands_mq"
+  done
+  # each queue's htb counted packets of each leaf: the tree was live on every queue and
+  # the flows spread over both
+  bad=$(jq -r '.runs[] | select(.queue_class_pkts == null or (.queue_class_pkts | length) != 2
+          or any(.queue_class_pkts[][]; (. // 0) <= 0)) | "\(.queue_class_pkts)"' $TMPD/mq.json)
+  [ -z "$bad" ] && ok "each queue's htb sent packets of every leaf: $(jq -c '.runs[0].queue_class_pkts' $TMPD/mq.json)" ||
+    fail "a queue's htb sent no packets of a leaf: $bad"
+  grep -q "kernel-mq-htb: each TX queue has its own htb" $TMPD/mq.out &&
+    ok "the notes show the per-queue spread" || fail "no per-queue spread note"
+  if [ -z "$CMP_TB" ] || ip netns list | grep -q "xtx-$CMP_TB-"; then
+    fail "the tool's testbed ${CMP_TB:-?} is still there (or was not named)"
+  else
+    ok "the tool removed its testbed ($CMP_TB)"
+  fi
+}
+
 # serve_start LIMIT LISTEN ERRFILE: 'xtx-compare serve' in the rx namespace in the
 # background, at most LIMIT s; SERVE_PID is timeout's (ip netns exec execs it in place),
 # which passes a SIGINT on to serve. (A backgrounded in_rx would give a subshell's PID,
@@ -249,7 +301,8 @@ test_usage() {
   in_tx $CMP --help > $TMPD/h.out; rc=$?
   [ $rc = 0 ] && grep -q "EXIT STATUS" $TMPD/h.out && ok "--help" || fail "--help: exit $rc"
   for args in "--paths kernel-htb,bogus" "--producers 32 --flows 16" "--size 59" \
-              "--dev tx0" "--duration 0" "--plot out.svg" "--frobnicate"; do
+              "--dev tx0" "--duration 0" "--plot out.svg" "--frobnicate" \
+              "--paths kernel-mq-htb"; do
     in_tx $CMP $args > /dev/null 2> $TMPD/u.err; rc=$?
     [ $rc = 2 ] && ok "usage error exits 2: $args ($(head -1 $TMPD/u.err | cut -c1-70))" ||
       fail "'$args': exit $rc, expected 2"
