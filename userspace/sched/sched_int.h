@@ -288,22 +288,24 @@ _Static_assert(sizeof(struct _xtx_shclass) == 128, "shared class: two cache line
  * short of it: one queue's view of the class, written only by that queue's scheduler at
  * its takes (not per packet), read by the others at theirs. Fields are hints: a stale
  * one shifts a share for one slice, never a token (those only move by the CAS above).
- * A queue may take unless another queue is blocked on the class (asked and got nothing
- * within `patience`) with a better rank of demand (first what is owed for children's
- * guaranteed rates, then prio), or the same rank and a vt smaller by more than slack
- * bytes at its weight. vt grows by the bytes the queue served at or above the class's
- * level divided by its weight (a leaf: its flows with packets; an inner class: the quanta
- * of its children borrowing at its best prio), so blocked queues end up served in
- * proportion to their weights, as one HTB and fq would serve them; docs/design.md. */
+ * A queue may take from a bucket unless another queue, short of that bucket within
+ * `patience`, owes on it (children's guaranteed rates, paid first) or has a better rank
+ * of demand (prio), or the same rank and a vt smaller by more than slack bytes at its
+ * weight. vt grows by the bytes the queue served at or above the class's level divided
+ * by its weight (a leaf: its flows with packets; an inner class: the feed_w of its
+ * children borrowing at its best prio), so blocked queues end up served in proportion to
+ * their weights, as one HTB and fq would serve them; docs/design.md. */
 struct _xtx_shq {
 	_Atomic uint64_t vt;	/* bytes served / weight, << 10 */
-	_Atomic uint64_t ask;	/* now of its last take that got nothing; 0: not blocked */
+	_Atomic uint64_t ask;	/* now of its last take that left it short, and which
+				 * buckets (sched_htb.c, SH_ASK_BITS); 0: not blocked */
 	_Atomic uint32_t w;	/* weight of its demand now; 0: none */
-	_Atomic uint32_t bprio;	/* rank of that demand: 0 owes, 1 + prio (sched_htb.c) */
+	_Atomic uint32_t bprio;	/* rank of that demand: 1 + prio (sched_htb.c) */
 	_Atomic uint64_t seen;	/* now of its last publish with w > 0; 0: never */
-};
+} __attribute__((aligned(64)));
 
-_Static_assert(sizeof(struct _xtx_shq) == 32, "queue view: two per cache line");
+/* One per cache line: a queue's takes write only its own views' lines. */
+_Static_assert(sizeof(struct _xtx_shq) == 64, "queue view: one cache line");
 
 struct xtx_sched_shared {
 	struct _xtx_shclass *cls;	/* [class index] */
