@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /* One pair per test binary (tests/lib/check.c), so that checks made in a test's own file
  * and in the helpers it links (tests/lib/sched_harness.c) count in one summary. */
@@ -89,6 +91,23 @@ static inline int check_summary(const char *name)
 		return 1;
 	}
 	return bad ? 1 : 0;
+}
+
+/* CLOCK_MONOTONIC in ns. */
+static inline uint64_t check_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* What the rest of test `name` cannot run without failed: say so and exit 1. */
+static inline void check_die(const char *name, const char *what, const char *why)
+{
+	fprintf(stderr, "%s: %s: %s; giving up\n", name, what, why);
+	fflush(NULL);
+	_exit(1);
 }
 
 #endif /* XTX_TEST_CHECK_H */

@@ -71,26 +71,11 @@
 #define WIRE_OFFER	1.25		/* offered / the class rate */
 #define WIRE_FRAME_NS	((WIRE_LEN + 24) * 8 * 1000000000ull / WIRE_RATE)	/* exact */
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* What the rest cannot run without failed: say so and exit 1. */
-static void die(const char *what, const char *why)
-{
-	fprintf(stderr, "stress_null: %s: %s; giving up\n", what, why);
-	fflush(NULL);
-	_exit(1);
-}
 
 /* A wait that went past HANG_NS: the engine stopped moving frames. */
 static void hang(const char *what)
 {
-	die(what, "nothing moved for 60 s");
+	check_die("stress_null", what, "nothing moved for 60 s");
 }
 
 /* The engine's queue for a flow hash among nq queues: multiply-shift, as xtx_queue_of()
@@ -171,14 +156,14 @@ static uint64_t frames_sum(const struct xtx_frame_count *fc)
  * is wrong if it never got there. */
 static void settle(struct xtx_engine *e, struct xtx_frame_count *fc, uint64_t held)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = check_now_ns();
 
 	for (;;) {
 		xtx_engine__frames(e, fc);
 		if (!fc->stage && !fc->sched && !fc->tx && fc->app == held &&
 		    frames_sum(fc) == fc->total)
 			break;
-		if (now_ns() - t0 > SETTLE_NS) {
+		if (check_now_ns() - t0 > SETTLE_NS) {
 			fprintf(stderr, "settle: not idle after %llu s: pool %lu cached %lu app %lu "
 				"stage %lu sched %lu tx %lu dequeuer %lu of %lu\n",
 				SETTLE_NS / 1000000000ull, (unsigned long)fc->pool,
@@ -197,13 +182,13 @@ static void settle(struct xtx_engine *e, struct xtx_frame_count *fc, uint64_t he
 /* Take exactly n frames (back-pressure: wait). */
 static void take_frames(struct xtx_producer *p, uint64_t *addrs, unsigned n)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = check_now_ns();
 
 	for (unsigned got = 0; got < n;) {
 		unsigned g = xtx_producer__get_frames(p, addrs + got, n - got);
 
 		got += g;
-		if (!g && xtx_producer__wait(p, MS) && now_ns() - t0 > HANG_NS)
+		if (!g && xtx_producer__wait(p, MS) && check_now_ns() - t0 > HANG_NS)
 			hang("get_frames");
 	}
 }
@@ -235,7 +220,7 @@ static unsigned send_some(struct xtx_engine *e, struct xtx_producer *p, unsigned
 static void send_count(struct xtx_engine *e, struct xtx_producer *p, unsigned prod,
 		       uint64_t seq0, uint64_t count)
 {
-	uint64_t sent = 0, t_last = now_ns();
+	uint64_t sent = 0, t_last = check_now_ns();
 
 	while (sent < count) {
 		unsigned want = count - sent < BURST ? (unsigned)(count - sent) : BURST;
@@ -243,8 +228,8 @@ static void send_count(struct xtx_engine *e, struct xtx_producer *p, unsigned pr
 
 		sent += k;
 		if (k)
-			t_last = now_ns();
-		else if (now_ns() - t_last > HANG_NS)
+			t_last = check_now_ns();
+		else if (check_now_ns() - t_last > HANG_NS)
 			hang("send");
 	}
 }
@@ -338,7 +323,7 @@ static void *conserve_producer(void *arg)
 	uint64_t held[HOLD], half = PER_PROD / 2;
 
 	if (!p)
-		die("conserve: producer open", strerror(errno));
+		check_die("stress_null", "conserve: producer open", strerror(errno));
 	send_count(c->e, p, a->id, 0, half);
 	take_frames(p, held, HOLD);
 	pthread_barrier_wait(&c->pause);	/* holding HOLD: main counts */
@@ -483,7 +468,7 @@ static void shutdown_run(const char *what, int drop, unsigned timeout_ms, int wa
 	struct xtx_frame_count fc;
 	struct xtx_queue_stats qs;
 	struct xtx_null_stats ns;
-	uint64_t t0 = now_ns(), sent = 0, queued;
+	uint64_t t0 = check_now_ns(), sent = 0, queued;
 
 	if (!CHECK(cfg != NULL)) {
 		fprintf(stderr, "%s: %s\n", what, err);
@@ -506,13 +491,13 @@ static void shutdown_run(const char *what, int drop, unsigned timeout_ms, int wa
 		sent += k;
 		if (k < n || !n)
 			xtx_producer__wait(p, MS);
-		if (now_ns() - t0 > HANG_NS)
+		if (check_now_ns() - t0 > HANG_NS)
 			hang(what);
 	}
 	xtx_producer__close(p);
 	do {				/* the stage emptied into the scheduler */
 		xtx_engine__frames(e, &fc);
-		if (now_ns() - t0 > HANG_NS)
+		if (check_now_ns() - t0 > HANG_NS)
 			hang(what);
 	} while (fc.stage);
 	queued = fc.sched;
@@ -551,11 +536,11 @@ static void *dier(void *arg)
 {
 	struct xtx_engine *e = arg;
 	struct xtx_producer *p = xtx_producer__open(e);
-	uint64_t addrs[100], t0 = now_ns();
+	uint64_t addrs[100], t0 = check_now_ns();
 	struct xtx_desc d[30];
 
 	if (!p)
-		die("dier: producer open", strerror(errno));
+		check_die("stress_null", "dier: producer open", strerror(errno));
 	take_frames(p, addrs, 100);
 	for (unsigned i = 0; i < 30; i++)
 		d[i] = (struct xtx_desc){ .addr = addrs[i], .len = 64, .hash = hash_of(1, i) };
@@ -565,7 +550,7 @@ static void *dier(void *arg)
 		done += k;
 		if (!k)
 			xtx_producer__wait(p, MS);
-		if (now_ns() - t0 > HANG_NS)
+		if (check_now_ns() - t0 > HANG_NS)
 			hang("dier: send");
 	}
 	return NULL;
@@ -635,13 +620,13 @@ static void reap_periodic(void)
 	if (!e)
 		return;
 	run_dier(e);
-	t0 = now_ns();
+	t0 = check_now_ns();
 	do {
 		usleep(10 * 1000);
 		xtx_engine__producer_totals(e, &ps);
-	} while (!ps.reaped && now_ns() - t0 < 5000 * MS);
+	} while (!ps.reaped && check_now_ns() - t0 < 5000 * MS);
 	printf("reap: the dequeuer's own reaper: %lu reaped after %.2f s\n",
-	       (unsigned long)ps.reaped, (double)(now_ns() - t0) * 1e-9);
+	       (unsigned long)ps.reaped, (double)(check_now_ns() - t0) * 1e-9);
 	check_reaped(e, 1, 30);
 	CHECK_EQ_I64(0, xtx_engine__close(e));
 }
@@ -653,9 +638,9 @@ static void reap_periodic(void)
 static uint64_t wire_offer(struct xtx_producer *p)
 {
 	double pps = (double)WIRE_RATE / ((WIRE_LEN + 24) * 8) * WIRE_OFFER;
-	uint64_t max = (uint64_t)(pps * WIRE_SECONDS), sent = 0, t0 = now_ns(), t;
+	uint64_t max = (uint64_t)(pps * WIRE_SECONDS), sent = 0, t0 = check_now_ns(), t;
 
-	while ((t = now_ns() - t0) < WIRE_SECONDS * 1000 * MS && sent < max) {
+	while ((t = check_now_ns() - t0) < WIRE_SECONDS * 1000 * MS && sent < max) {
 		uint64_t due = (uint64_t)((double)t * 1e-9 * pps);
 
 		while (sent < due) {
@@ -700,7 +685,7 @@ static void wire_run(void)
 		return;
 	}
 	o.classes = cfg;
-	t_open = now_ns();
+	t_open = check_now_ns();
 	if (!(e = open_engine(&o, "wire")))
 		goto out_cfg;
 	if (!CHECK((p = xtx_producer__open(e)) != NULL)) {
@@ -715,7 +700,7 @@ static void wire_run(void)
 	/* Offered above the rate: the pool ran dry or the stage was full at times. */
 	CHECK(ps.no_frames + ps.short_sends > 0);
 	CHECK_EQ_I64(0, xtx_engine__stop(e));		/* drains what is queued on the wire */
-	t_end = now_ns();
+	t_end = check_now_ns();
 	xtx_engine__queue_stats(e, 0, &qs);
 	CHECK_EQ_I64(0, xtx_engine__null_stats(e, 0, &ns));
 	uint64_t limit = qs.drops[XTX_DROP_LEAF_LIMIT], other = 0;

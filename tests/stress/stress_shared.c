@@ -75,21 +75,6 @@ static const uint16_t leaf_len[NLEAF] = { 1000, 1400 };
 #define BURST_LEN	1000
 #define BURST_PER_Q	250		/* > 196 + hysteresis: each queue stays backlogged */
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* What the rest cannot run without failed: say so and exit 1. */
-static void die(const char *what, const char *why)
-{
-	fprintf(stderr, "stress_shared: %s: %s; giving up\n", what, why);
-	fflush(NULL);
-	_exit(1);
-}
 
 /* The engine's queue for a flow hash among nq queues: multiply-shift, as xtx_queue_of()
  * in userspace/engine/defs.h. */
@@ -167,14 +152,14 @@ static uint64_t ceil_of(const struct xtx_class_opts *co)
 static void wait_stages(struct xtx_engine *e, const char *what)
 {
 	struct xtx_frame_count fc;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = check_now_ns();
 
 	for (;;) {
 		xtx_engine__frames(e, &fc);
 		if (!fc.stage)
 			return;
-		if (now_ns() - t0 > HANG_NS)
-			die(what, "the stages did not empty in 60 s");
+		if (check_now_ns() - t0 > HANG_NS)
+			check_die("stress_shared", what, "the stages did not empty in 60 s");
 		usleep(1000);
 	}
 }
@@ -338,10 +323,10 @@ static void *rates_producer(void *arg)
 	uint64_t t0, t;
 
 	if (!p)
-		die("rates: producer open", strerror(errno));
+		check_die("stress_shared", "rates: producer open", strerror(errno));
 	pthread_barrier_wait(&r->go);
-	t0 = now_ns();
-	while ((t = now_ns() - t0) < RUN_MS * MS) {
+	t0 = check_now_ns();
+	while ((t = check_now_ns() - t0) < RUN_MS * MS) {
 		int all = 1;
 
 		for (unsigned l = 0; l < NLEAF; l++)
@@ -378,7 +363,7 @@ static void rates_run(unsigned nq, int per_queue, uint64_t slice_ns)
 	o.classes = cfg;
 	uint32_t overhead = xtx_sched_config__overhead(cfg);
 
-	t_open = now_ns();
+	t_open = check_now_ns();
 	if (!(r.e = open_engine(&o, what)))
 		goto out_cfg;
 	r.cls[0] = xtx_engine__class_index(r.e, XTX_HANDLE(1, 0));
@@ -402,7 +387,7 @@ static void rates_run(unsigned nq, int per_queue, uint64_t slice_ns)
 	pthread_barrier_destroy(&r.go);
 	wait_stages(r.e, what);
 	CHECK_EQ_I64(0, xtx_engine__stop(r.e));
-	t_end = now_ns();
+	t_end = check_now_ns();
 
 	memset(&sum, 0, sizeof(sum));
 	for (unsigned i = 0; i < NPROD; i++)
@@ -468,7 +453,7 @@ out_cfg:
  * taken (back-pressure: wait). */
 static void burst_offer(struct xtx_producer *p, unsigned nq, struct offered *o)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = check_now_ns();
 
 	for (unsigned q = 0; q < nq; q++) {
 		uint32_t hash = flow_hash(0, q * NFLOW / nq);
@@ -487,8 +472,8 @@ static void burst_offer(struct xtx_producer *p, unsigned nq, struct offered *o)
 			done += k;
 			if (k < want)
 				xtx_producer__wait(p, MS);
-			if (now_ns() - t0 > HANG_NS)
-				die("burst", "offering took over 60 s");
+			if (check_now_ns() - t0 > HANG_NS)
+				check_die("stress_shared", "burst", "offering took over 60 s");
 		}
 		o->pkts[0] += BURST_PER_Q;
 		o->bytes[0] += (uint64_t)BURST_PER_Q * BURST_LEN;
@@ -501,7 +486,7 @@ static void burst_offer(struct xtx_producer *p, unsigned nq, struct offered *o)
  * whether they did. */
 static int wait_sent(struct xtx_engine *e, unsigned nq, uint64_t per_q, uint64_t total)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = check_now_ns();
 
 	for (;;) {
 		struct xtx_class_stats cs;
@@ -516,7 +501,7 @@ static int wait_sent(struct xtx_engine *e, unsigned nq, uint64_t per_q, uint64_t
 		xtx_engine__class_stats(e, 0, &cs);
 		if (ok && cs.sent_pkts >= total)
 			return 1;
-		if (now_ns() - t0 > HANG_NS)
+		if (check_now_ns() - t0 > HANG_NS)
 			return 0;
 		usleep(1000);
 	}
@@ -544,7 +529,7 @@ static void burst_run(unsigned nq, int per_queue)
 	uint64_t per_q_min = co->cburst / wire1 + 1;
 
 	memset(&off, 0, sizeof(off));
-	t_open = now_ns();
+	t_open = check_now_ns();
 	if (!(e = open_engine(&o, what)))
 		goto out_cfg;
 	if (!CHECK((p = xtx_producer__open(e)) != NULL))
@@ -559,7 +544,7 @@ static void burst_run(unsigned nq, int per_queue)
 	}
 	wait_stages(e, what);
 	CHECK_EQ_I64(0, xtx_engine__stop(e));
-	t_end = now_ns();
+	t_end = check_now_ns();
 
 	uint64_t t = t_end - t_open;
 	uint64_t wire = check_leaf(what, e, 0, &off, BURST_LEN, wire1 - BURST_LEN, &cs);

@@ -805,6 +805,19 @@ static void put_environment(const struct report *r, FILE *f)
 	put_kv_str(f, "saved_qdisc", e->saved_qdisc, false);
 }
 
+/* A plan's commands as JSON strings "tc ...", comma-separated. */
+static void put_tc_cmds(FILE *f, const struct tc_plan *p)
+{
+	for (unsigned i = 0; i < p->ncmds; i++) {
+		char line[TC_LINE_MAX + 8];
+
+		snprintf(line, sizeof(line), "tc %s", p->cmds[i].line);
+		if (i)
+			fputc(',', f);
+		json_put_str(f, line);
+	}
+}
+
 /* The leaves as configured and expected, and the tc commands of the tree. */
 static void put_tree(const struct report *r, FILE *f)
 {
@@ -827,24 +840,10 @@ static void put_tree(const struct report *r, FILE *f)
 			x->capped[lf->cfg_index] ? "true" : "false", r->nleaves, l);
 	}
 	fputs("],\"tc_commands\":[", f);
-	for (unsigned i = 0; i < x->plan.ncmds; i++) {
-		char line[TC_LINE_MAX + 8];
-
-		snprintf(line, sizeof(line), "tc %s", x->plan.cmds[i].line);
-		if (i)
-			fputc(',', f);
-		json_put_str(f, line);
-	}
+	put_tc_cmds(f, &x->plan);
 	/* kernel-mq-htb's commands: mq and the tree once per TX queue ([] if not run) */
 	fputs("],\"tc_commands_mq\":[", f);
-	for (unsigned i = 0; i < x->mq_plan.ncmds; i++) {
-		char line[TC_LINE_MAX + 8];
-
-		snprintf(line, sizeof(line), "tc %s", x->mq_plan.cmds[i].line);
-		if (i)
-			fputc(',', f);
-		json_put_str(f, line);
-	}
+	put_tc_cmds(f, &x->mq_plan);
 	fputs("],\"tc_fallbacks\":[", f);
 	for (unsigned i = 0, first = 1; i < x->plan.ncmds; i++)
 		if (x->plan.cmds[i].fallback[0]) {
