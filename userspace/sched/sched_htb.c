@@ -518,9 +518,10 @@ static unsigned sh_may_take(struct xtx_sched *s, uint32_t c, unsigned want, uint
 			if (ovt < low)
 				low = ovt;
 		}
-		if (!ow && !(sh_blocked(o, sc, now) >> SH_OWES))	/* no demand, no debt */
-			continue;
-		if (!w || !(ob = sh_blocked(o, sc, now)) || !(ob & want))
+		ob = sh_blocked(o, sc, now);
+		/* Nothing to share here, it has no demand and no debt, or it is not short of
+		 * a bucket this queue wants. */
+		if (!w || (!ow && !(ob >> SH_OWES)) || !(ob & want))
 			continue;
 		defer |= (ob >> SH_OWES) & want;	/* what it owes is paid first */
 		if (orank < rank || (orank == rank && ow && ovt + slack < vt))
@@ -605,14 +606,16 @@ static void sh_refill(struct xtx_sched *s, uint32_t c, bool rate, uint64_t now)
 	if (cl->ctokens >= 0)
 		cl->owed_c = 0;
 	if (cl->tokens <= -_XTX_MBUFFER_NS) {	/* sch_htb's floor; no more owed than that */
+		uint32_t max = sh_owed_max(cl->rate_mult);
+
 		cl->tokens = 1 - _XTX_MBUFFER_NS;
-		if (cl->owed_t > sh_owed_max(cl->rate_mult))
-			cl->owed_t = sh_owed_max(cl->rate_mult);
+		cl->owed_t = cl->owed_t < max ? cl->owed_t : max;
 	}
 	if (cl->ctokens <= -_XTX_MBUFFER_NS) {
+		uint32_t max = sh_owed_max(cl->ceil_mult);
+
 		cl->ctokens = 1 - _XTX_MBUFFER_NS;
-		if (cl->owed_c > sh_owed_max(cl->ceil_mult))
-			cl->owed_c = sh_owed_max(cl->ceil_mult);
+		cl->owed_c = cl->owed_c < max ? cl->owed_c : max;
 	}
 	if (s->nq > 1 && (st != SH_FED || cl->blocked != SH_FED))
 		/* Relaxed: a hint (struct _xtx_shq); pairs with sh_blocked()'s load. */
