@@ -74,6 +74,13 @@ struct {
 	__type(value, struct xtx_sink_delay);
 } delay SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xtx_sink_span);
+} span SEC(".maps");
+
 struct vlan_hdr {
 	__be16 tci;
 	__be16 encap_proto;
@@ -133,9 +140,22 @@ static __always_inline void check_order(__u32 port, __u64 seq)
 	bpf_spin_unlock(&f->lock);
 }
 
-static __always_inline void record_delay(__u64 tstamp)
+static __always_inline void record_arrival(__u64 now)
 {
-	__u64 now = bpf_ktime_get_ns(), v;
+	struct xtx_sink_span *sp;
+	__u32 zero = 0;
+
+	sp = bpf_map_lookup_elem(&span, &zero);
+	if (!sp)
+		return;
+	if (!sp->first_ns)
+		sp->first_ns = now;
+	sp->last_ns = now;
+}
+
+static __always_inline void record_delay(__u64 tstamp, __u64 now)
+{
+	__u64 v;
 	struct xtx_sink_delay *dl;
 	__u32 zero = 0, b;
 
@@ -164,7 +184,7 @@ int xtx_sink(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
-	__u64 len = end - data;
+	__u64 len = end - data, now;
 	struct ethhdr *eth = data;
 	struct xtx_xdp_counter *pc;
 	struct xtx_payload *pl;
@@ -268,7 +288,9 @@ int xtx_sink(struct xdp_md *ctx)
 	if (port < cfg_port_lo || port > cfg_port_hi)
 		return other(XTX_SINK_UDP_OTHER_PORT, len);
 
+	now = bpf_ktime_get_ns();
 	count(XTX_SINK_MATCHED, len);
+	record_arrival(now);
 	pc = bpf_map_lookup_elem(&port_stats, &port);
 	if (pc) {
 		pc->pkts++;
@@ -284,7 +306,7 @@ int xtx_sink(struct xdp_md *ctx)
 		check_order(port, pl->seq);
 		if (ulen >= sizeof(*udp) + sizeof(*pl) && (void *)(pl + 1) <= end &&
 		    pl->tstamp_ns)
-			record_delay(pl->tstamp_ns);
+			record_delay(pl->tstamp_ns, now);
 	}
 	return cfg_action;
 }

@@ -10,6 +10,7 @@
  *               only ports within [cfg_port_lo, cfg_port_hi] are counted
  *   flows       array [65536] of struct xtx_sink_flow (shared, bpf_spin_lock), index = port
  *   delay       per-CPU array [1] of struct xtx_sink_delay
+ *   span        per-CPU array [1] of struct xtx_sink_span
  *
  * Bytes are the frame length as XDP sees it: Ethernet header to the end of the frame,
  * without FCS, preamble or inter-frame gap.
@@ -90,6 +91,30 @@ struct xtx_sink_delay {
 	__u64 max_ns;
 	__u64 hist[XTX_SINK_HIST_BUCKETS];
 };
+
+/* When matched frames arrived (bpf_ktime_get_ns(), CLOCK_MONOTONIC): the first and the
+ * last on one CPU. Every matched frame counted in stats and port_stats arrived within
+ * [first_ns, last_ns] of the CPUs' union, so a rate over that span holds exactly the frames
+ * it counts, whenever the counting started. */
+struct xtx_sink_span {
+	__u64 first_ns;		/* 0: no matched frame on this CPU */
+	__u64 last_ns;
+};
+
+/* Combine the ncpu per-CPU values v[0..ncpu) of the span map into *sum (zeroed first):
+ * the earliest first and the latest last over the CPUs that saw a frame. */
+static inline void xtx_sink_span_add(struct xtx_sink_span *sum,
+				     const struct xtx_sink_span *v, int ncpu)
+{
+	for (int c = 0; c < ncpu; c++) {
+		if (!v[c].first_ns)
+			continue;
+		if (!sum->first_ns || v[c].first_ns < sum->first_ns)
+			sum->first_ns = v[c].first_ns;
+		if (v[c].last_ns > sum->last_ns)
+			sum->last_ns = v[c].last_ns;
+	}
+}
 
 /* Add the ncpu per-CPU values v[0..ncpu) of the delay map to *sum (zeroed for the first
  * CPU): counts, sums and buckets add up, min and max over the CPUs with samples. */

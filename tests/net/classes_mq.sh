@@ -19,13 +19,10 @@
 #   (xtx-send cannot stop some flows in the middle of a run, so "borrowing when one
 #   queue's traffic stops" is the two runs, B and A together, then A alone.)
 # Rates are on the wire, as the class file counts them (overhead 24, the default): frame
-# bytes (Ethernet header to the end of the frame) + 24 per frame. The window's rate of all
-# the flows is the mean of the sink's interval lines (pkt/s and Mbit/s, each over the exact
-# time since the line before; six of 0.5 s); a port's rate is that times the port's share
-# of the wire bytes in the sink's summary. Rates do not come from the summary alone: its
-# duration_s starts after the attach, but its counts also hold what arrived between the
-# attach and that start (25 to 120 frames here), which made the rates up to 1% high
-# (docs/bench/classes-mq.notes.md).
+# bytes (Ethernet header to the end of the frame) + 24 per frame, over the sink's arrival
+# span (arrival_s: first frame it counted to the last; not duration_s, which starts after
+# the attach while the counts start at it: that made rates up to 1% high,
+# docs/bench/classes-mq.notes.md).
 # Flows go to queues by the engine's flow hash (MurmurHash3 of the 5-tuple,
 # include/xtx/pkt_hash_pvt.h; queue = hash * 2 >> 32, userspace/engine/defs.h), computed
 # here to pick destination ports that give each placement; xtx-send reports no per-queue
@@ -122,12 +119,11 @@ placed() {
 }
 
 # window PORT N ARGS...: xtx-send (--copy, 2 queues, 1500 bytes, flows PORT..PORT+N-1,
-# ARGS) for RUN_S s in the background; the sink counts from WARM_S s in, with an interval
-# line each TICK_S s over WIN_S s. Sets WIN_MBIT, the wire rate of all the flows over the
-# sink's interval lines, and DQ0, DQ1: frames on each queue in the window (the receiver's
-# counters, read inside it).
+# ARGS) for RUN_S s in the background; the sink counts from WARM_S s in, over WIN_S s.
+# Sets WIN_MBIT, the wire rate of all the flows over the sink's arrival span, and DQ0, DQ1:
+# frames on each queue in the window (the receiver's counters, read inside it).
 window() {
-  local p=$1 n=$2 pid a0 a1 b0 b1 lines
+  local p=$1 n=$2 pid a0 a1 b0 b1
   shift 2
   in_tx timeout 30 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC" \
     --copy --queues 2 --size 1500 --flows "$n" --dst-port "$p" --duration $RUN_S --drop \
@@ -143,16 +139,11 @@ window() {
   DQ0=$((b0 - a0)) DQ1=$((b1 - a1))
   [ "$(jget $TMPD/send.json .mode)" = copy ] || fail "xtx-send ran in mode $(jget $TMPD/send.json .mode), not copy"
   [ "$(jget $TMPD/send.json .queues)" = 2 ] || fail "xtx-send used $(jget $TMPD/send.json .queues) queues, not 2"
-  # The interval lines: "xtx-sink: T s PPS pkt/s MBIT Mbit/s total N pkts other M", each
-  # over the exact time since the one before (the first since the sink's start).
   grep -E '^xtx-sink: +[0-9.]+ s ' $TMPD/sink.err | sed 's/^/  sink | /'
-  lines=$(grep -cE '^xtx-sink: +[0-9.]+ s ' $TMPD/sink.err)
-  [ "$lines" = "$(awk -v w=$WIN_S -v t=$TICK_S 'BEGIN { print int(w / t + 0.5) }')" ] ||
-    { fail "the sink printed $lines interval lines over its ${WIN_S} s, expected one each ${TICK_S} s"; return 1; }
-  read -r WIN_MBIT win_pkts <<< "$(awk '/^xtx-sink: +[0-9.]+ s / {
-      dt = $2 - t; t = $2; m += ($6 + $4 * 24 * 8 / 1e6) * dt; k += $4 * dt }
-    END { printf "%.6f %.0f\n", m / t, k }' $TMPD/sink.err)"
-  echo "sink: $win_pkts frames in the interval lines' ${WIN_S} s; $(jget $SINK_JSON .pkts) in its summary (duration_s $(jget $SINK_JSON .duration_s), and the frames before its start)"
+  jq -e '.arrival_s > 0' $SINK_JSON > /dev/null ||
+    { fail "the sink counted under two frames in its window"; return 1; }
+  WIN_MBIT=$(jq '(.bytes + 24 * .pkts) * 8 / .arrival_s / 1e6' $SINK_JSON)
+  echo "sink: $(jget $SINK_JSON .pkts) frames over $(jget $SINK_JSON .arrival_s) s of arrivals (its window $(jget $SINK_JSON .duration_s) s)"
 }
 
 # wire LO HI: Mbit/s on the wire of ports LO..HI over the window: WIN_MBIT times their

@@ -82,7 +82,7 @@ CONF
   send --classes $TMPD/classes.conf --flows 64 --producers 2 --size 1000 --duration 3 --drop \
     --json > $TMPD/rate.json 2>$TMPD/rate.err || { cat $TMPD/rate.err; fail "xtx-send (rates) failed"; }
   sink_stop
-  dur=$(jget $TMPD/rate.json .duration_s)
+  dur=$(jget $SINK_JSON .arrival_s)
   # Even flows (ports 9000, 9002, ...) are in 1:10, odd ones in 1:20 (leaves round robin).
   for c in "0 24" "1 12"; do
     set -- $c

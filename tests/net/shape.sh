@@ -117,7 +117,7 @@ test_rates() {
   wait $send_pid || { cat $TMPD/send.err; fail "xtx-send failed"; }
   sleep 1.5			# the queues drain
   shape_stop
-  dur=$(jget $SINK_JSON .duration_s)
+  dur=$(jget $SINK_JSON .arrival_s)
   a=$(wire 9000 9013) b=$(wire 9014 9027) c=$(wire 9028 9029)
   # HTB: 1:30 is offered 2 flows x 2.048 = 4.096 Mbit/s, under its rate: it gets all of it.
   # 1:20 (prio 1) is above its rate; 1:10 (prio 0) borrows first, so it gets the rest of

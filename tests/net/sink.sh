@@ -184,6 +184,8 @@ test_duration_drop() {
 	expect run1 .pkts $((N0 + N1 + N2 + NR))
 	expect run1 .bytes $(((N0 + N1 + N2 + NR) * FRAME))
 	expect run1 .payload_pkts $((N0 + N1 + N2 + NR))
+	# Every frame was sent after the attach and before the detach.
+	expect run1 '.first_ns > 0 and .last_ns > .first_ns and (.arrival_s - (.last_ns - .first_ns) / 1e9 | length) < 2e-9 and .arrival_s < .duration_s' true
 	expect run1 '[.per_port[].port]' "[$P0,$P1,$P2,$PR]"
 	for p in "$P0:$N0" "$P1:$N1" "$P2:$N2"; do
 		expect run1 "$(port "${p%:*}") | [.pkts, .bytes, .in_order, .out_of_order, .gaps, .next_seq]" \

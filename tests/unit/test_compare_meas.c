@@ -25,7 +25,7 @@ static const char tree[] =
 /* Flow i at UDP port 9000 + i; ports outside 9000..9003, a port that is not a number and
  * a member without a port are left out. */
 static const char sink_json[] =
-	"{\"duration_s\":1.5,\"pkts\":1000,\"bytes\":128000,"
+	"{\"duration_s\":1.6,\"arrival_s\":1.5,\"pkts\":1000,\"bytes\":128000,"
 	"\"delay_ns\":{\"p50\":10,\"p99\":20,\"p999\":30},\"per_port\":["
 	"{\"port\":9000,\"pkts\":100,\"bytes\":12800},{\"port\":9001,\"pkts\":200,\"bytes\":25600},"
 	"{\"port\":9002,\"pkts\":300,\"bytes\":38400},{\"port\":9003,\"pkts\":400,\"bytes\":51200},"
@@ -80,7 +80,7 @@ static void test_figures(void)
 	static const struct {
 		enum path_id path;
 		bool remote;
-		double duration_s;	/* the sender's send time, or the sink's window */
+		double duration_s;	/* the sender's send time, or the sink's arrival span */
 	} rows[] = {
 		{ P_XTX, false, 2 },
 		{ P_KERNEL_HTB, true, 2 },

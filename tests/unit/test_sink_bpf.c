@@ -116,6 +116,16 @@ static void read_delay(struct xtx_sink *skel, struct xtx_sink_delay *sum)
 	free(v);
 }
 
+static void read_span(struct xtx_sink *skel, struct xtx_sink_span *sum)
+{
+	struct xtx_sink_span v[ncpu];
+	uint32_t zero = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	if (CHECK(bpf_map_lookup_elem(bpf_map__fd(skel->maps.span), &zero, v) == 0))
+		xtx_sink_span_add(sum, v, ncpu);
+}
+
 static void read_flow(struct xtx_sink *skel, uint32_t port, struct xtx_sink_flow *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -658,6 +668,44 @@ out:
 	free(d1);
 }
 
+/* The arrival span: a fresh program has none; the first matched frame sets first and
+ * last to its arrival; later matched frames move last only; unmatched frames neither. */
+static void test_span(void)
+{
+	struct xtx_sink *skel = load(XDP_DROP);
+	struct spec in = UDP4(5001, .data = 4), out = UDP4(PORT_HI + 1, .data = 4);
+	struct xtx_sink_span a, b;
+	struct frame fi, fo;
+	uint64_t t0, t1, t2, t3;
+
+	snprintf(case_name, sizeof(case_name), "arrival span");
+	build(&in, &fi);
+	build(&out, &fo);
+	read_span(skel, &a);
+	CHECK_EQ_U64(0, a.first_ns);
+	CHECK_EQ_U64(0, a.last_ns);
+	CHECK_EQ_U64(XDP_PASS, run(skel, fo.b, fo.len));
+	read_span(skel, &a);
+	CHECK_EQ_U64(0, a.first_ns);		/* an unmatched frame is no arrival */
+	t0 = mono_ns();
+	CHECK_EQ_U64(XDP_DROP, run(skel, fi.b, fi.len));
+	t1 = mono_ns();
+	read_span(skel, &a);
+	CHECK(a.first_ns >= t0 && a.first_ns <= t1);
+	CHECK_EQ_U64(a.first_ns, a.last_ns);
+	t2 = mono_ns();
+	CHECK_EQ_U64(XDP_DROP, run(skel, fi.b, fi.len));
+	t3 = mono_ns();
+	CHECK_EQ_U64(XDP_PASS, run(skel, fo.b, fo.len));
+	read_span(skel, &b);
+	CHECK_EQ_U64(a.first_ns, b.first_ns);
+	CHECK(b.last_ns >= t2 && b.last_ns <= t3);
+	printf("span: first %" PRIu64 " ns in [%" PRIu64 ", %" PRIu64 "], last %" PRIu64
+	       " ns in [%" PRIu64 ", %" PRIu64 "]\n", (uint64_t)b.first_ns, t0, t1,
+	       (uint64_t)b.last_ns, t2, t3);
+	xtx_sink__destroy(skel);
+}
+
 /* --pass: matched frames get XDP_PASS; all counting is the same. */
 static void test_pass(void)
 {
@@ -698,5 +746,6 @@ int main(void)
 	test_delay(skel);
 	xtx_sink__destroy(skel);
 	test_pass();
+	test_span();
 	return check_summary("test_sink_bpf");
 }

@@ -167,7 +167,7 @@ measure() { # config
     bench_die "$c: ${sender[0]##*/} failed (exit $rc):$(printf '\n'; cat $tmp/send.err)"; }
   SENDER=
   local d k carried
-  bench_num d $tmp/sink.json .duration_s
+  bench_num d $tmp/sink.json .arrival_s
   bench_num k $tmp/sink.json .pkts
   bench_pkts_ok "$k" "$c: counted at the receiver"
   if [ $kind = xtx ]; then

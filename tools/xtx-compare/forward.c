@@ -8,8 +8,9 @@
  *                   that puts every flow's port into the leaf the u32 filters use.
  *
  * Timing. The sender runs first, for FWD_WARMUP_MS, so that queues are full and rates
- * settled; then xtx-sink counts for --duration seconds (its own attach-to-detach time is
- * the denominator of every rate); then the sender is stopped. So start-up and the backlog
+ * settled; then xtx-sink counts for --duration seconds (the span from the first frame it
+ * counted to the last, its arrival_s, is the denominator of every rate); then the sender
+ * is stopped. So start-up and the backlog
  * drained at the end are never counted, and the sender is known to have been sending
  * for the whole window (checked: a sender that ended early fails the measurement).
  */
@@ -348,8 +349,8 @@ int measure_forward(struct ctx *x, enum path_id p, unsigned size, struct meas *m
 	free(text);
 	if (rc)
 		return -1;
-	if (!(json_num(m->sink, "duration_s") > 0)) {
-		set_error(m, "xtx-sink reports no counting time (duration_s)");
+	if (!(json_num(m->sink, "arrival_s") > 0)) {
+		set_error(m, "xtx-sink reports no arrival span (arrival_s: under two frames)");
 		return -1;
 	}
 	figures(x, m);

@@ -6,7 +6,7 @@
  *
  * Rates are counted at the sink, never taken from a sender: packets and bytes per flow
  * from xtx-sink's per_port list, summed per leaf (flow i belongs to leaf i mod L), over
- * the send mode sender's own send time, or over the sink's own window in forward mode.
+ * the send mode sender's own send time, or over the sink's arrival span in forward mode.
  */
 #include <errno.h>
 #include <math.h>
@@ -190,8 +190,9 @@ void figures(struct ctx *x, struct meas *m)
 	unsigned *cnt;
 
 	/* Forwarding: the sink counts over a window inside the sender's run (forward.c), so
-	 * its own attach-to-detach time is the denominator. */
-	m->duration_s = json_num(path_defs[m->path].forward ? m->sink : m->sender, "duration_s");
+	 * the span of the frames it counted (first arrival to last) is the denominator. */
+	m->duration_s = path_defs[m->path].forward ? json_num(m->sink, "arrival_s") :
+			json_num(m->sender, "duration_s");
 	m->offered_pps = json_num(m->sender, "pps");
 	m->cpu_ns_per_pkt = json_num(m->sender, "cpu_ns_per_pkt");
 	m->sent_pkts = json_num(m->sender, "sent_pkts");

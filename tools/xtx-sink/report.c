@@ -150,6 +150,28 @@ out:
 	return err;
 }
 
+static int read_span(const struct sink *s, struct xtx_sink_span *sum)
+{
+	struct xtx_sink_span v[s->ncpu];
+	__u32 zero = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.span), &zero, v)) {
+		int err = -errno;
+
+		fprintf(stderr, "xtx-sink: reading the span map failed: %s\n", strerror(-err));
+		return err;
+	}
+	xtx_sink_span_add(sum, v, s->ncpu);
+	return 0;
+}
+
+/* Seconds from the first matched frame to the last (0 with fewer than two). */
+static double arrival_s(const struct xtx_sink_span *sp)
+{
+	return sp->first_ns ? (double)(sp->last_ns - sp->first_ns) / 1e9 : 0.0;
+}
+
 /* The q-quantile (0 < q <= 1) of the histogram: middle of the bucket of rank ceil(q*n). */
 static uint64_t quantile(const struct xtx_sink_delay *d, double q)
 {
@@ -201,19 +223,22 @@ static void sum_order(const struct port_row *rows, size_t n, struct order_sum *o
 
 static void print_text(const struct sink *s, double dur, const struct sink_snapshot *st,
 		       const struct port_row *rows, size_t n, const struct order_sum *o,
-		       const struct xtx_sink_delay *d, FILE *out)
+		       const struct xtx_sink_delay *d, const struct xtx_sink_span *sp, FILE *out)
 {
 	const struct xtx_xdp_counter *m = &st->st[XTX_SINK_MATCHED];
+	double span = arrival_s(sp), gaps = m->pkts > 1 ? (double)(m->pkts - 1) : 0.0;
 	char a[32], b[32], c[32], e[32], f[32];
 
 	fprintf(out, "xtx-sink: %s%s%s, %s mode%s, %.3f s, UDP ports %u-%u, %s\n", s->opt.dev,
 		s->opt.netns ? " in " : "", s->opt.netns ? s->opt.netns : "",
 		xdpa_mode_name(s->xp.mode), s->xp.dispatcher ? " (libxdp dispatcher)" : "", dur,
 		s->opt.port_lo, s->opt.port_hi, s->opt.pass ? "pass" : "drop");
+	/* n frames over their arrival span are n - 1 gaps, each of a mean frame. */
 	fprintf(out, "  matched    %12" PRIu64 " pkts %14" PRIu64 " bytes  %12.0f pkt/s  "
-		"%10.2f Mbit/s\n", (uint64_t)m->pkts, (uint64_t)m->bytes,
-		dur > 0 ? (double)m->pkts / dur : 0.0,
-		dur > 0 ? (double)m->bytes * 8 / dur / 1e6 : 0.0);
+		"%10.2f Mbit/s over %.6f s of arrivals\n", (uint64_t)m->pkts, (uint64_t)m->bytes,
+		span > 0 ? gaps / span : 0.0,
+		span > 0 ? (double)m->bytes / (double)m->pkts * gaps * 8 / span / 1e6 : 0.0,
+		span);
 	fprintf(out, "  other     ");
 	for (int i = XTX_SINK_MATCHED + 1; i < XTX_SINK_CLASS_MAX; i++)
 		fprintf(out, " %s %" PRIu64, xtx_sink_stat_name(i), (uint64_t)st->st[i].pkts);
@@ -250,7 +275,7 @@ static void print_text(const struct sink *s, double dur, const struct sink_snaps
 
 static void print_json(const struct sink *s, double dur, const struct sink_snapshot *st,
 		       const struct port_row *rows, size_t n, const struct order_sum *o,
-		       const struct xtx_sink_delay *d, FILE *out)
+		       const struct xtx_sink_delay *d, const struct xtx_sink_span *sp, FILE *out)
 {
 	const struct xtx_xdp_counter *m = &st->st[XTX_SINK_MATCHED];
 	struct jsonw w;
@@ -263,6 +288,9 @@ static void print_json(const struct sink *s, double dur, const struct sink_snaps
 	jsonw_bool_field(&w, "xdp_dispatcher", s->xp.dispatcher);
 	jsonw_string_field(&w, "action", s->opt.pass ? "pass" : "drop");
 	jsonw_float_field(&w, "duration_s", dur, 6);
+	jsonw_float_field(&w, "arrival_s", arrival_s(sp), 9);
+	jsonw_uint_field(&w, "first_ns", sp->first_ns);
+	jsonw_uint_field(&w, "last_ns", sp->last_ns);
 	jsonw_uint_field(&w, "port_lo", s->opt.port_lo);
 	jsonw_uint_field(&w, "port_hi", s->opt.port_hi);
 	jsonw_uint_field(&w, "pkts", m->pkts);
@@ -331,6 +359,7 @@ int sink_report(const struct sink *s, double duration_s, FILE *out)
 {
 	struct xtx_sink_delay *d = malloc(sizeof(*d));
 	struct port_row *rows = NULL;
+	struct xtx_sink_span sp;
 	struct sink_snapshot st;
 	struct order_sum o;
 	size_t n = 0;
@@ -345,12 +374,14 @@ int sink_report(const struct sink *s, double duration_s, FILE *out)
 		err = read_ports(s, &rows, &n);
 	if (!err)
 		err = read_delay(s, d);
+	if (!err)
+		err = read_span(s, &sp);
 	if (!err) {
 		sum_order(rows, n, &o);
 		if (s->opt.json)
-			print_json(s, duration_s, &st, rows, n, &o, d, out);
+			print_json(s, duration_s, &st, rows, n, &o, d, &sp, out);
 		else
-			print_text(s, duration_s, &st, rows, n, &o, d, out);
+			print_text(s, duration_s, &st, rows, n, &o, d, &sp, out);
 		if (fflush(out))
 			err = -errno;
 	}
