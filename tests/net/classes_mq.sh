@@ -14,10 +14,10 @@
 #                    prio and quantum, A's flow on queue 0, B's on queue 1, both
 #                    backlogged: 25 each within 2% (one HTB at the root; per-queue HTB
 #                    would give each queue's leaf its parent's whole 50);
-#   borrow           the same tree, A's flow alone (on queue 0): A gets the parent's 50
-#                    within 2% on one queue (not 50 / 2), nothing on queue 1.
-#   (xtx-send cannot stop some flows in the middle of a run, so "borrowing when one
-#   queue's traffic stops" is the two runs, B and A together, then A alone.)
+#   borrow_stop      the same run, but B's flow stops 0.5 s in (xtx-send --stop-flows)
+#                    while A's goes on: after B's backlog drained, A on queue 0 gets the
+#                    parent's 50 within 2% (not 50 / 2), queue 1 carries nothing; B sent
+#                    at least its share until it stopped.
 # Rates are on the wire, as the class file counts them (overhead 24, the default): frame
 # bytes (Ethernet header to the end of the frame) + 24 per frame, over the sink's arrival
 # span (arrival_s: first frame it counted to the last; not duration_s, which starts after
@@ -36,7 +36,7 @@
 # what it should get, and the borrowing leaves, one flow each, keep up to 1000 frames of it
 # (flow_limit; 100 would be 24 ms at 50 Mbit/s), so a producer's stall does not empty them.
 . "$(dirname "$0")/../lib/net.sh"
-ALL_TESTS="test_rate_device test_rate_per_queue test_skew_3_1 test_borrow_shared test_borrow"
+ALL_TESTS="test_rate_device test_rate_per_queue test_skew_3_1 test_borrow_shared test_borrow_stop"
 command -v ethtool >/dev/null || { echo "ethtool not installed: run make deps"; exit 1; }
 command -v python3 >/dev/null || { echo "python3 not installed: run make deps"; exit 1; }
 net_init --queues 2
@@ -223,14 +223,26 @@ test_borrow_shared() {
   within "1:20 B (queue 1), rate 10 ceil 50" "$(wire $((AB_P + 1)) $((AB_P + 1)))" 25
 }
 
-test_borrow() {
-  placed $AB_P 0 || return
-  window $AB_P 1 --classes $TMPD/borrow.conf --rate 100mbit || return
+# B's leaf holds at most 1000 frames (flow_limit), 0.49 s at its 25 Mbit/s share: gone
+# before the window, which starts WARM_S - STOP_S = 1 s after the stop.
+STOP_S=0.5
+test_borrow_stop() {
+  local b_sent b_min
+  placed $AB_P $AB_PAT || return
+  window $AB_P 2 --classes $TMPD/borrow.conf --rate 150mbit --stop-flows 1@$STOP_S || return
   scope_is device
+  [ "$(jq -c .stop_flows $TMPD/send.json)" = "{\"first\":1,\"last\":1,\"at_s\":$STOP_S}" ] ||
+    fail "xtx-send did not report B's stop: $(jq -c .stop_flows $TMPD/send.json)"
+  # Until the stop B got 25 Mbit/s (borrow_shared): at least STOP_S s of it, 1524 wire bytes
+  # a frame, less 2% (its backlog is sent after the stop, on top).
+  b_sent=$(jq '.classes[] | select(.handle == "1:20") | .sent_pkts' $TMPD/send.json)
+  b_min=$(awk -v s=$STOP_S 'BEGIN { printf "%d", s * 25e6 / 8 / 1524 * 0.98 }')
+  echo "1:20 B (queue 1): sent $b_sent frames in the run, at least $b_min expected before its stop"
+  [ "$b_sent" -ge "$b_min" ] || fail "B sent $b_sent frames, under its share until the stop ($b_min)"
   echo "window: queue 0 $DQ0 frames, queue 1 $DQ1"
   [ "$DQ1" -le "$(jq '[.other[].pkts] | add // 0' $SINK_JSON)" ] ||
-    fail "queue 1 carried $DQ1 frames with A's flow on queue 0 alone"
-  within "1:10 A alone (queue 0), rate 10 ceil 50" "$(wire $AB_P $AB_P)" 50
+    fail "queue 1 carried $DQ1 frames in the window, after B's flow stopped"
+  within "1:10 A (queue 0) after B stopped, rate 10 ceil 50" "$(wire $AB_P $AB_P)" 50
 }
 
 net_run_tests

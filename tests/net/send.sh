@@ -13,7 +13,8 @@
 #   sigint         SIGINT in the middle of a run: exit 0, a summary, no AF_XDP socket and
 #                  no XDP program left on tx0.
 . "$(dirname "$0")/../lib/net.sh"
-ALL_TESTS="test_counts test_checksums_ipv4 test_checksums_ipv6 test_class_rates test_sigint"
+ALL_TESTS="test_counts test_checksums_ipv4 test_checksums_ipv6 test_class_rates test_stop_flows
+test_sigint"
 net_init --queues 4
 
 # --- exact counts and order -------------------------------------------------------------
@@ -38,6 +39,32 @@ test_counts() {
   [ "$(jget $TMPD/send.json .frames.in_flight)" = 0 ] || fail "frames still in flight after the run"
   [ "$(jget $TMPD/send.json .frames.free)" = "$(jget $TMPD/send.json .frames.total)" ] \
     || fail "frame accounting: free != total after the run"
+}
+
+# --- --stop-flows -------------------------------------------------------------------------
+# 4 flows at 2000 pps each (--rate 8000pps), two producers (flows 0, 2 and 1, 3), 2 s;
+# flows 2 and 3 stop at 1 s: they send 1 s of theirs, 0 and 1 all 2 s, each within 5% (100
+# frames: 50 ms), every frame in order without a gap (the frames built before the stop are
+# sent, not dropped), and the summary accounts for each.
+test_stop_flows() {
+  local p n want e
+  sink_start --ports 9000-9003 || return
+  send --producers 2 --flows 4 --rate 8000pps --duration 2 --stop-flows 2-3@1 --json     > $TMPD/stop.json 2>$TMPD/stop.err || { cat $TMPD/stop.err; fail "xtx-send failed"; }
+  sink_stop
+  echo "stop_flows $(jq -c .stop_flows $TMPD/stop.json); offered $(jget $TMPD/stop.json .offered_pkts) sent $(jget $TMPD/stop.json .sent_pkts) unaccounted $(jget $TMPD/stop.json .unaccounted_pkts)"
+  [ "$(jget $TMPD/stop.json .unaccounted_pkts)" = 0 ] || fail "frames unaccounted for"
+  [ "$(jget $SINK_JSON .pkts)" = "$(jget $TMPD/stop.json .sent_pkts)" ] ||
+    fail "sink counted $(jget $SINK_JSON .pkts), xtx-send sent $(jget $TMPD/stop.json .sent_pkts)"
+  [ "$(jget $SINK_JSON '[.out_of_order, .gaps]' | tr -d ' 
+')" = "[0,0]" ] ||
+    fail "frames out of order or missing: $(jq -c '[.out_of_order, .gaps]' $SINK_JSON)"
+  for p in 0 1 2 3; do
+    n=$(jq ".per_port[] | select(.port == $((9000 + p))) | .pkts" $SINK_JSON)
+    want=$([ $p -lt 2 ] && echo 4000 || echo 2000)
+    e=$(awk -v n="$n" -v w="$want" 'BEGIN { printf "%+.2f", (n - w) / w * 100 }')
+    echo "flow $p (port $((9000 + p))): $n frames, expected $want ($e%)"
+    awk -v e="$e" 'BEGIN { exit !(e <= 5 && e >= -5) }' || fail "flow $p: $n frames, $want expected ($e%)"
+  done
 }
 
 # --- well-formed frames (tshark) ---------------------------------------------------------

@@ -67,6 +67,7 @@ struct prod {
 
 static struct prod prods[MAX_PRODUCERS];
 static unsigned nprod;
+static uint64_t stop_flows_ns;		/* --stop-flows: CLOCK_MONOTONIC; 0: none */
 
 static void on_signal(int sig)
 {
@@ -132,6 +133,25 @@ static inline void pace_sent(struct pace *pc, unsigned i)
 	}
 }
 
+/* --stop-flows: drop flows stop_first..stop_last from flows[0..*n) (and their seq and
+ * imix state), keeping the others' order; *fi follows the flow it pointed at, or the next. */
+static void stop_flows(uint32_t *flows, uint64_t *seq, uint8_t *pat, uint32_t *n, uint32_t *fi)
+{
+	uint32_t k = 0, nfi = 0;
+
+	for (uint32_t i = 0; i < *n; i++) {
+		if (i == *fi)
+			nfi = k;
+		if (flows[i] >= o.stop_first && flows[i] <= o.stop_last)
+			continue;
+		flows[k] = flows[i];
+		seq[k] = seq[i];
+		pat[k++] = pat[i];
+	}
+	*n = k;
+	*fi = nfi < k ? nfi : 0;
+}
+
 /* Offer packets of this producer's flows (flow f with f % nprod == id), in order per flow,
  * one flow after the other; with --rate each flow at R/F (struct pace). */
 static void *producer_main(void *arg)
@@ -146,6 +166,7 @@ static void *producer_main(void *arg)
 	uint64_t *seq = NULL, addrs[BURST];
 	struct xtx_desc d[BURST];
 	unsigned pending = 0;	/* d[0..pending) built but not taken yet */
+	uint64_t stop_ns = stop_flows_ns;
 
 	if (!p) {
 		me->err = errno;
@@ -175,8 +196,17 @@ static void *producer_main(void *arg)
 
 		if (o.count && me->quota - me->offered < want)
 			want = (unsigned)(me->quota - me->offered);
-		if (pc.den || o.stamp)
+		if (pc.den || o.stamp || stop_ns)
 			now = cli_now_ns(CLOCK_MONOTONIC);
+		if (stop_ns && now >= stop_ns) {
+			/* No new frame of a stopped flow; those built (at most a burst) go on,
+			 * unless no flow of this producer does (given back below). */
+			stop_ns = 0;
+			stop_flows(flows, seq, pat, &nflows, &fi);
+			if (!nflows)
+				break;
+			pace_init(&pc, t, ntmpl, nflows);
+		}
 		if (pc.den) {
 			/* Credit up to one burst; never more than 1 ms of lag. */
 			if (pc.next_ns + 1000000 < now)
@@ -630,6 +660,16 @@ static void print_json(const struct run *r, const struct totals *t,
 	jsonw_string_field(&w, "class_scope", o.queue_classes ? "queue" : "device");
 	jsonw_uint_field(&w, "producers", nprod);
 	jsonw_uint_field(&w, "flows", o.flows);
+	jsonw_name(&w, "stop_flows");
+	if (o.stop_at_s > 0) {
+		jsonw_start_object(&w);
+		jsonw_uint_field(&w, "first", o.stop_first);
+		jsonw_uint_field(&w, "last", o.stop_last);
+		jsonw_float_field(&w, "at_s", o.stop_at_s, 6);
+		jsonw_end_object(&w);
+	} else {
+		jsonw_null(&w);
+	}
 	if (o.size) {
 		jsonw_uint_field(&w, "size", o.size);
 	} else {
@@ -703,6 +743,9 @@ static void print_text(const struct run *r, const struct totals *t)
 
 	printf("xtx-send: %s, %s mode, %u queue(s), %u producer(s), %u flow(s)\n", o.dev,
 	       xtx_engine__mode(eng), xtx_engine__queues(eng), nprod, o.flows);
+	if (o.stop_at_s > 0)
+		printf("  flows %u-%u (ports %u-%u) stopped at %.3f s\n", o.stop_first, o.stop_last,
+		       o.dst_port + o.stop_first, o.dst_port + o.stop_last, o.stop_at_s);
 	printf("  offered %lu  sent %lu  dropped %lu", (unsigned long)r->offered,
 	       (unsigned long)t->sent, (unsigned long)t->dropped);
 	for (int d = 0; d < XTX_DROP__MAX; d++)
@@ -781,6 +824,8 @@ int main(int argc, char **argv)
 	catch_signals();
 	plan_producers(&r);
 	r.t0 = cli_now_ns(CLOCK_MONOTONIC);
+	if (o.stop_at_s > 0)
+		stop_flows_ns = r.t0 + (uint64_t)(o.stop_at_s * 1e9);
 	if (start_producers()) {
 		xtx_engine__close(eng);
 		xtx_sched_config__free(r.cfg);

@@ -90,6 +90,12 @@ DSTGUARD_USAGE("                       ")
 "                       pin producer i to the i-th CPU of LIST, round robin (default: not\n"
 "                       pinned)\n"
 "    --frames N         frames in the UMEM (default 8192 per queue)\n"
+"    --stop-flows FIRST[-LAST]@S\n"
+"                       flows FIRST to LAST (0-based, ports P+FIRST to P+LAST; LAST\n"
+"                       defaults to the last flow) stop being offered S seconds into the\n"
+"                       run while the others go on: the rest of a class's traffic, or of\n"
+"                       a queue's, then shows how the scheduler follows demand. At least\n"
+"                       one flow must go on; not with --count\n"
 "    --drain S          at the end, wait up to S seconds for queued packets (default 2)\n"
 "    --drop             at the end, drop queued packets at once (counted)\n"
 "    --no-stamp         do not write send timestamps into the payload\n"
@@ -112,12 +118,38 @@ static int bad(const char *opt, const char *val, const char *want)
 	return 2;
 }
 
+/* FIRST[-LAST]@S into o->stop_*; *have_last says whether LAST was given. */
+static int parse_stop_flows(const char *arg, struct send_opts *o, int *have_last)
+{
+	char buf[64], *at, *dash;
+	uint64_t a, b;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -1;
+	strcpy(buf, arg);
+	at = strchr(buf, '@');
+	if (!at)
+		return -1;
+	*at++ = 0;
+	dash = strchr(buf, '-');
+	if (dash)
+		*dash++ = 0;
+	if (cli_str_to_u64(buf, 10, 0, 65534, &a) ||
+	    (dash && cli_str_to_u64(dash, 10, a, 65534, &b)) ||
+	    cli_str_to_double(at, 0.001, 1e6, &o->stop_at_s))
+		return -1;
+	o->stop_first = (uint32_t)a;
+	o->stop_last = dash ? (uint32_t)b : 0;
+	*have_last = dash != NULL;
+	return 0;
+}
+
 int send_opts_parse(int argc, char **argv, struct send_opts *o)
 {
 	enum { O_DEV = 256, O_DST_IP, O_DST_MAC, O_SRC_IP, O_SRC_MAC, O_DST_PORT, O_SRC_PORT,
 	       O_FLOWS, O_SIZE, O_QUEUES, O_FIRST_Q, O_PRODUCERS, O_CLASSES, O_RATE,
 	       O_DURATION, O_COUNT, O_INTERVAL, O_JSON, O_COPY, O_ZC, O_BUSY, O_CPUS, O_PROD_CPUS, O_FRAMES,
-	       O_DRAIN, O_DROP, O_NO_STAMP, O_ALLOW_DST, O_ALLOW_ANY_DST, O_QCLS };
+	       O_DRAIN, O_DROP, O_NO_STAMP, O_ALLOW_DST, O_ALLOW_ANY_DST, O_QCLS, O_STOP_FLOWS };
 	static const struct option lo[] = {
 		{ "dev", 1, 0, O_DEV }, { "dst-ip", 1, 0, O_DST_IP }, { "dst-mac", 1, 0, O_DST_MAC },
 		{ "src-ip", 1, 0, O_SRC_IP }, { "src-mac", 1, 0, O_SRC_MAC },
@@ -132,9 +164,10 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 		{ "frames", 1, 0, O_FRAMES }, { "drain", 1, 0, O_DRAIN }, { "drop", 0, 0, O_DROP },
 		{ "no-stamp", 0, 0, O_NO_STAMP }, { "allow-dst", 1, 0, O_ALLOW_DST },
 		{ "allow-any-dst", 0, 0, O_ALLOW_ANY_DST }, { "queue-classes", 0, 0, O_QCLS },
+		{ "stop-flows", 1, 0, O_STOP_FLOWS },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
-	int c, have_dur = 0, have_dst = 0;
+	int c, have_dur = 0, have_dst = 0, have_stop_last = 0;
 	uint64_t v;
 	char err[512];
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -279,6 +312,11 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 		case O_DROP:
 			o->drop = 1;
 			break;
+		case O_STOP_FLOWS:
+			if (parse_stop_flows(optarg, o, &have_stop_last))
+				return bad("--stop-flows", optarg, "FIRST[-LAST]@SECONDS, e.g. 8-15@2.5 "
+					   "(flows 0..65534, seconds above 0)");
+			break;
 		case O_NO_STAMP:
 			o->stamp = 0;
 			break;
@@ -315,6 +353,31 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 	}
 	if (o->count)
 		o->duration = 0;
+	if (o->stop_at_s > 0) {
+		if (!have_stop_last)
+			o->stop_last = o->flows - 1;
+		if (o->count) {
+			fprintf(stderr, "xtx-send: --stop-flows needs --duration: with --count every "
+				"flow offers its share to the end\n");
+			return 2;
+		}
+		if (o->stop_first > o->stop_last || o->stop_last >= o->flows) {
+			fprintf(stderr, "xtx-send: --stop-flows: there is no flow %u, only flows "
+				"0-%u (--flows %u)\n", o->stop_first >= o->flows ? o->stop_first :
+				o->stop_last, o->flows - 1, o->flows);
+			return 2;
+		}
+		if (o->stop_first == 0 && o->stop_last == o->flows - 1) {
+			fprintf(stderr, "xtx-send: --stop-flows would stop every flow: give "
+				"--duration %g instead\n", o->stop_at_s);
+			return 2;
+		}
+		if (o->stop_at_s >= o->duration) {
+			fprintf(stderr, "xtx-send: --stop-flows at %g s is not inside the run "
+				"(--duration %g)\n", o->stop_at_s, o->duration);
+			return 2;
+		}
+	}
 	if ((uint32_t)o->dst_port + o->flows - 1 > 65535) {
 		fprintf(stderr, "xtx-send: --dst-port %u with --flows %u goes past port 65535\n",
 			o->dst_port, o->flows);

@@ -39,6 +39,10 @@ struct send_opts {
 	int nprod_cpus;			/* 0: not pinned */
 	uint32_t frames;		/* UMEM frames, 0 = engine default */
 	double drain;			/* drain timeout, s */
+	/* --stop-flows FIRST[-LAST]@S: flows FIRST..LAST stop being offered S seconds into
+	 * the run; stop_at_s 0: none. */
+	uint32_t stop_first, stop_last;
+	double stop_at_s;
 	struct dstguard guard;		/* --allow-dst, --allow-any-dst */
 };
 
