@@ -413,8 +413,8 @@ static void flush_deferred(struct xtx_sched *s)
  * rates (a leaf: its flows with packets; an inner class: the feed_w of its children
  * borrowing at its best prio, as HTB's DRR splits by quantum; 0: none), and its rank,
  * 1 + the prio of that demand (a leaf's own prio; an inner class's best borrowing prio),
- * lower first. What a queue owes (its descendants sent on their own rates and that is not
- * taken yet) is not demand: it is paid first, and the others wait for it (sh_may_take). */
+ * lower first. What its descendants sent on their own rates is not demand: it is charged
+ * to the device-wide bucket whatever that holds (sh_pay_owed). */
 static inline uint32_t sh_demand(struct xtx_sched *s, uint32_t c, uint32_t *rank)
 {
 	const struct _xtx_class *cl = &s->cls[c];
@@ -439,13 +439,11 @@ static inline bool sh_recent(uint64_t t, const struct _xtx_shclass *sc, uint64_t
 	return t && (t >= now || now - t <= (uint64_t)sc->patience);
 }
 
-/* A class's device-wide buckets, as bits of struct _xtx_shq.ask: short of it, and (<< 2)
- * short of it while owing. */
-enum { SH_RATE = 1, SH_CEIL = 2, SH_OWES = 2, SH_ASK_BITS = 15 };
+/* A class's device-wide buckets, as bits of struct _xtx_shq.ask: short of it. */
+enum { SH_RATE = 1, SH_CEIL = 2, SH_ASK_BITS = 15 };
 
-/* Which of class c's buckets queue view o was left short of at its last take, and owing
- * (SH_RATE, SH_CEIL, and those << SH_OWES), if that was within the class's patience;
- * 0: none. */
+/* Which of class c's buckets queue view o was left short of at its last take (SH_RATE,
+ * SH_CEIL), if that was within the class's patience; 0: none. */
 static inline unsigned sh_blocked(const struct _xtx_shq *o, const struct _xtx_shclass *sc,
 				  uint64_t now)
 {
@@ -477,8 +475,8 @@ static void sh_set_feed_w(struct xtx_sched *s, uint32_t c, uint32_t w, uint64_t 
 /* Publish this queue's view of class c (struct _xtx_shq) and say which of the buckets in
  * `want` (SH_RATE, SH_CEIL) it may take from now: not one that another queue is blocked
  * on with a better rank (sh_demand()), or the same rank and a vt more than slack bytes (at
- * this queue's weight) below this one's. A queue that owes, or has no demand to share,
- * never waits. O(queues), once per take. */
+ * this queue's weight) below this one's. A queue with no demand to share never waits.
+ * O(queues), once per take. */
 static unsigned sh_may_take(struct xtx_sched *s, uint32_t c, unsigned want, uint64_t now)
 {
 	struct _xtx_class *cl = &s->cls[c];
@@ -493,8 +491,9 @@ static unsigned sh_may_take(struct xtx_sched *s, uint32_t c, unsigned want, uint
 	unsigned defer = 0;
 
 	/* The bytes since the last take were served at a weight > 0: the one now, else the
-	 * last one (a class that stopped borrowing has weight 0 now). */
-	wl = w ? w : cl->vt_w ? cl->vt_w : 1;
+	 * last one (a class that stopped borrowing has weight 0 now), else one flow (a leaf)
+	 * or one quantum (an inner class), the unit of its weights. */
+	wl = w ? w : cl->vt_w ? cl->vt_w : cl->leaf != _XTX_NIL ? 1 : (uint32_t)cl->quantum;
 	if (w)
 		cl->vt_w = w;
 	step = ((uint64_t)cl->fair_wire << 10) + cl->vt_rem;	/* exact over many takes */
@@ -519,12 +518,11 @@ static unsigned sh_may_take(struct xtx_sched *s, uint32_t c, unsigned want, uint
 				low = ovt;
 		}
 		ob = sh_blocked(o, sc, now);
-		/* Nothing to share here, it has no demand and no debt, or it is not short of
-		 * a bucket this queue wants. */
-		if (!w || (!ow && !(ob >> SH_OWES)) || !(ob & want))
+		/* Nothing to share here, it has no demand, or it is not short of a bucket this
+		 * queue wants. */
+		if (!w || !ow || !(ob & want))
 			continue;
-		defer |= (ob >> SH_OWES) & want;	/* what it owes is paid first */
-		if (orank < rank || (orank == rank && ow && ovt + slack < vt))
+		if (orank < rank || (orank == rank && ovt + slack < vt))
 			defer |= ob & want;
 	}
 	/* No more credit than one burst for a queue that had no demand (within patience):
@@ -546,33 +544,23 @@ static unsigned sh_may_take(struct xtx_sched *s, uint32_t c, unsigned want, uint
 
 enum { SH_FED = 0, SH_SHORT = 1, SH_DEFERRED = 2 };	/* _xtx_class.blocked */
 
-/* Take what an inner class's descendants sent on their own rates (*owed wire bytes at
- * mult), first and without waiting for other queues; what could not be taken stays owed.
- * Returns what was taken, ns. */
+/* Charge what an inner class's descendants sent on their own rates (*owed wire bytes at
+ * mult, rounded up) to the device-wide bucket whatever it holds, as sch_htb charges an
+ * ancestor for them (into debt if need be: the others' takes then wait), and give the
+ * local bucket back what those sends took from it, up to one slice. Returns that, ns. */
 static int64_t sh_pay_owed(uint32_t *owed, uint64_t mult, struct _xtx_shbucket *b,
 			   int64_t toks, uint64_t now)
 {
 	uint32_t rem = 0;
-	int64_t owe = (int64_t)_xtx_l2t(mult, *owed, &rem) + 1, got;
+	int64_t owe = _xtx_sh_charge(b, (int64_t)_xtx_l2t(mult, *owed, &rem) + 1, now);
 
-	if (owe > b->slice - toks)	/* a bucket holds one slice at most */
-		owe = b->slice - toks;
-	got = _xtx_sh_take(b, owe, now);
-	*owed = got >= owe ? 0 : (uint32_t)((uint64_t)*owed * (uint64_t)(owe - got) / (uint64_t)owe);
-	return got;
-}
-
-/* Bytes at mult (ns per byte << 32) in 60 s, the most a local bucket can owe. */
-static uint32_t sh_owed_max(uint64_t mult)
-{
-	unsigned __int128 b = ((unsigned __int128)_XTX_MBUFFER_NS << 32) / mult;
-
-	return b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
+	*owed = 0;
+	return owe > b->slice - toks ? b->slice - toks : owe;	/* one slice at most */
 }
 
 /* Top class c's local buckets up to one slice from the device-wide ones where they are
- * below zero (the rate bucket only if `rate`). A bucket that owes (owed_t, owed_c) pays
- * first and takes nothing more until paid; the others take unless sh_may_take() says
+ * below zero (the rate bucket only if `rate`): first what its descendants sent on their
+ * own rates (owed_t, owed_c) is charged there, then it takes unless sh_may_take() says
  * wait. Publish whether c is now blocked. */
 static void sh_refill(struct xtx_sched *s, uint32_t c, bool rate, uint64_t now)
 {
@@ -588,10 +576,8 @@ static void sh_refill(struct xtx_sched *s, uint32_t c, bool rate, uint64_t now)
 	if (nc && cl->owed_c)
 		cl->ctokens += sh_pay_owed(&cl->owed_c, cl->ceil_mult, &sc->ceil, cl->ctokens,
 					   now);
-	want = (nt && !cl->owed_t && cl->tokens < 0 ? SH_RATE : 0) |
-	       (nc && !cl->owed_c && cl->ctokens < 0 ? SH_CEIL : 0);
-	may = s->nq > 1 && (want || cl->owed_t || cl->owed_c) ? sh_may_take(s, c, want, now)
-							       : want;
+	want = (nt && cl->tokens < 0 ? SH_RATE : 0) | (nc && cl->ctokens < 0 ? SH_CEIL : 0);
+	may = s->nq > 1 && want ? sh_may_take(s, c, want, now) : want;
 	if (may & SH_RATE)
 		cl->tokens += _xtx_sh_take(&sc->rate, sc->rate.slice - cl->tokens, now);
 	if (may & SH_CEIL)
@@ -601,36 +587,22 @@ static void sh_refill(struct xtx_sched *s, uint32_t c, bool rate, uint64_t now)
 		st = SH_DEFERRED;
 	else if (short_of)
 		st = SH_SHORT;
-	if (cl->tokens >= 0)		/* every debt covered, what was owed included */
-		cl->owed_t = 0;
-	if (cl->ctokens >= 0)
-		cl->owed_c = 0;
-	if (cl->tokens <= -_XTX_MBUFFER_NS) {	/* sch_htb's floor; no more owed than that */
-		uint32_t max = sh_owed_max(cl->rate_mult);
-
+	if (cl->tokens <= -_XTX_MBUFFER_NS)	/* sch_htb's floor */
 		cl->tokens = 1 - _XTX_MBUFFER_NS;
-		cl->owed_t = cl->owed_t < max ? cl->owed_t : max;
-	}
-	if (cl->ctokens <= -_XTX_MBUFFER_NS) {
-		uint32_t max = sh_owed_max(cl->ceil_mult);
-
+	if (cl->ctokens <= -_XTX_MBUFFER_NS)
 		cl->ctokens = 1 - _XTX_MBUFFER_NS;
-		cl->owed_c = cl->owed_c < max ? cl->owed_c : max;
-	}
 	if (s->nq > 1 && (st != SH_FED || cl->blocked != SH_FED))
 		/* Relaxed: a hint (struct _xtx_shq); pairs with sh_blocked()'s load. */
 		atomic_store_explicit(&s->shq[(size_t)s->qidx * s->ncls + c].ask,
-				      st != SH_FED ? (now & ~(uint64_t)SH_ASK_BITS) | short_of |
-				      (((cl->owed_t ? SH_RATE : 0) | (cl->owed_c ? SH_CEIL : 0))
-				       << SH_OWES) : 0,
+				      st != SH_FED ? (now & ~(uint64_t)SH_ASK_BITS) | short_of : 0,
 				      memory_order_relaxed);
 	cl->blocked = (uint8_t)st;
 }
 
 /* The wait-heap key of a device-wide class that class_mode() just found not CAN_SEND:
- * when the device-wide bucket of the failing local one could give back its debt, or, if
- * it owes there, pay half a slice of it (so it pays in steps and its ask stays fresh
- * within the others' patience); half a slice on when it waits for another queue. */
+ * when the device-wide bucket of the failing local one could give back its debt, or at
+ * once (its first half slice) if it has descendants' sends to charge there first; half a
+ * slice on when it waits for another queue. */
 static inline uint64_t sh_key(struct xtx_sched *s, uint32_t c, uint64_t now)
 {
 	const struct _xtx_class *cl = &s->cls[c];
@@ -649,7 +621,7 @@ static inline void sh_account(struct _xtx_class *cl, bool below, uint32_t wire)
 {
 	if (!below) {
 		cl->fair_wire += wire;
-	} else {			/* saturating: sh_refill() caps it at 60 s */
+	} else {			/* saturating; sh_refill() charges it */
 		cl->owed_t = cl->owed_t > UINT32_MAX - wire ? UINT32_MAX : cl->owed_t + wire;
 		cl->owed_c = cl->owed_c > UINT32_MAX - wire ? UINT32_MAX : cl->owed_c + wire;
 	}
@@ -658,7 +630,8 @@ static inline void sh_account(struct _xtx_class *cl, bool below, uint32_t wire)
 /* htb_charge_class's bucket update for a device-wide class: the charge comes off the
  * local buckets, which refill from the device-wide ones instead of from elapsed time.
  * own: charged on its tokens (served at or below its level), else borrowed above it;
- * below: served below its level, on a descendant's own rate (owed, paid first). */
+ * below: served below its level, on a descendant's own rate (owed: charged at the
+ * refill whatever the device-wide bucket holds). */
 static inline void charge_shared(struct xtx_sched *s, uint32_t c, bool own, bool below,
 				 uint32_t wire, uint64_t now)
 {

@@ -181,8 +181,8 @@ struct _xtx_class {
 	/* Line 3: drop counters (cold); device-wide debts. */
 	uint64_t drops[XTX_DROP__MAX];
 	uint32_t owed_t, owed_c;	/* device-wide inner: wire bytes its descendants sent
-					 * on their own rates, not yet taken for its tokens /
-					 * ctokens from the device-wide buckets */
+					 * on their own rates, not yet charged to the
+					 * device-wide buckets for its tokens / ctokens */
 	uint32_t vt_rem;		/* device-wide: what the last vt step left, << 10 */
 	uint32_t vt_w;			/* device-wide: its last weight > 0 (sh_may_take) */
 } __attribute__((aligned(64)));
@@ -289,9 +289,9 @@ _Static_assert(sizeof(struct _xtx_shclass) == 128, "shared class: two cache line
  * its takes (not per packet), read by the others at theirs. Fields are hints: a stale
  * one shifts a share for one slice, never a token (those only move by the CAS above).
  * A queue may take from a bucket unless another queue, short of that bucket within
- * `patience`, owes on it (children's guaranteed rates, paid first) or has a better rank
- * of demand (prio), or the same rank and a vt smaller by more than slack bytes at its
- * weight. vt grows by the bytes the queue served at or above the class's level divided
+ * `patience`, has a better rank of demand (prio), or the same rank and a vt smaller by
+ * more than slack bytes at its weight (descendants' sends on their own rates are not
+ * taken but charged: _xtx_sh_charge()). vt grows by the bytes the queue served at or above the class's level divided
  * by its weight (a leaf: its flows with packets; an inner class: the feed_w of its
  * children borrowing at its best prio), so blocked queues end up served in proportion to
  * their weights, as one HTB and fq would serve them; docs/design.md. */
@@ -383,6 +383,27 @@ static inline uint64_t _xtx_l2t(uint64_t mult, uint32_t len, uint32_t *rem)
 
 	*rem = (uint32_t)p;
 	return (uint64_t)(p >> 32);
+}
+
+/* Charge `ns` (> 0) to a device-wide bucket at now whatever it holds, as sch_htb charges
+ * an ancestor for a descendant's own rate: a full bucket first, then into debt (tat past
+ * now, so takes wait until time pays it back), at most 60 s of it. Returns ns. */
+static inline int64_t _xtx_sh_charge(struct _xtx_shbucket *b, int64_t ns, uint64_t now)
+{
+	/* Relaxed: as in _xtx_sh_take(), the CAS on the one word is the whole protocol
+	 * (pairs with the other schedulers' CAS on it). */
+	uint64_t t = atomic_load_explicit(&b->tat, memory_order_relaxed), base, to;
+
+	do {
+		base = now > t && now - t > (uint64_t)b->depth ? now - (uint64_t)b->depth : t;
+		to = base + (uint64_t)ns;
+		if (to > now + (uint64_t)_XTX_MBUFFER_NS)
+			to = now + (uint64_t)_XTX_MBUFFER_NS;
+		if (to < base)	/* already 60 s in debt: nothing more to charge */
+			to = base;
+	} while (!atomic_compare_exchange_weak_explicit(&b->tat, &t, to, memory_order_relaxed,
+						       memory_order_relaxed));
+	return ns;
 }
 
 /* Take from a device-wide bucket at now: up to `want` ns (> 0), and only if at least

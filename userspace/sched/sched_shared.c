@@ -6,8 +6,11 @@
  *
  * Rules:
  *   - A device-wide bucket starts full (tat = now - depth) and holds min(depth, now - tat)
- *     ns. Taking moves tat forward by what was taken, with one CAS; tat never passes the
- *     taker's now, so over any interval the takes sum to at most depth + its length.
+ *     ns. Taking moves tat forward by what was taken, with one CAS; a take never moves
+ *     tat past the taker's now, so over any interval the takes sum to at most depth +
+ *     its length. What an inner class's descendants sent on their own rates is charged
+ *     instead, whatever the bucket holds (tat past now: a debt the takes wait out, at
+ *     most 60 s), as sch_htb lets a parent's tokens go negative for them.
  *   - A scheduler's local bucket of such a class is at most one slice deep: it tops up
  *     to one slice when a charge takes it below zero, and only if at least half a slice
  *     (min_take) is there, so one CAS moves at least half a slice, never one per packet
