@@ -170,15 +170,28 @@ static void dequeuer_setup(struct xtx_dequeuer *q)
 }
 
 /* Out of line in the TSan build only: gcc 12 with -fsanitize=thread refuses (-Wtsan) the
- * seq_cst fence in intake_batches() once it is inlined. */
+ * seq_cst fence in wake_stage_room() once it is inlined. */
 #ifdef __SANITIZE_THREAD__
 #define XTX_INTAKE_INLINE __attribute__((noinline))
 #else
 #define XTX_INTAKE_INLINE
 #endif
 
+/* Wake the producers that wait, for stage space made or anything else (room.h). */
+static XTX_INTAKE_INLINE void wake_stage_room(struct xtx_dequeuer *q)
+{
+	q->since_wake = 0;
+	/* (W1) fence: the stage room made is ordered before the waiters load in
+	 * xtx_room__wake_any(); pairs with the seq_cst fence in xtx_room__wait_prepare()
+	 * (room.h). */
+	atomic_thread_fence(memory_order_seq_cst);
+	xtx_room__wake_any(q->room);
+}
+
 /* Steps 1 and 2 over one batch, or up to intake_batches while the stage keeps them
- * full, waking producers after each. Returns how many were taken. */
+ * full. Producers waiting for stage space are woken once wake_descs were taken since the
+ * last wake, or when the stage ran empty after some were (room.h). Returns how many were
+ * taken. */
 static XTX_INTAKE_INLINE unsigned
 intake_batches(struct xtx_dequeuer *q, struct xtx_desc *in, struct xtx_desc *drops,
 	       uint64_t *txt, uint64_t now, int dropping)
@@ -188,13 +201,14 @@ intake_batches(struct xtx_dequeuer *q, struct xtx_desc *in, struct xtx_desc *dro
 	for (unsigned b = 0, got = XTX_DEQ_BATCH; b < q->intake && got == XTX_DEQ_BATCH; b++) {
 		got = intake(q, in, drops, txt, now, dropping);
 		n += got;
+		q->since_wake += got;
+		if (!q->since_wake)
+			break;
+		if (got == XTX_DEQ_BATCH && q->since_wake < q->wake_descs)
+			continue;
+		wake_stage_room(q);
 		if (!got)
 			break;
-		/* (W1) fence: the stage room just made is ordered before the waiters load
-		 * in xtx_room__wake(); pairs with the seq_cst fence in
-		 * xtx_room__wait_prepare() (room.h). */
-		atomic_thread_fence(memory_order_seq_cst);
-		xtx_room__wake(q->room, 0);
 	}
 	return n;
 }
@@ -249,7 +263,9 @@ static void idle(struct xtx_dequeuer *q, struct deq_state *s, uint32_t ticket, u
 		 uint64_t next, int stopping)
 {
 	flush_recycle(q, 1);
-	xtx_room__wake(q->room, 1);
+	/* Stage space not woken for yet (since_wake), or producers that wait with frames:
+	 * idle wakes them all. */
+	wake_stage_room(q);
 	if (s->dirty) {
 		publish_classes(q, now);
 		s->dirty = 0;

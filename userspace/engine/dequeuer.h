@@ -48,6 +48,8 @@ struct xtx_dequeuer {
 	struct xtx_frames fr;		/* a copy: the UMEM and its frame size */
 	uint32_t qid;			/* NIC queue id (the thread's name) */
 	unsigned intake;		/* stage batches per step (opts.intake_batches) */
+	uint32_t wake_descs;		/* stage space that wakes producers: half a lane */
+	uint32_t since_wake;		/* descriptors taken from the stage since that wake */
 	unsigned ncls;			/* classes in the snapshot */
 	int nice, rtprio;		/* opts.deq_nice, opts.deq_rtprio */
 

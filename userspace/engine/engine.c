@@ -510,6 +510,7 @@ static void fill_dequeuer(struct xtx_engine *e, struct xtx_queue *q)
 	d->fr = e->fr;
 	d->qid = q->qid;
 	d->intake = e->intake;
+	d->wake_descs = e->o.lane_size / 2;	/* >= 1: lane_size >= 2 (mpsc.c) */
 	d->ncls = e->ncls;
 	d->nice = e->o.deq_nice;
 	d->rtprio = e->o.deq_rtprio;

@@ -139,13 +139,19 @@ static int lanes_have_room(const struct xtx_producer *p)
 int xtx_producer__wait(struct xtx_producer *p, uint64_t timeout_ns)
 {
 	struct xtx_room *room = &p->e->room;
-	uint32_t ticket = xtx_room__wait_prepare(room);
+	int no_frames = !p->ncache;
+	uint32_t ticket = xtx_room__wait_prepare(room, no_frames);
+	int frames = !no_frames || xtx_room__has_frames(room);
 
-	if ((p->ncache || xtx_room__has_frames(room)) && lanes_have_room(p)) {
-		xtx_room__wait_cancel(room);
+	if (frames && lanes_have_room(p)) {
+		xtx_room__wait_cancel(room, no_frames);
 		return 0;
 	}
-	return xtx_room__wait_ticket(room, ticket, timeout_ns);
+	if (no_frames && frames) {	/* stage space is all it waits for */
+		xtx_room__wait_frames_found(room);
+		no_frames = 0;
+	}
+	return xtx_room__wait_ticket(room, ticket, timeout_ns, no_frames);
 }
 
 void xtx_producer__set_txtime(struct xtx_producer *p, struct xtx_desc *d, uint64_t t_ns)

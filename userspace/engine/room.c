@@ -13,14 +13,29 @@ void xtx_room__init(struct xtx_room *r, struct xtx_pool *pool, uint32_t wake_fra
 {
 	atomic_init(&r->seq, 0);
 	atomic_init(&r->waiters, 0);
+	atomic_init(&r->frame_waiters, 0);
 	r->pool = pool;
 	r->wake_frames = wake_frames;
+}
+
+static void wake(struct xtx_room *r)
+{
+	/* Release: the futex word changes after the room was made (W1 above). */
+	atomic_fetch_add_explicit(&r->seq, 1, memory_order_release);
+	syscall(SYS_futex, &r->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+void xtx_room__wake_any(struct xtx_room *r)
+{
+	/* (W1) seq_cst load, pairs with the producer's seq_cst increment. */
+	if (atomic_load_explicit(&r->waiters, memory_order_seq_cst))
+		wake(r);
 }
 
 void xtx_room__wake(struct xtx_room *r, int force)
 {
 	/* (W1) seq_cst load, pairs with the producer's seq_cst increment. */
-	if (!atomic_load_explicit(&r->waiters, memory_order_seq_cst))
+	if (!atomic_load_explicit(&r->frame_waiters, memory_order_seq_cst))
 		return;
 	/* Hysteresis: a busy dequeuer wakes waiters only once the pool holds wake_frames,
 	 * so that a woken producer finds several batches, not one (each wake costs two
@@ -29,17 +44,17 @@ void xtx_room__wake(struct xtx_room *r, int force)
 	if (!force && atomic_load_explicit(&r->pool->frames, memory_order_relaxed) <
 		      (int64_t)r->wake_frames)
 		return;
-	/* Release: the futex word changes after the room was made (W1 above). */
-	atomic_fetch_add_explicit(&r->seq, 1, memory_order_release);
-	syscall(SYS_futex, &r->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	wake(r);
 }
 
-uint32_t xtx_room__wait_prepare(struct xtx_room *r)
+uint32_t xtx_room__wait_prepare(struct xtx_room *r, int no_frames)
 {
 	uint32_t seq;
 
-	/* (W1) seq_cst increment: announces the waiter before the checks that follow. */
+	/* (W1) seq_cst increments: announce the waiter before the checks that follow. */
 	atomic_fetch_add_explicit(&r->waiters, 1, memory_order_seq_cst);
+	if (no_frames)
+		atomic_fetch_add_explicit(&r->frame_waiters, 1, memory_order_seq_cst);
 	/* Acquire: pairs with the waker's release bump. */
 	seq = atomic_load_explicit(&r->seq, memory_order_acquire);
 	/* (W1) fence: the caller's lane-room loads come after the increment. */
@@ -54,20 +69,29 @@ int xtx_room__has_frames(struct xtx_room *r)
 	       (int64_t)r->wake_frames;
 }
 
-void xtx_room__wait_cancel(struct xtx_room *r)
+void xtx_room__wait_cancel(struct xtx_room *r, int no_frames)
 {
-	/* Relaxed: a count; a stale nonzero only costs a waker one spurious wake. */
+	/* Relaxed: counts; a stale nonzero only costs a waker one spurious wake. */
 	atomic_fetch_sub_explicit(&r->waiters, 1, memory_order_relaxed);
+	if (no_frames)
+		atomic_fetch_sub_explicit(&r->frame_waiters, 1, memory_order_relaxed);
 }
 
-int xtx_room__wait_ticket(struct xtx_room *r, uint32_t ticket, uint64_t timeout_ns)
+void xtx_room__wait_frames_found(struct xtx_room *r)
+{
+	/* Relaxed: a count; a stale nonzero only costs a waker one spurious wake. */
+	atomic_fetch_sub_explicit(&r->frame_waiters, 1, memory_order_relaxed);
+}
+
+int xtx_room__wait_ticket(struct xtx_room *r, uint32_t ticket, uint64_t timeout_ns,
+			  int no_frames)
 {
 	struct timespec ts = { (time_t)(timeout_ns / 1000000000ull),
 			       (long)(timeout_ns % 1000000000ull) };
 	long rc = syscall(SYS_futex, &r->seq, FUTEX_WAIT_PRIVATE, ticket,
 			  timeout_ns == UINT64_MAX ? NULL : &ts, NULL, 0);
 
-	xtx_room__wait_cancel(r);	/* awake: no longer waiting */
+	xtx_room__wait_cancel(r, no_frames);	/* awake: no longer waiting */
 	if (rc == 0 || errno == EAGAIN)
 		return 0;
 	return errno == ETIMEDOUT ? -ETIMEDOUT : -EINTR;
