@@ -353,6 +353,32 @@ static void test_scope_queue(void)
 
 /* Queue 1 stalls for 2 s (some 16000 of its bursts): queue 0 keeps the class at its rate
  * meanwhile, and the stalled queue held at most one slice. */
+/* _xtx_sh_charge() on one bucket: a full bucket is charged from its depth, then into
+ * debt that takes wait out and ready times follow, at most 60 s of it; a charge with a
+ * stale now never moves tat back or past that now's cap. */
+static void test_charge(void)
+{
+	struct _xtx_shbucket b = { .depth = 1000, .slice = 500, .min_take = 250 };
+	const uint64_t now = T0;
+
+	printf("device-wide charge: full, debt, the 60 s cap, a stale now\n");
+	atomic_store(&b.tat, now - 5000);		/* full: holds min(depth, 5000) */
+	CHECK_EQ_I64(300, _xtx_sh_charge(&b, 300, now));
+	CHECK_EQ_U64(now - 700, atomic_load(&b.tat));	/* from the depth, not from 5000 */
+	CHECK_EQ_I64(5000, _xtx_sh_charge(&b, 5000, now));
+	CHECK_EQ_U64(now + 4300, atomic_load(&b.tat));	/* 4300 ns in debt */
+	CHECK_EQ_I64(0, _xtx_sh_take(&b, 400, now));
+	CHECK_EQ_I64(0, _xtx_sh_take(&b, 400, now + 4300));
+	CHECK_EQ_I64(400, _xtx_sh_take(&b, 400, now + 4300 + 400));
+	CHECK_EQ_U64(now + 4700 + 250, _xtx_sh_ready(&b, 100, now));
+	CHECK_EQ_I64(SEC(100), _xtx_sh_charge(&b, SEC(100), now));
+	CHECK_EQ_U64(now + SEC(60), atomic_load(&b.tat));	/* the cap */
+	_xtx_sh_charge(&b, 1, now);
+	CHECK_EQ_U64(now + SEC(60), atomic_load(&b.tat));
+	_xtx_sh_charge(&b, 1000, now - SEC(1));		/* stale: its cap is behind tat */
+	CHECK_EQ_U64(now + SEC(60), atomic_load(&b.tat));
+}
+
 static void test_stall(void)
 {
 	struct stall st = { .q = 1, .from = T0 + SEC(3), .to = T0 + SEC(5) };
@@ -835,6 +861,7 @@ int main(void)
 	test_rate_split(4, true);
 	test_rate_split(2, false);
 	test_scope_queue();
+	test_charge();
 	test_stall();
 	test_move();
 	test_ceil();

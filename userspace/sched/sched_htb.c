@@ -492,7 +492,8 @@ static unsigned sh_may_take(struct xtx_sched *s, uint32_t c, unsigned want, uint
 
 	/* The bytes since the last take were served at a weight > 0: the one now, else the
 	 * last one (a class that stopped borrowing has weight 0 now), else one flow (a leaf)
-	 * or one quantum (an inner class), the unit of its weights. */
+	 * or its quantum (an inner class, whose weights are sums of its children's quanta:
+	 * the same order, not the same unit). */
 	wl = w ? w : cl->vt_w ? cl->vt_w : cl->leaf != _XTX_NIL ? 1 : (uint32_t)cl->quantum;
 	if (w)
 		cl->vt_w = w;
@@ -547,7 +548,9 @@ enum { SH_FED = 0, SH_SHORT = 1, SH_DEFERRED = 2 };	/* _xtx_class.blocked */
 /* Charge what an inner class's descendants sent on their own rates (*owed wire bytes at
  * mult, rounded up) to the device-wide bucket whatever it holds, as sch_htb charges an
  * ancestor for them (into debt if need be: the others' takes then wait), and give the
- * local bucket back what those sends took from it, up to one slice. Returns that, ns. */
+ * local bucket back what those sends took from it, with no min_take; the local bucket
+ * holds one slice at most. Returns what it gets back, ns (the whole charge is made even
+ * where the 60 s cap cut it). */
 static int64_t sh_pay_owed(uint32_t *owed, uint64_t mult, struct _xtx_shbucket *b,
 			   int64_t toks, uint64_t now)
 {
@@ -600,9 +603,10 @@ static void sh_refill(struct xtx_sched *s, uint32_t c, bool rate, uint64_t now)
 }
 
 /* The wait-heap key of a device-wide class that class_mode() just found not CAN_SEND:
- * when the device-wide bucket of the failing local one could give back its debt, or at
- * once (its first half slice) if it has descendants' sends to charge there first; half a
- * slice on when it waits for another queue. */
+ * at once if it has descendants' sends to charge to the failing bucket (the refill at
+ * that event charges them and gives the local bucket back what they took, whatever the
+ * device-wide one holds), else when the device-wide bucket could give back its debt;
+ * half a slice on when it waits for another queue. */
 static inline uint64_t sh_key(struct xtx_sched *s, uint32_t c, uint64_t now)
 {
 	const struct _xtx_class *cl = &s->cls[c];
@@ -611,8 +615,8 @@ static inline uint64_t sh_key(struct xtx_sched *s, uint32_t c, uint64_t now)
 	if (cl->blocked == SH_DEFERRED)
 		return now + (uint64_t)sc->rate.min_take;
 	if (cl->mode == _XTX_CANT_SEND)
-		return _xtx_sh_ready(&sc->ceil, cl->owed_c ? 1 : -cl->ctokens, now);
-	return _xtx_sh_ready(&sc->rate, cl->owed_t ? 1 : -cl->tokens, now);
+		return cl->owed_c ? now + 1 : _xtx_sh_ready(&sc->ceil, -cl->ctokens, now);
+	return cl->owed_t ? now + 1 : _xtx_sh_ready(&sc->rate, -cl->tokens, now);
 }
 
 /* What a charge of a device-wide class counts for among the queues: owed when served

@@ -290,11 +290,12 @@ _Static_assert(sizeof(struct _xtx_shclass) == 128, "shared class: two cache line
  * one shifts a share for one slice, never a token (those only move by the CAS above).
  * A queue may take from a bucket unless another queue, short of that bucket within
  * `patience`, has a better rank of demand (prio), or the same rank and a vt smaller by
- * more than slack bytes at its weight (descendants' sends on their own rates are not
- * taken but charged: _xtx_sh_charge()). vt grows by the bytes the queue served at or above the class's level divided
- * by its weight (a leaf: its flows with packets; an inner class: the feed_w of its
- * children borrowing at its best prio), so blocked queues end up served in proportion to
- * their weights, as one HTB and fq would serve them; docs/design.md. */
+ * more than slack bytes at its weight. vt grows by the bytes the queue served at or above
+ * the class's level divided by its weight (a leaf: its flows with packets; an inner
+ * class: the feed_w of its children borrowing at its best prio), so blocked queues end up
+ * served in proportion to their weights, as one HTB and fq would serve them;
+ * docs/design.md. Descendants' sends on their own rates are not taken but charged
+ * (_xtx_sh_charge()). */
 struct _xtx_shq {
 	_Atomic uint64_t vt;	/* bytes served / weight, << 10 */
 	_Atomic uint64_t ask;	/* now of its last take that left it short, and which
@@ -376,7 +377,7 @@ static inline int64_t _xtx_bytes_to_ns(uint64_t bytes, uint64_t rate)
 
 /* Transmission time of `len` bytes in ns, carrying the sub-ns remainder in *rem so a long
  * run of charges is exact (sch_htb truncates each packet, which at 100 Gbit/s and 88-byte
- * wire frames would be 0.6% fast). len <= 2^17, mult < 2^63: the product fits 128 bits. */
+ * wire frames would be 0.6% fast). len < 2^32, mult < 2^63: the product fits 128 bits. */
 static inline uint64_t _xtx_l2t(uint64_t mult, uint32_t len, uint32_t *rem)
 {
 	unsigned __int128 p = (unsigned __int128)len * mult + *rem;
@@ -387,7 +388,8 @@ static inline uint64_t _xtx_l2t(uint64_t mult, uint32_t len, uint32_t *rem)
 
 /* Charge `ns` (> 0) to a device-wide bucket at now whatever it holds, as sch_htb charges
  * an ancestor for a descendant's own rate: a full bucket first, then into debt (tat past
- * now, so takes wait until time pays it back), at most 60 s of it. Returns ns. */
+ * now, so takes wait until time pays it back), at most 60 s of it (what the cap cuts off
+ * is lost, as sch_htb's tokens stop at -mbuffer). Returns ns. */
 static inline int64_t _xtx_sh_charge(struct _xtx_shbucket *b, int64_t ns, uint64_t now)
 {
 	/* Relaxed: as in _xtx_sh_take(), the CAS on the one word is the whole protocol
@@ -401,6 +403,8 @@ static inline int64_t _xtx_sh_charge(struct _xtx_shbucket *b, int64_t ns, uint64
 			to = now + (uint64_t)_XTX_MBUFFER_NS;
 		if (to < base)	/* already 60 s in debt: nothing more to charge */
 			to = base;
+		if (to == t)
+			return ns;
 	} while (!atomic_compare_exchange_weak_explicit(&b->tat, &t, to, memory_order_relaxed,
 						       memory_order_relaxed));
 	return ns;

@@ -14,7 +14,8 @@
  *   - A scheduler's local bucket of such a class is at most one slice deep: it tops up
  *     to one slice when a charge takes it below zero, and only if at least half a slice
  *     (min_take) is there, so one CAS moves at least half a slice, never one per packet
- *     while the class is throttled.
+ *     while the class is throttled. The charge of what its descendants sent on their own
+ *     rates gives the local bucket back what they took, with no min_take (sh_pay_owed()).
  *   - slice = min(slice_ns, depth / 2) per bucket. What Q schedulers can send beyond
  *     the device-wide bucket in any interval is bounded by what they hold and owe:
  *     Q * (one slice held + one slice of hysteresis debt + one packet), docs/design.md.
