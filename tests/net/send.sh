@@ -77,9 +77,13 @@ checksums() { # FAMILY (4 or 6)
     dst=(--dst-ip 2001:2:0:ff::2 --src-ip 2001:2:0:ff::1)
   fi
   tb_run "$RX_NS" timeout 20 tshark -q -i "$RX_DEV" -c 200 -w $TMPD/cap$fam.pcap \
-    -f "udp dst portrange 9000-9063" 2>/dev/null &
+    -f "udp dst portrange 9000-9063" 2>$TMPD/tshark$fam.err &
   cap=$!
-  sleep 1.5
+  # tshark says "Capturing on" once its filter is set; a slow start (a busy host) would
+  # otherwise miss the first frames.
+  for _ in $(seq 100); do grep -q "Capturing on" $TMPD/tshark$fam.err && break; sleep 0.1; done
+  grep -q "Capturing on" $TMPD/tshark$fam.err ||
+    { kill $cap 2>/dev/null; wait $cap; fail "tshark did not start capturing in 10 s: $(cat $TMPD/tshark$fam.err)"; return; }
   in_tx timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-mac "$TX_NEXTHOP_MAC" \
     --dst-ip "$RX_IP" "${dst[@]}" --flows 8 --count 200 --size 128 --json >/dev/null 2>&1 \
     || fail "xtx-send (IPv$fam capture run) failed"
