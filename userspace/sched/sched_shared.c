@@ -36,13 +36,18 @@ static void init_bucket(struct _xtx_shbucket *b, int64_t depth, uint64_t slice_n
 			uint64_t now_ns)
 {
 	int64_t slice = depth / 2 < (int64_t)slice_ns ? depth / 2 : (int64_t)slice_ns;
+	uint64_t full;
 
 	b->depth = depth > 1 ? depth : 1;
 	b->slice = slice > 1 ? slice : 1;
 	b->min_take = b->slice / 2 > 1 ? b->slice / 2 : 1;
+	/* Full: tat = now - depth; a depth beyond now (a huge burst at a tiny rate, soon after
+	 * boot) starts at 0, holding now ns: tat must not wrap past now, or no take would
+	 * ever succeed. */
+	full = now_ns > (uint64_t)b->depth ? now_ns - (uint64_t)b->depth : 0;
 	/* Relaxed: written before any scheduler exists; creating the schedulers' threads
 	 * publishes it (pairs with their first load in _xtx_sh_take). */
-	atomic_store_explicit(&b->tat, now_ns - (uint64_t)b->depth, memory_order_relaxed);
+	atomic_store_explicit(&b->tat, full, memory_order_relaxed);
 }
 
 /* slack: half a slice of bytes at the class's rate;
