@@ -18,23 +18,31 @@ test_sigint"
 net_init --queues 4
 
 # --- exact counts and order -------------------------------------------------------------
+# veth's own drops (TX dropped of $TX_DEV: the peer's ring was full), a frame count.
+veth_drops() { ip -n "$TX_NS" -s -j link show dev "$TX_DEV" | jq '.[0].stats64.tx.dropped'; }
+
 test_counts() {
-  local sent offered got
+  local sent offered got d0 d1 vd
+  d0=$(veth_drops)
   sink_start --ports 9000-9063 || return
   send --queues 4 --producers 4 --flows 64 --count 400000 --json > $TMPD/send.json 2>$TMPD/send.err \
     || { cat $TMPD/send.err; fail "xtx-send failed"; }
   sink_stop
+  d1=$(veth_drops)
+  vd=$((d1 - d0))
   sent=$(jget $TMPD/send.json .sent_pkts)
   offered=$(jget $TMPD/send.json .offered_pkts)
   got=$(jget $SINK_JSON .pkts)
-  echo "count run: offered $offered sent $sent sink $got checked $(jget $SINK_JSON .payload_pkts) in-order $(jget $SINK_JSON .in_order) ooo $(jget $SINK_JSON .out_of_order) gaps $(jget $SINK_JSON .gaps) ports $(jget $SINK_JSON '.per_port|length')"
+  echo "count run: offered $offered sent $sent sink $got veth-dropped $vd checked $(jget $SINK_JSON .payload_pkts) in-order $(jget $SINK_JSON .in_order) ooo $(jget $SINK_JSON .out_of_order) gaps $(jget $SINK_JSON .gaps) ports $(jget $SINK_JSON '.per_port|length')"
   [ "$offered" = 400000 ] || fail "offered $offered, expected 400000"
   [ "$sent" = 400000 ] || fail "sent $sent, expected 400000"
-  [ "$got" = "$sent" ] || fail "sink counted $got, engine sent $sent"
-  [ "$(jget $SINK_JSON .payload_pkts)" = "$sent" ] || fail "sink checked the order of only $(jget $SINK_JSON .payload_pkts) of $sent frames"
-  [ "$(jget $SINK_JSON .in_order)" = "$sent" ] || fail "only $(jget $SINK_JSON .in_order) frames in order"
+  # What the kernel's veth dropped after xtx handed it over (its peer's ring full, on a
+  # busy host) veth counts; every other frame must arrive, in order per flow.
+  [ $((got + vd)) = "$sent" ] || fail "sink counted $got and veth dropped $vd, engine sent $sent"
+  [ "$(jget $SINK_JSON .payload_pkts)" = "$got" ] || fail "sink checked the order of only $(jget $SINK_JSON .payload_pkts) of $got frames"
+  [ "$(jget $SINK_JSON .in_order)" = "$got" ] || fail "only $(jget $SINK_JSON .in_order) of $got frames in order"
   [ "$(jget $SINK_JSON .out_of_order)" = 0 ] || fail "out-of-order frames at the sink"
-  [ "$(jget $SINK_JSON .gaps)" = 0 ] || fail "sequence gaps at the sink"
+  [ "$vd" != 0 ] || [ "$(jget $SINK_JSON .gaps)" = 0 ] || fail "sequence gaps at the sink"
   [ "$(jget $SINK_JSON '.per_port|length')" = 64 ] || fail "not all 64 flows arrived"
   [ "$(jget $TMPD/send.json .frames.in_flight)" = 0 ] || fail "frames still in flight after the run"
   [ "$(jget $TMPD/send.json .frames.free)" = "$(jget $TMPD/send.json .frames.total)" ] \
