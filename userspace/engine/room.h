@@ -48,8 +48,8 @@ struct xtx_room {
 
 void xtx_room__init(struct xtx_room *r, struct xtx_pool *pool, uint32_t wake_frames);
 
-/* Waker, after putting frames into the pool: wake the waiters that began without frames,
- * if any; unless force, only once the pool holds wake_frames. */
+/* Waker, after putting frames into the pool: wake the waiters that wait for frames, if
+ * any; unless force, only once the pool holds wake_frames. */
 void xtx_room__wake(struct xtx_room *r, int force);
 /* Waker, after making stage space (or going idle): wake every waiter, if any. */
 void xtx_room__wake_any(struct xtx_room *r);

@@ -386,6 +386,13 @@ static inline uint64_t _xtx_l2t(uint64_t mult, uint32_t len, uint32_t *rem)
 	return (uint64_t)(p >> 32);
 }
 
+/* The bucket's tat t as of now with what it can hold capped: a bucket full for longer
+ * than its depth holds its depth (tat = now - depth); in debt (t >= now) it is t. */
+static inline uint64_t _xtx_sh_base(const struct _xtx_shbucket *b, uint64_t t, uint64_t now)
+{
+	return now > t && now - t > (uint64_t)b->depth ? now - (uint64_t)b->depth : t;
+}
+
 /* Charge `ns` (> 0) to a device-wide bucket at now whatever it holds, as sch_htb charges
  * an ancestor for a descendant's own rate: a full bucket first, then into debt (tat past
  * now, so takes wait until time pays it back), at most 60 s of it (what the cap cuts off
@@ -397,7 +404,7 @@ static inline int64_t _xtx_sh_charge(struct _xtx_shbucket *b, int64_t ns, uint64
 	uint64_t t = atomic_load_explicit(&b->tat, memory_order_relaxed), base, to;
 
 	do {
-		base = now > t && now - t > (uint64_t)b->depth ? now - (uint64_t)b->depth : t;
+		base = _xtx_sh_base(b, t, now);
 		to = base + (uint64_t)ns;
 		if (to > now + (uint64_t)_XTX_MBUFFER_NS)
 			to = now + (uint64_t)_XTX_MBUFFER_NS;
@@ -428,7 +435,7 @@ static inline int64_t _xtx_sh_take(struct _xtx_shbucket *b, int64_t want, uint64
 
 		if (now <= t)
 			return 0;
-		base = now - t > (uint64_t)b->depth ? now - (uint64_t)b->depth : t;
+		base = _xtx_sh_base(b, t, now);
 		avail = (int64_t)(now - base);
 		if (avail < need)
 			return 0;
