@@ -819,8 +819,8 @@ static void test_tree_cases(void)
 
 /* Random trees: the device and the ceils always hold; how far each class is from the
  * oracle is printed (the issue asks for the slice bound; not met yet: docs/design.md,
- * "Device-wide classes"). parent_ceil: every ceil its parent's, so no ceil stops a DRR
- * turn (the same random draws otherwise). */
+ * "Device-wide classes"), and with parent_ceil (every ceil its parent's, so no ceil stops
+ * a DRR turn; the same random draws otherwise) held to a 5% regression bound. */
 static void test_random_trees(unsigned n, bool parent_ceil)
 {
 	uint64_t st = 0x5eed5eedull;
@@ -841,8 +841,14 @@ static void test_random_trees(unsigned n, bool parent_ceil)
 		if (w > worst)
 			worst = w;
 	}
-	printf("  measured, not checked: %u of %u classes more than 1%% from the oracle, the "
-	       "worst %.2f%%\n", over, classes, worst * 100);
+	printf("  %u of %u classes more than 1%% from the oracle, the worst %.2f%% (%s)\n",
+	       over, classes, worst * 100, parent_ceil ? "held to 5%" : "measured, not checked");
+	/* A regression bound, not the issue's slice bound: with every ceil its parent's the
+	 * worst class is 4.8% off (docs/design.md); before owed bytes were charged and a
+	 * view's first bytes weighed, 12.8% (one queue starved for a whole run). */
+	if (parent_ceil && !CHECK(worst <= 0.05))
+		printf("  the worst class %.2f%% from the oracle, beyond the 5%% regression bound\n",
+		       worst * 100);
 }
 
 static const struct borrow_case borrow_cases[] = {
