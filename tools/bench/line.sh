@@ -117,8 +117,9 @@ measure() { # config
       p=- ;;
     testpmd)
       # One forwarding core (lcore 1; lcore 0 is the main one), net_null, txonly 64-byte
-      # frames; its rate every second, the first one dropped (start-up).
-      unshare -n timeout -s INT $((dur + 6)) dpdk-testpmd -l 0,1 --no-huge -m 1024 --no-pci \
+      # frames; its rate every second, the first one dropped (start-up). Its EAL start
+      # (1 GiB of heap memory without huge pages) takes 3-7 s here: 12 s of margin.
+      unshare -n timeout -s INT $((dur + 12)) dpdk-testpmd -l 0,1 --no-huge -m 1024 --no-pci \
         --vdev net_null0 --log-level=lib.eal:error -- --forward-mode=txonly \
         --total-num-mbufs=16384 --auto-start --stats-period 1 > "$tmp/out" 2> "$tmp/err"
       rc=$?

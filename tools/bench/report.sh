@@ -119,8 +119,11 @@ fi
   echo "several interleaved runs measured in the same run as its baselines; ± is half the"
   echo "spread (max - min). The notes under a table are written by hand. The machine is a"
   echo "shared 2-core VM: compare ratios, not absolutes."
+  # Sections only: a file this script wrote starts with its "## " heading; the other
+  # .md files in docs/bench/ are raw tables that notes point to.
   for f in $(printf '%s\n' docs/bench/*.md "$sect" | sort -u); do
     case $f in *.notes.md) continue ;; esac
+    [ "$f" = "$sect" ] || head -1 "$f" | grep -q '^## ' || continue
     echo
     if [ "$f" = "$sect" ]; then cat "$tmp/section.md"; else cat "$f"; fi
   done
