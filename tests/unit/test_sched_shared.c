@@ -237,9 +237,9 @@ static uint64_t slice_bytes(uint64_t rate, uint32_t burst, uint64_t slice_ns)
 	return (uint64_t)(sl * (double)rate / 1e9) + 1;
 }
 
-/* Check `got` wire bytes against rate * t: within [-lo, +hi] bytes, and within 0.5%. */
-static void check_bytes(const char *what, uint64_t got, uint64_t rate, uint64_t t_ns,
-			double lo, double hi)
+/* Check `got` wire bytes against rate * t: within [-lo, +hi] bytes; returns the error. */
+static double check_within(const char *what, uint64_t got, uint64_t rate, uint64_t t_ns,
+			   double lo, double hi)
 {
 	double expect = (double)rate * (double)t_ns / 1e9;
 	double err = ((double)got - expect) / expect;
@@ -249,7 +249,14 @@ static void check_bytes(const char *what, uint64_t got, uint64_t rate, uint64_t 
 	if (!CHECK((double)got >= expect - lo && (double)got <= expect + hi))
 		fprintf(stderr, "  %s: %" PRIu64 " outside [%.0f, %.0f]\n", what, got,
 			expect - lo, expect + hi);
-	CHECK(fabs(err) <= 0.005);
+	return err;
+}
+
+/* check_within, and within 0.5%. */
+static void check_bytes(const char *what, uint64_t got, uint64_t rate, uint64_t t_ns,
+			double lo, double hi)
+{
+	CHECK(fabs(check_within(what, got, rate, t_ns, lo, hi)) <= 0.005);
 }
 
 /* A device-wide class of a backlogged leaf: the module's bound,
@@ -412,28 +419,54 @@ static void test_stall(void)
 	mq_finish(&m, v, n);
 }
 
-/* The class's traffic moves from queue 0 to queue 1 at 5 s: its rate follows. */
+/* The class's traffic moves from queue 0 to queue 1 at 5 s: its rate follows within one
+ * burst. Over every window [5 s, 5 s + d] from d = one burst's time on, the class sends
+ * its rate within the module's bound, and queue 1 all of it but what queue 0 still held
+ * at the move. */
 static void test_move(void)
 {
+	const uint32_t burst = (uint32_t)(MBIT(100) / 1000 + 1600);
+	const uint64_t burst_ns = (uint64_t)burst * 1000000000ull / MBIT(100);
+	const uint64_t win[] = { burst_ns, 2 * burst_ns, MS(10), MS(100), SEC(5) };
+	double slack = 2 * (2.0 * (double)slice_bytes(MBIT(100), burst, XTX_SCHED_SLICE_NS) +
+			    1524.0);
 	struct mq m;
 	struct msrc v[NSRC_MAX];
-	unsigned q_of[8] = { 0 }, i, n;
+	unsigned q_of[8] = { 0 }, i, w, n;
+	uint64_t held = 0;
 
 	printf("a class moving between queues\n");
 	mq_init(&m, cfg_leaf_under_root(MBIT(100), MBIT(100), XTX_SCOPE_DEVICE), 2, true, 0);
 	n = flows_on(v, 0, 1000, 1, 1500, q_of, 8);
 	mq_run(&m, v, n, T0 + SEC(5), NULL, 0);
 	check_rate("1:10 on queue 0, first 5 s", class_wire(v, n, 1, false), MBIT(100),
-		   (uint32_t)(MBIT(100) / 1000 + 1600), SEC(5), 2, XTX_SCHED_SLICE_NS, 1524);
+		   burst, SEC(5), 2, XTX_SCHED_SLICE_NS, 1524);
 	for (i = 0; i < n; i++) {	/* the flows rehash to queue 1; queue 0 drains */
+		held += v[i].inq * (1500ull + m.overhead);
 		v[i].on = false;
 		v[n + i] = (struct msrc){ .cls = 1, .hash = 2000 + i, .len = 1500, .q = 1,
 					  .on = true, .depth = 16 };
 	}
+	printf("  queue 0 holds %" PRIu64 " B of the class at the move\n", held);
 	mq_window(&m, v, 2 * n, T0 + SEC(5));
-	mq_run(&m, v, 2 * n, T0 + SEC(10), NULL, 0);
+	for (w = 0; w < sizeof(win) / sizeof(win[0]); w++) {
+		char what[64];
+		uint64_t q1 = 0;
+
+		mq_run(&m, v, 2 * n, T0 + SEC(5) + win[w], NULL, 0);
+		for (i = n; i < 2 * n; i++)
+			q1 += v[i].win_wire;
+		snprintf(what, sizeof(what), "1:10 in the %.3f ms after the move",
+			 (double)win[w] / 1e6);
+		check_within(what, class_wire(v, 2 * n, 1, true), MBIT(100), win[w], slack,
+			     slack + burst);
+		snprintf(what, sizeof(what), "  of which queue 1 (at least all but %" PRIu64 " B)",
+			 held);
+		check_within(what, q1, MBIT(100), win[w], slack + (double)held,
+			     slack + burst);
+	}
 	check_rate("1:10 after the move, last 5 s", class_wire(v, 2 * n, 1, true), MBIT(100),
-		   (uint32_t)(MBIT(100) / 1000 + 1600), SEC(5), 2, XTX_SCHED_SLICE_NS, 1524);
+		   burst, SEC(5), 2, XTX_SCHED_SLICE_NS, 1524);
 	mq_finish(&m, v, 2 * n);
 }
 
