@@ -64,7 +64,19 @@ struct xtx_class_opts {
 	uint8_t scope;		/* XTX_SCOPE_DEVICE (0): rate, ceil and bursts hold for the
 				 * sum over a device's TX queues, when the schedulers share
 				 * an xtx_sched_shared; XTX_SCOPE_QUEUE: per queue (mq) */
+	uint64_t target;	/* leaf only: room target, ns (below); 0 = XTX_SCHED_TARGET_NS,
+				 * XTX_TARGET_OFF = no room limit */
 };
+
+/* Room: a leaf is full (xtx_sched__room_full()) once it holds `target` of its own
+ * departures: wire bytes queued >= its budget, where the budget is target times the
+ * rate at which the leaf sent over its last 10 ms windows (halved toward each new
+ * window's rate), at least min(64 KiB, target * ceil) and 4 full frames, at most
+ * max(that, target * ceil). It has room again once it holds half its budget or less.
+ * The scheduler never refuses a packet for it (the limits do that): producers that ask
+ * (the engine's xtx_producer__room()) wait instead of filling the leaf to its limit. */
+#define XTX_SCHED_TARGET_NS	1000000ull	/* 1 ms */
+#define XTX_TARGET_OFF		UINT64_MAX
 
 enum {
 	XTX_SCOPE_DEVICE = 0,
@@ -73,7 +85,7 @@ enum {
 /* Sized as every xtx_*_opts (see xtx_engine_opts): fields up to __last_field read, a
  * larger sz only with zero bytes beyond it, sz at least the first release's sizeof (it
  * ended at __min_field). */
-#define xtx_class_opts__last_field	scope
+#define xtx_class_opts__last_field	target
 #define xtx_class_opts__min_field	line
 
 struct xtx_sched_config;
@@ -164,6 +176,10 @@ struct xtx_class_stats {
 	uint32_t qlen;			/* packets queued now (leaf) */
 	uint32_t flows;			/* flows with packets or credit now (fq leaf) */
 	int64_t tokens, ctokens;	/* now, in nanoseconds of transmission time */
+	uint32_t backlog;		/* wire bytes queued now (leaf) */
+	uint32_t room_budget;		/* wire bytes that make it full now (leaf; room,
+					 * above); UINT32_MAX: no target */
+	uint64_t room_closes;		/* times it became full (leaf) */
 };
 
 struct xtx_sched_shared;
@@ -227,6 +243,24 @@ unsigned xtx_sched__dequeue_burst(struct xtx_sched *s, struct xtx_desc *out, uns
 /* Remove up to n queued descriptors (shutdown with drop): counted as XTX_DROP_PURGED.
  * Returns the number written; 0 when empty. */
 unsigned xtx_sched__purge(struct xtx_sched *s, struct xtx_desc *out, unsigned n);
+
+/* Room (above): 1 if leaf class cls is full, 0 if it has room or is not a leaf. */
+int xtx_sched__room_full(const struct xtx_sched *s, unsigned cls);
+
+/* A leaf's room as its producers see it. A room event (gen + 1) comes each time the
+ * leaf sent half its budget, and when it empties: a producer may add `quota` bytes
+ * (half the budget, shared among producers) per event, and none while full. */
+struct xtx_room_state {
+	uint32_t cls;		/* class index */
+	uint32_t gen;		/* room events so far */
+	uint32_t quota;		/* half the budget, wire bytes; UINT32_MAX: no target */
+	uint8_t full;
+};
+/* Leaves whose room changed (full, or a room event) since they were last taken here:
+ * up to n, each leaf once however often it changed, with its state now. Returns how
+ * many; 0 when none changed. */
+unsigned xtx_sched__room_changes(struct xtx_sched *s, struct xtx_room_state *out,
+				 unsigned n);
 
 /* Packets queued in the whole scheduler. */
 uint32_t xtx_sched__qlen(const struct xtx_sched *s);

@@ -238,6 +238,24 @@ void xtx_producer__put_frames(struct xtx_producer *p, const uint64_t *addrs, uns
  * Costs the dequeuers nothing while no producer waits. */
 int xtx_producer__wait(struct xtx_producer *p, uint64_t timeout_ns);
 
+/* Room per class (xtx/sched.h, "Room"; the class file's `target`): 1 if leaf class cls
+ * has room for this producer on the TX queue that flow hash goes to, 0 if not, and
+ * send_burst() would stop at such a descriptor. Ask before building a packet. No room:
+ * the class holds its target there (full), or this producer already added its share of
+ * the class's quota (half its budget, divided among the open producers, at least a full
+ * frame) since the class's last room event (one each half budget the class sends, and
+ * when it empties). A class index that names no leaf, or a leaf without a target,
+ * always has room. One relaxed load of the word the queue's dequeuer writes at each
+ * change (at most once per class per dequeuer step); the count is the producer's own:
+ * no shared line is written. */
+int xtx_producer__room(struct xtx_producer *p, uint16_t cls, uint32_t hash);
+/* Sleep until class cls has room on hash's queue (or timeout_ns; UINT64_MAX: none), as a
+ * blocking socket waits for its send buffer. Other classes never wait for it. Returns
+ * 0 (it may have room now: any class getting room wakes every waiter), -ETIMEDOUT or
+ * -EINTR. */
+int xtx_producer__wait_room(struct xtx_producer *p, uint16_t cls, uint32_t hash,
+			    uint64_t timeout_ns);
+
 /* Reap the producers whose thread has exited without closing them: the frames in their
  * caches and the frames their application held (got, not sent or returned) go back to the
  * pool, counted as reclaimed; what they had queued is still sent; their slots are free
@@ -252,7 +270,9 @@ void xtx_producer__set_txtime(struct xtx_producer *p, struct xtx_desc *d, uint64
 /* Send a burst: each descriptor names a frame from get_frames, its length, class index
  * and flow hash. Descriptors go to the queue chosen by their flow hash (stable, so a
  * flow stays in order). Returns how many were taken, in order from d[0]; when a queue's
- * stage is full the rest are not taken and are still the caller's (back-pressure).
+ * stage is full, or the class of the next descriptor has no room on its queue
+ * (xtx_producer__room()), the rest are not taken and are still the caller's
+ * (back-pressure).
  * A descriptor whose address is not a frame this producer got, or whose length does not
  * fit the frame, is refused: it is counted (bad_desc) and the burst stops there. */
 unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc *d,
@@ -292,6 +312,9 @@ struct xtx_producer_stats {
 	/* Engine totals only (xtx_engine__producer_totals): */
 	uint64_t reaped;		/* producers reaped after their thread died */
 	uint64_t reclaimed;		/* frames taken back from them (cache + application) */
+	/* Per producer and in the engine totals, as got .. no_frames: */
+	uint64_t room_stops;		/* send_burst calls cut short by a class without room */
+	uint64_t room_waits;		/* wait_room calls that slept */
 };
 
 /* Where the frames are. At quiescence (no thread inside a call, no frame arriving) the

@@ -468,7 +468,7 @@ static const struct err_case syntax_cases[] = {
 	{ "class 1: rate 1gbit\n  rate 2gbit", NAME ":2:3: found 'rate', expected a statement" },
 	{ "class 1: rate 1gbit foo 3",
 	  NAME ":1:21: found 'foo', expected a class option (parent, rate, ceil, burst, cburst, "
-	  "quantum, prio, fq, limit, flows, flow_limit, fq_quantum, maxrate, scope)" },
+	  "quantum, prio, fq, limit, flows, flow_limit, fq_quantum, maxrate, scope, target)" },
 	{ "class 1: rate 1gbit Rate 2gbit", NAME ":1:21: found 'Rate', expected a class option" },
 	{ "class 1: rate 1gbit scope",
 	  NAME ":1:26: found end of line, expected 'device' or 'queue' after 'scope'" },
@@ -702,7 +702,8 @@ static void test_c_api(void)
 
 	/* add_class() argument errors, each -EINVAL; nothing is added */
 	struct { const char *what; struct xtx_class_opts o; } bad[] = {
-		{ "sz too small", { .sz = sizeof(o) - 1, .handle = 0x10000, .rate = 1 } },
+		{ "sz too small", { .sz = offsetof(struct xtx_class_opts, line), .handle = 0x10000,
+				    .rate = 1 } },
 		{ "rate 0",	  { .sz = sizeof(o), .handle = 0x10000 } },
 		{ "prio 8",	  { .sz = sizeof(o), .handle = 0x10000, .rate = 1, .prio = 8 } },
 		{ "ceil < rate",  { .sz = sizeof(o), .handle = 0x10000, .rate = 2, .ceil = 1 } },

@@ -152,6 +152,42 @@ static void stop_flows(uint32_t *flows, uint64_t *seq, uint8_t *pat, uint32_t *n
 	*fi = nfi < k ? nfi : 0;
 }
 
+/* send_burst, and when a class without room stopped it, again with the descriptors of
+ * the classes that have room (a flow is of one class, so each flow stays in order): a
+ * held class never holds the others back. The ones not taken are left in d[0..n - taken)
+ * in their order. Returns how many were taken. */
+static unsigned send_room_first(struct xtx_producer *p, struct xtx_desc *d, unsigned n)
+{
+	struct xtx_desc held[BURST];
+	unsigned taken = 0;
+
+	for (int round = 0; round < 2 && n; round++) {
+		unsigned k = xtx_producer__send_burst(p, d, n), nh = 0, nr = 0;
+
+		taken += k;
+		memmove(d, d + k, (n - k) * sizeof(*d));
+		n -= k;
+		if (!n || xtx_producer__room(p, d[0].cls, d[0].hash))
+			break;	/* all taken, or the stage was full */
+		for (unsigned i = 0; i < n; i++) {	/* stable: room first, then held */
+			bool hold = !xtx_producer__room(p, d[i].cls, d[i].hash);
+
+			/* A class held once stays held in this pass (its room may change
+			 * meanwhile; a flow's packets must not pass each other). */
+			for (unsigned j = 0; j < nh && !hold; j++)
+				hold = held[j].cls == d[i].cls;
+			if (hold)
+				held[nh++] = d[i];
+			else
+				d[nr++] = d[i];
+		}
+		memcpy(d + nr, held, nh * sizeof(*d));
+		if (!nr)
+			break;
+	}
+	return taken;
+}
+
 /* Offer packets of this producer's flows (flow f with f % nprod == id), in order per flow,
  * one flow after the other; with --rate each flow at R/F (struct pace). */
 static void *producer_main(void *arg)
@@ -166,6 +202,7 @@ static void *producer_main(void *arg)
 	uint64_t *seq = NULL, addrs[BURST];
 	struct xtx_desc d[BURST];
 	unsigned pending = 0;	/* d[0..pending) built but not taken yet */
+	int held;		/* this round found every flow's class without room */
 	uint64_t stop_ns = stop_flows_ns;
 
 	if (!p) {
@@ -221,14 +258,31 @@ static void *producer_main(void *arg)
 				continue;
 			}
 		}
+		held = 0;
 		if (pending < want) {
-			unsigned got = xtx_producer__get_frames(p, addrs, want - pending);
+			unsigned got = xtx_producer__get_frames(p, addrs, want - pending), i;
 
-			for (unsigned i = 0; i < got; i++) {
-				uint32_t f = flows[fi];
-				unsigned ti = ntmpl > 1 ? imix_pattern[pat[fi]] : 0;
-				const struct tmpl *tp = &t[ti];
-				uint8_t *fr = xtx_engine__frame(eng, addrs[i]);
+			for (i = 0; i < got; i++) {
+				uint32_t f = flows[fi], tries = 0;
+				unsigned ti;
+				const struct tmpl *tp;
+				uint8_t *fr;
+
+				/* Only flows whose class has room (xtx_producer__room()): a
+				 * held class's packets are not built, and the others go on. */
+				while (tries < nflows &&
+				       !xtx_producer__room(p, flow_cls[f], flow_hash[f])) {
+					fi = fi + 1 == nflows ? 0 : fi + 1;
+					f = flows[fi];
+					tries++;
+				}
+				if (tries == nflows) {
+					held = 1;
+					break;
+				}
+				ti = ntmpl > 1 ? imix_pattern[pat[fi]] : 0;
+				tp = &t[ti];
+				fr = xtx_engine__frame(eng, addrs[i]);
 
 				pat[fi] = pat[fi] + 1 == 12 ? 0 : pat[fi] + 1;
 				memcpy(fr, tp->frame, tp->len);
@@ -241,12 +295,25 @@ static void *producer_main(void *arg)
 					pace_sent(&pc, ti);
 				fi = fi + 1 == nflows ? 0 : fi + 1;
 			}
+			if (i < got)	/* every flow's class is held: not built */
+				xtx_producer__put_frames(p, addrs + i, got - i);
 		}
-		k = pending ? xtx_producer__send_burst(p, d, pending) : 0;
+		k = pending ? send_room_first(p, d, pending) : 0;
 		me->offered += k;
-		memmove(d, d + k, (pending - k) * sizeof(*d));
 		pending -= k;
-		if (pending || !k)	/* back-pressure: sleep until the engine made room */
+		/* Back-pressure, when nothing was taken or the stage was full: sleep until the
+		 * engine made room, for a class without it (1 ms at most: another class may
+		 * get room first; any class getting room wakes us), else for frames or stage
+		 * space. A round that sent something and holds only packets of classes
+		 * without room goes on building for the others. */
+		if (k && !(pending && xtx_producer__room(p, d[0].cls, d[0].hash)))
+			continue;
+		if (pending && !xtx_producer__room(p, d[0].cls, d[0].hash))
+			xtx_producer__wait_room(p, d[0].cls, d[0].hash, 1000 * 1000);
+		else if (held && !pending)
+			xtx_producer__wait_room(p, flow_cls[flows[fi]], flow_hash[flows[fi]],
+						1000 * 1000);
+		else
 			xtx_producer__wait(p, 10 * 1000 * 1000);
 	}
 	/* Stopped early with frames built but not taken: give them back (not offered). */
@@ -686,6 +753,16 @@ static void print_json(const struct run *r, const struct totals *t,
 		jsonw_uint_field(&w, xtx_drop_reason__str(d), t->drops[d]);
 	jsonw_end_object(&w);
 	jsonw_uint_field(&w, "unaccounted_pkts", r->offered - t->sent - t->dropped);
+	{
+		struct xtx_producer_stats ps;
+
+		xtx_engine__producer_totals(eng, &ps);
+		jsonw_name(&w, "room");	/* producers held back by a class's target */
+		jsonw_start_object(&w);
+		jsonw_uint_field(&w, "stops", ps.room_stops);
+		jsonw_uint_field(&w, "waits", ps.room_waits);
+		jsonw_end_object(&w);
+	}
 	jsonw_float_field(&w, "duration_s", secs, 6);
 	jsonw_float_field(&w, "pps", (double)t->sent / secs, 1);
 	jsonw_float_field(&w, "gbps", (double)t->bytes * 8 / secs * 1e-9, 6);
@@ -722,6 +799,7 @@ static void print_json(const struct run *r, const struct totals *t,
 		jsonw_uint_field(&w, "sent_pkts", cs.sent_pkts);
 		jsonw_uint_field(&w, "sent_bytes", cs.sent_bytes);
 		jsonw_uint_field(&w, "dropped_pkts", dr);
+		jsonw_uint_field(&w, "room_closes", cs.room_closes);
 		jsonw_float_field(&w, "measured_bps", (double)cs.sent_bytes * 8 / secs, 1);
 		jsonw_end_object(&w);
 	}

@@ -177,7 +177,8 @@ static void dequeuer_setup(struct xtx_dequeuer *q)
 #define XTX_INTAKE_INLINE
 #endif
 
-/* Wake the producers that wait, for stage space made or anything else (room.h). */
+/* Wake the producers that wait, for stage space or class room made, or anything else
+ * (room.h). */
 static XTX_INTAKE_INLINE void wake_stage_room(struct xtx_dequeuer *q)
 {
 	q->since_wake = 0;
@@ -186,6 +187,33 @@ static XTX_INTAKE_INLINE void wake_stage_room(struct xtx_dequeuer *q)
 	 * (room.h). */
 	atomic_thread_fence(memory_order_seq_cst);
 	xtx_room__wake_any(q->room);
+}
+
+int xtx_room_publish(struct xtx_dequeuer *q)
+{
+	struct xtx_room_state rs[XTX_DEQ_BATCH];
+	unsigned k;
+	int opened = 0;
+
+	while ((k = xtx_sched__room_changes(q->sched, rs, XTX_DEQ_BATCH))) {
+		for (unsigned i = 0; i < k; i++) {
+			/* Relaxed: a hint for producers; the wake below orders it for a
+			 * waiter (W1). */
+			atomic_store_explicit(&q->cls_room[rs[i].cls],
+					      XTX_ROOM_WORD(rs[i].full, rs[i].gen, rs[i].quota),
+					      memory_order_relaxed);
+			opened |= !rs[i].full;
+		}
+	}
+	return opened;
+}
+
+/* Publish the scheduler's room changes to producers (xtx_producer__room()); wake the
+ * waiting ones if a class got room. */
+static void publish_room(struct xtx_dequeuer *q)
+{
+	if (xtx_room_publish(q))
+		wake_stage_room(q);
 }
 
 /* Steps 1 and 2 over one batch, or up to intake_batches while the stage keeps them
@@ -330,6 +358,8 @@ void *xtx_dequeuer_main(void *arg)
 			purge(q, out);
 		reap(q);
 		m = transmit(q, out, now, &next);
+		if (n || m || dropping)
+			publish_room(q);
 		if (xtx_txring__needs_kick(&q->ring))
 			s.kick_rc = kick(q, now);
 		s.dirty |= n || m;

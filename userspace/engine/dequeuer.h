@@ -65,7 +65,22 @@ struct xtx_dequeuer {
 	_Atomic uint32_t snap_seq __attribute__((aligned(64)));
 	_Atomic uint64_t *snap;		/* ncls * SNAP_WORDS */
 	uint64_t snap_last_ns;
+
+	/* Room per class on this queue (xtx/sched.h "Room"), XTX_ROOM_WORD(): written by
+	 * the dequeuer when its scheduler reports a change, read by producers
+	 * (xtx_producer__room()). */
+	_Atomic uint64_t *cls_room;
 };
+
+/* A class's room word: bit 63 full, bits 32-62 its room events (gen, mod 2^31), bits
+ * 0-31 the bytes a producer may add per event (quota; UINT32_MAX: no limit). */
+#define XTX_ROOM_WORD(full, gen, quota) \
+	((uint64_t)!!(full) << 63 | (uint64_t)((gen) & 0x7fffffffu) << 32 | (uint32_t)(quota))
+#define XTX_ROOM_NOLIMIT	XTX_ROOM_WORD(0, 0, UINT32_MAX)
+
+/* Publish every room change of q's scheduler into q's words (the dequeuer; engine.c
+ * before the thread starts). Returns 1 if a class got room or an event. */
+int xtx_room_publish(struct xtx_dequeuer *q);
 
 #define SNAP_WORDS ((sizeof(struct xtx_class_stats) + 7) / 8)
 

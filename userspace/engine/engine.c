@@ -162,6 +162,7 @@ static void engine_free(struct xtx_engine *e)
 		xtx_mpsc__destroy(q->deq.stage);
 		xtx_sched__destroy(q->deq.sched);
 		free(q->deq.snap);
+		free(q->deq.cls_room);
 	}
 	xtx_sched_shared__destroy(e->shared);
 	xtx_umem_teardown(e);
@@ -553,13 +554,19 @@ static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
 		q->deq.stage = xtx_mpsc__create(&mo);
 		q->deq.sched = xtx_sched__create(e->cfg, &so, xtx_now_ns(), cerr, sizeof(cerr));
 		q->deq.snap = calloc(e->ncls * SNAP_WORDS, sizeof(*q->deq.snap));
-		if (!q->deq.stage || !q->deq.sched || !q->deq.snap) {
+		q->deq.cls_room = aligned_alloc(64, (e->ncls * 8 + 63) / 64 * 64);
+		if (!q->deq.stage || !q->deq.sched || !q->deq.snap || !q->deq.cls_room) {
 			rc = -errno ? -errno : -ENOMEM;
 			xtx_errf(err, errlen, "queue %u: cannot create stage or scheduler: %s",
 				 q->qid, cerr[0] ? cerr : strerror(-rc));
 			return rc;
 		}
 		fill_dequeuer(e, q);
+		/* Every class without a limit, then each leaf's first state (the thread
+		 * does not run yet). */
+		for (unsigned c = 0; c < e->ncls; c++)
+			atomic_init(&q->deq.cls_room[c], XTX_ROOM_NOLIMIT);
+		xtx_room_publish(&q->deq);
 		if (ncpus > 0)
 			q->cpu = cpus[i % (unsigned)ncpus];
 	}
@@ -920,6 +927,10 @@ int xtx_engine__class_stats(const struct xtx_engine *e, unsigned cls, struct xtx
 		st->throttled += cs.throttled;
 		st->qlen += cs.qlen;
 		st->flows += cs.flows;
+		st->backlog += cs.backlog;
+		st->room_budget = cs.room_budget == UINT32_MAX || st->room_budget == UINT32_MAX ?
+				  UINT32_MAX : st->room_budget + cs.room_budget;
+		st->room_closes += cs.room_closes;
 		st->tokens = cs.tokens;		/* of the last queue: per-queue by nature */
 		st->ctokens = cs.ctokens;
 	}

@@ -54,13 +54,21 @@ struct xtx_rxq {
 
 struct xtx_opener;
 
+/* What a producer added to a class on a queue since the class's last room event. */
+struct xtx_prod_room {
+	uint32_t gen;			/* the event it counts from */
+	uint32_t sent;			/* bytes since */
+};
+
 struct xtx_producer {
 	struct xtx_engine *e;
+	struct xtx_prod_room *rs;	/* [queue * ncls + class] */
 	unsigned id;
 	struct xtx_mpsc_prod *lane[XTX_MAX_QUEUES];
 	uint32_t ncache;
 	uint64_t cache[XTX_PROD_CACHE];
 	_Atomic uint64_t got, sent, sent_bytes, put, short_sends, bad_desc, no_frames;
+	_Atomic uint64_t room_stops, room_waits;
 	_Atomic uint32_t cached_pub;	/* ncache, for xtx_engine__frames() and the reaper */
 	pid_t tid;			/* the thread that opened it: dead when it is gone */
 	struct xtx_opener *opener;	/* that thread's record: told of its exit (registry.c);
@@ -77,6 +85,8 @@ static inline void xtx_producer_stats_add(struct xtx_producer_stats *st,
 	st->short_sends += CTR_GET(p->short_sends);
 	st->bad_desc += CTR_GET(p->bad_desc);
 	st->no_frames += CTR_GET(p->no_frames);
+	st->room_stops += CTR_GET(p->room_stops);
+	st->room_waits += CTR_GET(p->room_waits);
 }
 
 struct xtx_engine {

@@ -19,13 +19,17 @@ struct xtx_producer *xtx_producer__open(struct xtx_engine *e)
 	struct xtx_producer *p = calloc(1, sizeof(*p));
 	int rc;
 
-	if (!p) {
+	if (p)
+		p->rs = calloc((size_t)e->nq * e->ncls, sizeof(*p->rs));
+	if (!p || !p->rs) {
+		free(p);
 		errno = ENOMEM;
 		return NULL;
 	}
 	p->e = e;
 	rc = xtx_registry__add(&e->reg, p);
 	if (rc) {
+		free(p->rs);
 		free(p);
 		errno = -rc;
 		return NULL;
@@ -40,6 +44,7 @@ struct xtx_producer *xtx_producer__open(struct xtx_engine *e)
 			while (i--)
 				xtx_mpsc__unregister(p->lane[i]);
 			xtx_registry__cancel(&e->reg, p);
+			free(p->rs);
 			free(p);
 			errno = EBUSY;
 			return NULL;
@@ -154,6 +159,72 @@ int xtx_producer__wait(struct xtx_producer *p, uint64_t timeout_ns)
 	return xtx_room__wait_ticket(room, ticket, timeout_ns, no_frames);
 }
 
+/* Room (xtx.h): the class's word on hash's queue. Full: none. Else this producer may add
+ * its share of the quota (quota / producers open, at least a full frame) since the
+ * class's last room event; a new event starts a new count. *rsp: this producer's count,
+ * NULL when the class has no limit. */
+static inline int room_check(struct xtx_producer *p, uint16_t cls, uint32_t hash,
+			     struct xtx_prod_room **rsp)
+{
+	const struct xtx_engine *e = p->e;
+	unsigned q = xtx_queue_of(e->nq, hash);
+	uint64_t w;
+	uint32_t gen, quota, np;
+	struct xtx_prod_room *rs;
+
+	*rsp = NULL;
+	if (cls >= e->ncls)
+		return 1;
+	/* Relaxed: a hint, written by the queue's dequeuer (xtx_room_publish()). */
+	w = atomic_load_explicit(&e->q[q].deq.cls_room[cls], memory_order_relaxed);
+	if (w >> 63)
+		return 0;
+	quota = (uint32_t)w;
+	if (quota == UINT32_MAX)
+		return 1;
+	gen = (uint32_t)(w >> 32) & 0x7fffffffu;
+	rs = &p->rs[(size_t)q * e->ncls + cls];
+	if (rs->gen != gen) {
+		rs->gen = gen;
+		rs->sent = 0;
+	}
+	*rsp = rs;
+	np = xtx_registry__open_hint(&p->e->reg);
+	quota /= np > 1 ? np : 1;
+	return rs->sent < (quota > 1538 ? quota : 1538);
+}
+
+int xtx_producer__room(struct xtx_producer *p, uint16_t cls, uint32_t hash)
+{
+	struct xtx_prod_room *rs;
+
+	return room_check(p, cls, hash, &rs);
+}
+
+/* The room unit's wait (room.h, W1) for class room: the dequeuer stores the room word,
+ * then its seq_cst fence and the load of waiters; here the waiters RMW and fence of
+ * wait_prepare, then the load of the word. A wait that times out forgets what this
+ * producer added to the class since its last event: a class that never sends again
+ * (its packets were dropped) holds a producer back for one timeout, not for good. */
+int xtx_producer__wait_room(struct xtx_producer *p, uint16_t cls, uint32_t hash,
+			    uint64_t timeout_ns)
+{
+	struct xtx_room *room = &p->e->room;
+	uint32_t ticket = xtx_room__wait_prepare(room, 0);
+	struct xtx_prod_room *rs;
+	int rc;
+
+	if (room_check(p, cls, hash, &rs)) {
+		xtx_room__wait_cancel(room, 0);
+		return 0;
+	}
+	CTR_ADD(p->room_waits, 1);
+	rc = xtx_room__wait_ticket(room, ticket, timeout_ns, 0);
+	if (rc == -ETIMEDOUT && rs)
+		rs->sent = 0;
+	return rc;
+}
+
 void xtx_producer__set_txtime(struct xtx_producer *p, struct xtx_desc *d, uint64_t t_ns)
 {
 	memcpy((char *)xtx_frame_ptr(&p->e->fr, d->addr) - 8, &t_ns, sizeof(t_ns));
@@ -166,11 +237,23 @@ unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc 
 	struct xtx_engine *e = p->e;
 	unsigned ok = 0, done = 0;
 
-	/* Validate first; the burst stops at the first bad descriptor. */
+	/* Validate first; the burst stops at the first bad descriptor, or before the first
+	 * whose class has no room. */
 	while (ok < n && desc_ok(p, d[ok].addr, d[ok].len))
 		ok++;
 	if (ok < n)
 		CTR_ADD(p->bad_desc, 1);
+	for (unsigned i = 0; i < ok; i++) {	/* counted as taken; undone below */
+		struct xtx_prod_room *rs;
+
+		if (!room_check(p, d[i].cls, d[i].hash, &rs)) {
+			ok = i;
+			CTR_ADD(p->room_stops, 1);
+			break;
+		}
+		if (rs)
+			rs->sent += d[i].len;
+	}
 	for (unsigned i = 0; i < ok; i++)
 		/* Cleared before the frame is published to the stage; restored below for
 		 * what the stage does not take. */
@@ -188,8 +271,14 @@ unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc 
 			break;
 		}
 	}
-	for (unsigned i = done; i < ok; i++)
+	for (unsigned i = done; i < ok; i++) {
+		struct xtx_prod_room *rs;
+
 		xtx_owner_set(&e->fr, xtx_frame_index(&e->fr, d[i].addr), (uint16_t)(p->id + 1));
+		room_check(p, d[i].cls, d[i].hash, &rs);
+		if (rs && rs->sent >= d[i].len)
+			rs->sent -= d[i].len;
+	}
 	if (done) {
 		uint64_t bytes = 0;
 

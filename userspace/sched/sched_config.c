@@ -262,6 +262,7 @@ static uint32_t opts_set_mask(const struct xtx_class_opts *o)
 	set |= o->flow_limit ? _XTX_OPT_FLOW_LIMIT : 0;
 	set |= o->fq_quantum ? _XTX_OPT_FQ_QUANTUM : 0;
 	set |= o->maxrate ? _XTX_OPT_MAXRATE : 0;
+	set |= o->target ? _XTX_OPT_TARGET : 0;
 	return set;
 }
 
@@ -309,6 +310,8 @@ int _xtx_sched_config__add_class_set(struct xtx_sched_config *cfg,
 		c.o.flow_limit = DEF_FLOW_LIMIT;
 	if (!c.o.fq_quantum)
 		c.o.fq_quantum = DEF_FQ_QUANTUM;
+	if (!c.o.target)
+		c.o.target = XTX_SCHED_TARGET_NS;
 
 	rc = cfg_reserve(cfg);
 	if (rc)
@@ -458,6 +461,7 @@ static const struct {
 	{ _XTX_OPT_FLOW_LIMIT, "flow_limit" },
 	{ _XTX_OPT_FQ_QUANTUM, "fq_quantum" },
 	{ _XTX_OPT_MAXRATE, "maxrate" },
+	{ _XTX_OPT_TARGET, "target" },
 };
 
 static const char *leaf_opt_name(uint32_t set)

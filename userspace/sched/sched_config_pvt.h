@@ -27,9 +27,11 @@ enum {
 	_XTX_OPT_FLOW_LIMIT	= 1u << 9,
 	_XTX_OPT_FQ_QUANTUM	= 1u << 10,
 	_XTX_OPT_MAXRATE	= 1u << 11,
+	_XTX_OPT_TARGET		= 1u << 12,
 };
 #define _XTX_OPT_LEAF_ONLY	(_XTX_OPT_FQ | _XTX_OPT_LIMIT | _XTX_OPT_FLOWS | \
-				 _XTX_OPT_FLOW_LIMIT | _XTX_OPT_FQ_QUANTUM | _XTX_OPT_MAXRATE)
+				 _XTX_OPT_FLOW_LIMIT | _XTX_OPT_FQ_QUANTUM | _XTX_OPT_MAXRATE | \
+				 _XTX_OPT_TARGET)
 /* Options that only mean something with fq on. */
 #define _XTX_OPT_FQ_ONLY	(_XTX_OPT_FLOWS | _XTX_OPT_FLOW_LIMIT | _XTX_OPT_FQ_QUANTUM | \
 				 _XTX_OPT_MAXRATE)

@@ -69,7 +69,8 @@ static unsigned log2_u32(uint32_t v)	/* v a power of two */
 
 /* Byte offsets of each array in the one allocation. */
 struct layout {
-	size_t cls, leaves, feeds, words, members, cls_leaf, dlist, wq, fh, hmap, pool, flows, total;
+	size_t cls, leaves, feeds, words, members, cls_leaf, dlist, room_chg, wq, fh, hmap, pool,
+	       flows, total;
 };
 
 static int make_layout(struct layout *lo, uint32_t ncls, uint32_t nleaves, uint32_t ninner,
@@ -85,6 +86,7 @@ static int make_layout(struct layout *lo, uint32_t ncls, uint32_t nleaves, uint3
 	PLACE(members, (size_t)2 * ncls * sizeof(uint32_t));
 	PLACE(cls_leaf, (size_t)ncls * sizeof(uint32_t));
 	PLACE(dlist, (size_t)ncls * sizeof(uint32_t));
+	PLACE(room_chg, (size_t)(nleaves ? nleaves : 1) * sizeof(uint32_t));
 	PLACE(wq, (size_t)ncls * sizeof(struct _xtx_wev));
 	PLACE(fh, (size_t)fh_cap * sizeof(struct _xtx_fev));
 	PLACE(hmap, (size_t)ncls * sizeof(struct _xtx_hmap));
@@ -226,6 +228,7 @@ static void place_arrays(struct xtx_sched *s, const struct layout *lo, char *bas
 	s->feeds = (struct _xtx_oset *)(base + lo->feeds);
 	s->cls_leaf = (uint32_t *)(base + lo->cls_leaf);
 	s->dlist = (uint32_t *)(base + lo->dlist);
+	s->room_chg = (uint32_t *)(base + lo->room_chg);
 	s->wq = (struct _xtx_wev *)(base + lo->wq);
 	s->fh = (struct _xtx_fev *)(base + lo->fh);
 	s->hmap = (struct _xtx_hmap *)(base + lo->hmap);
@@ -276,6 +279,7 @@ static uint32_t init_leaf(struct xtx_sched *s, uint32_t i, uint32_t li,
 	L->pace_mult = co->fq && co->maxrate ? _xtx_rate_mult(co->maxrate) : 0;
 	L->cls = i;
 	init_flows(L);
+	_xtx_room_init(s, L, co->target, s->now);	/* after the class's ceil_mult */
 	return fl;
 }
 
@@ -536,6 +540,9 @@ int xtx_sched__class_stats(const struct xtx_sched *s, unsigned idx, struct xtx_c
 		st->enq_bytes = s->leaves[cl->leaf].enq_bytes;
 		st->qlen = s->leaves[cl->leaf].qlen;
 		st->flows = s->leaves[cl->leaf].nattached;
+		st->backlog = s->leaves[cl->leaf].bl;
+		st->room_budget = s->leaves[cl->leaf].budget;
+		st->room_closes = s->leaves[cl->leaf].room_closes;
 	}
 	return 0;
 }
@@ -711,7 +718,7 @@ int _xtx_sched__check(const struct xtx_sched *s, char *err, size_t errlen)
 	/* Leaves and flows. */
 	for (i = 0; i < s->nleaves; i++) {
 		const struct _xtx_leaf *L = &s->leaves[i];
-		uint64_t q = 0, attached = 0, ready = 0, listed = 0, inlist = 0;
+		uint64_t q = 0, attached = 0, ready = 0, listed = 0, inlist = 0, bytes = 0;
 		uint32_t fi;
 		int pass;
 
@@ -721,6 +728,7 @@ int _xtx_sched__check(const struct xtx_sched *s, char *err, size_t errlen)
 
 			for (x = f->head; x != _XTX_NIL && k <= s->npool; x = s->pool[x].next) {
 				k++;
+				bytes += (uint64_t)s->pool[x].d.len + s->overhead;
 				if (s->pool[x].next == _XTX_NIL && x != f->tail)
 					FAIL("leaf %u flow %u: tail is not the last packet", i, fi);
 			}
@@ -770,6 +778,13 @@ int _xtx_sched__check(const struct xtx_sched *s, char *err, size_t errlen)
 			FAIL("leaf %u: qlen %u, flows hold %llu", i, L->qlen, (unsigned long long)q);
 		if (q > L->limit)
 			FAIL("leaf %u: qlen %llu above limit %u", i, (unsigned long long)q, L->limit);
+		if (bytes != L->bl)
+			FAIL("leaf %u: backlog %u B, packets hold %llu", i, L->bl,
+			     (unsigned long long)bytes);
+		if (L->room_full && (!L->bl || L->bl <= L->budget / 2))
+			FAIL("leaf %u: full with %u B of budget %u", i, L->bl, L->budget);
+		if (!L->room_full && L->bl >= L->budget)
+			FAIL("leaf %u: room with %u B of budget %u", i, L->bl, L->budget);
 		if (attached != L->nattached)
 			FAIL("leaf %u: nattached %u, counted %llu", i, L->nattached,
 			     (unsigned long long)attached);

@@ -208,6 +208,7 @@ static inline unsigned enqueue_one(struct xtx_sched *s, struct _xtx_leaf *L, str
 	p->next = _XTX_NIL;
 	L->qlen++;
 	s->qlen++;
+	_xtx_room_enq(s, L, (uint32_t)d->len + s->overhead);
 
 	if (f->qlen) {			/* join the flow's queue */
 		s->pool[f->tail].next = pi;
@@ -388,6 +389,7 @@ serve(struct xtx_sched *s, struct _xtx_leaf *L, struct _xtx_flow *f, uint32_t fi
 	s->free_head = pi;
 
 	wire = (uint32_t)out->len + s->overhead;
+	_xtx_room_deq(s, L, wire, now, true);
 	f->credit -= (int32_t)wire;
 	if (L->pace_mult) {
 		/* len_ns = wire * 1e9 / maxrate, rounded to nearest, <= 1 s */
@@ -550,6 +552,7 @@ unsigned xtx_sched__purge(struct xtx_sched *s, struct xtx_desc *out, unsigned n)
 			L->qlen--;
 			s->qlen--;
 			s->cls[L->cls].drops[XTX_DROP_PURGED]++;
+			_xtx_room_deq(s, L, (uint32_t)p->d.len + s->overhead, s->now, false);
 			p->next = s->free_head;
 			s->free_head = pi;
 		}

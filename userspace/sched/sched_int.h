@@ -221,7 +221,7 @@ struct _xtx_leaf {
 	uint32_t cls;		/* class index */
 	uint32_t nattached;	/* flows not DETACHED (stats "flows") */
 
-	/* Line 1: enqueue counters, configuration and statistics for slow paths. */
+	/* Line 1: enqueue counters, room (sched_room.c), statistics for slow paths. */
 	uint64_t enq_pkts, enq_bytes;	/* accepted (the class's counters) */
 	uint32_t nflows;	/* slots, power of two */
 	uint8_t fq;
@@ -229,9 +229,22 @@ struct _xtx_leaf {
 	uint64_t collisions;	/* packets that joined a slot busy with another hash */
 	uint64_t pace_clamped;	/* pacing delays clamped to 1 s (sch_fq pkts_too_long) */
 	uint64_t _pad1[3];
+
+	/* Line 2: room (sched_room.c), per packet at enqueue and dequeue. */
+	uint32_t bl;		/* wire bytes queued */
+	uint32_t dep;		/* wire bytes dequeued since win_t */
+	uint32_t ev_dep;	/* wire bytes dequeued since the last room event */
+	uint32_t budget;	/* room: wire bytes that fill the leaf; UINT32_MAX: no target */
+	uint32_t target_us;	/* room target, us; 0: none */
+	uint32_t win_t;		/* start of the departure window, now >> 10 */
+	uint32_t gen;		/* room events so far */
+	uint32_t room_closes;	/* times room_full was set */
+	uint8_t room_full;	/* 1: producers are held back (bl reached budget) */
+	uint8_t room_listed;	/* 1: in s->room_chg, not yet taken by room_changes() */
+	uint8_t _pad2[30];
 } __attribute__((aligned(64)));
 
-_Static_assert(sizeof(struct _xtx_leaf) == 128, "leaf layout: 2 cache lines");
+_Static_assert(sizeof(struct _xtx_leaf) == 192, "leaf layout: 3 cache lines");
 
 /* A queued descriptor. 32 bytes; free nodes are chained through `next`. */
 struct _xtx_pkt {
@@ -346,6 +359,8 @@ struct xtx_sched {
 	uint64_t now;			/* latest now_ns seen by enqueue or dequeue */
 	uint32_t *dlist;		/* classes with a budget in this dequeue call */
 	uint32_t dn;			/* entries in dlist (<= ncls) */
+	uint32_t *room_chg;		/* leaves whose room_full changed, not yet taken */
+	uint32_t nroom_chg;		/* entries in room_chg (<= nleaves) */
 	bool no_defer;			/* test hook: charge every packet in full */
 	bool small;			/* everything fits a core's cache: no prefetching */
 	struct _xtx_oset row[_XTX_MAXDEPTH][_XTX_NUMPRIO];	/* sch_htb's self feeds */
@@ -493,5 +508,49 @@ int _xtx_sched__check(const struct xtx_sched *s, char *err, size_t errlen);
 void _xtx_sched__set_defer(struct xtx_sched *s, bool on);
 /* Internal counters that have no place in struct xtx_class_stats. */
 uint64_t _xtx_sched__drop_no_class(const struct xtx_sched *s);
+
+/* --- room: back-pressure per leaf (sched_room.c) --------------------------------------- */
+
+#define _XTX_ROOM_WIN_US	10000u	/* departure window: 10 ms in now >> 10 units */
+
+void _xtx_room_init(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t target_ns,
+		    uint64_t now);
+void _xtx_room_roll(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now);
+void _xtx_room_note(struct xtx_sched *s, struct _xtx_leaf *L);
+
+/* A packet of `wire` bytes joined L: full once the backlog reaches the budget. */
+static inline void _xtx_room_enq(struct xtx_sched *s, struct _xtx_leaf *L, uint32_t wire)
+{
+	L->bl += wire;
+	if (__builtin_expect(L->bl >= L->budget && !L->room_full, 0)) {
+		L->room_full = 1;
+		L->room_closes++;
+		_xtx_room_note(s, L);
+	}
+}
+
+/* A packet of `wire` bytes left L (sent if sent, else purged): counted in the departure
+ * window when sent; room again once the backlog is down to half the budget; a room
+ * event (gen) each half budget sent, and when the leaf empties. */
+static inline void _xtx_room_deq(struct xtx_sched *s, struct _xtx_leaf *L, uint32_t wire,
+				 uint64_t now, bool sent)
+{
+	L->bl -= wire;
+	L->ev_dep += wire;
+	if (sent) {
+		L->dep += wire;
+		if (__builtin_expect((uint32_t)(now >> 10) - L->win_t >= _XTX_ROOM_WIN_US, 0))
+			_xtx_room_roll(s, L, now);
+	}
+	if (__builtin_expect(L->room_full && L->bl <= L->budget / 2, 0)) {
+		L->room_full = 0;
+		_xtx_room_note(s, L);
+	}
+	if (__builtin_expect(L->ev_dep >= L->budget / 2 || !L->bl, 0) && L->target_us) {
+		L->ev_dep = 0;
+		L->gen++;
+		_xtx_room_note(s, L);
+	}
+}
 
 #endif /* XTX_SCHED_INT_H */

@@ -214,6 +214,21 @@ static const struct unit size_units[] = {
 	{ "gbit",	1ull << 30, 8 },
 };
 
+/* tc's get_time() suffixes, case-insensitive; a bare number is microseconds, as tc reads
+ * it; the result is nanoseconds. */
+static const struct unit time_units[] = {
+	{ "",		1000, 1 },
+	{ "s",		1000000000, 1 },
+	{ "sec",	1000000000, 1 },
+	{ "secs",	1000000000, 1 },
+	{ "ms",		1000000, 1 },
+	{ "msec",	1000000, 1 },
+	{ "msecs",	1000000, 1 },
+	{ "us",		1000, 1 },
+	{ "usec",	1000, 1 },
+	{ "usecs",	1000, 1 },
+};
+
 enum num_rc { NUM_OK, NUM_BAD, NUM_NEG, NUM_BIG, NUM_DIGITS };
 
 /* A number with one of the units; value truncated to an integer, at most max. */
@@ -337,6 +352,7 @@ static bool handle_parse(const struct tok *t, uint32_t *h)
 #define EXPECT_HANDLE "a class handle like 1:10 (hex major 1..ffff, ':', hex minor 0..ffff)"
 #define EXPECT_RATE   "a rate: a number and a unit such as 100mbit, 2.5gbit or 125mbps"
 #define EXPECT_SIZE   "a size in bytes such as 1514, 64k or 1.5mb"
+#define EXPECT_TIME   "a time such as 1ms, 500us or 0.5ms, or off"
 
 /* The token after keyword kw, or a "found end of line" error at the column after kw. */
 static int value_tok(const struct parser *p, size_t *pos, const struct tok *kw,
@@ -429,6 +445,28 @@ static int value_size(const struct parser *p, size_t *pos, const struct tok *kw,
 	return 0;
 }
 
+/* A time in ns after kw; "off" and 0 give XTX_TARGET_OFF. At most 1 hour. */
+static int value_target(const struct parser *p, size_t *pos, const struct tok *kw,
+			uint64_t *out)
+{
+	struct tok v;
+	enum num_rc rc;
+
+	if (value_tok(p, pos, kw, &v, EXPECT_TIME))
+		return -EINVAL;
+	if (tok_is(&v, "off")) {
+		*out = XTX_TARGET_OFF;
+		return 0;
+	}
+	rc = unit_parse(&v, time_units, sizeof(time_units) / sizeof(time_units[0]),
+			3600000000000ull, out);
+	if (rc != NUM_OK)
+		return num_err(p, &v, rc, EXPECT_TIME, "3600s");
+	if (!*out)
+		*out = XTX_TARGET_OFF;
+	return 0;
+}
+
 static int value_int(const struct parser *p, size_t *pos, const struct tok *kw,
 		     uint64_t min, uint64_t max, uint64_t *out)
 {
@@ -468,7 +506,8 @@ static int value_handle(const struct parser *p, size_t *pos, const struct tok *k
 
 enum opt_id {
 	OPT_PARENT, OPT_RATE, OPT_CEIL, OPT_BURST, OPT_CBURST, OPT_QUANTUM, OPT_PRIO, OPT_FQ,
-	OPT_LIMIT, OPT_FLOWS, OPT_FLOW_LIMIT, OPT_FQ_QUANTUM, OPT_MAXRATE, OPT_SCOPE, OPT__MAX
+	OPT_LIMIT, OPT_FLOWS, OPT_FLOW_LIMIT, OPT_FQ_QUANTUM, OPT_MAXRATE, OPT_SCOPE, OPT_TARGET,
+	OPT__MAX
 };
 
 static const struct {
@@ -489,10 +528,11 @@ static const struct {
 	[OPT_FQ_QUANTUM] = { "fq_quantum", _XTX_OPT_FQ_QUANTUM },
 	[OPT_MAXRATE]	 = { "maxrate", _XTX_OPT_MAXRATE },
 	[OPT_SCOPE]	 = { "scope", 0 },
+	[OPT_TARGET]	 = { "target", _XTX_OPT_TARGET },
 };
 
 #define EXPECT_OPTION "a class option (parent, rate, ceil, burst, cburst, quantum, prio, " \
-		      "fq, limit, flows, flow_limit, fq_quantum, maxrate, scope)"
+		      "fq, limit, flows, flow_limit, fq_quantum, maxrate, scope, target)"
 
 /* scope device | queue */
 static int value_scope(const struct parser *p, size_t *pos, const struct tok *kw,
@@ -588,6 +628,9 @@ static int stmt_class(const struct parser *p, size_t *pos, const struct tok *kw,
 			break;
 		case OPT_SCOPE:
 			rc = value_scope(p, pos, &t, &o.scope);
+			break;
+		case OPT_TARGET:
+			rc = value_target(p, pos, &t, &o.target);
 			break;
 		case OPT_LIMIT:
 			rc = value_int(p, pos, &t, 1, UINT32_MAX, &x);
