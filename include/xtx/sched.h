@@ -64,8 +64,8 @@ struct xtx_class_opts {
 	uint8_t scope;		/* XTX_SCOPE_DEVICE (0): rate, ceil and bursts hold for the
 				 * sum over a device's TX queues, when the schedulers share
 				 * an xtx_sched_shared; XTX_SCOPE_QUEUE: per queue (mq) */
-	uint64_t target;	/* leaf only: room target, ns (below); 0 = XTX_SCHED_TARGET_NS,
-				 * XTX_TARGET_OFF = no room limit */
+	uint64_t target;	/* leaf only: room target, ns (below); 0: the scheduler's
+				 * (xtx_sched_opts.target_ns), XTX_TARGET_OFF: none */
 };
 
 /* Room: a leaf is full (xtx_sched__room_full()) once it holds `target` of its own
@@ -75,7 +75,7 @@ struct xtx_class_opts {
  * max(that, target * ceil). It has room again once it holds half its budget or less.
  * The scheduler never refuses a packet for it (the limits do that): producers that ask
  * (the engine's xtx_producer__room()) wait instead of filling the leaf to its limit. */
-#define XTX_SCHED_TARGET_NS	1000000ull	/* 1 ms */
+#define XTX_SCHED_TARGET_NS	1000000ull	/* 1 ms: xtx-send's default */
 #define XTX_TARGET_OFF		UINT64_MAX
 
 enum {
@@ -150,6 +150,11 @@ int xtx_handle__str(uint32_t handle, char *buf, size_t len);
  * UINT64_MAX bytes/s, or more than 24 significant digits). */
 int xtx_rate__parse(const char *s, uint64_t *bytes_per_s);
 
+/* A time as the config file reads one, in tc's units: a decimal number right before
+ * s, sec, secs, ms, msec, msecs, us, usec or usecs (case-insensitive), or no unit
+ * (microseconds, as tc reads it), into *ns. Returns 0, -EINVAL, -ERANGE. */
+int xtx_time__parse(const char *s, uint64_t *ns);
+
 /* --- the running scheduler --------------------------------------------------- */
 
 enum xtx_drop_reason {
@@ -193,8 +198,10 @@ struct xtx_sched_opts {
 				 * NULL: every class per scheduler */
 	uint32_t queue;		/* with shared: this scheduler's queue, 0 .. nqueues - 1,
 				 * each taken by one scheduler */
+	uint64_t target_ns;	/* room target of the leaves whose own is 0; 0 or
+				 * XTX_TARGET_OFF: none (never full) */
 };
-#define xtx_sched_opts__last_field	queue
+#define xtx_sched_opts__last_field	target_ns
 #define xtx_sched_opts__min_field	pkt_pool
 
 /* Device-wide classes. The schedulers of one device's TX queues (one per dequeuer thread)

@@ -139,11 +139,13 @@ struct xtx_engine_opts {
 	int queue_classes;		/* every class per queue (mq + HTB), even where its
 					 * scope is device (above) */
 	uint64_t slice_ns;		/* device-wide classes' slice; 0: XTX_SCHED_SLICE_NS */
+	uint64_t target_ns;		/* room target of leaves without their own (class
+					 * file `target`); 0: none (xtx_producer__room()) */
 };
 /* sz: sizeof(struct xtx_engine_opts). The library reads the fields up to __last_field;
  * a larger sz is accepted only if the bytes beyond it are zero (-EINVAL otherwise), and sz
  * must be at least the sizeof of the struct's first release, which ended at __min_field. */
-#define xtx_engine_opts__last_field	slice_ns
+#define xtx_engine_opts__last_field	target_ns
 #define xtx_engine_opts__min_field	quiet
 
 /* The fewest frames (frame_count) that open() accepts for opts: each TX queue's ring and
@@ -234,8 +236,9 @@ void xtx_producer__put_frames(struct xtx_producer *p, const uint64_t *addrs, uns
 
 /* Back-pressure: sleep until a dequeuer frees frames or stage room (or timeout_ns passes;
  * UINT64_MAX = no timeout), instead of polling after get_frames() returned 0 or
- * send_burst() returned short. Returns 0 (there may be room now), -ETIMEDOUT or -EINTR.
- * Costs the dequeuers nothing while no producer waits. */
+ * send_burst() returned short; when the last send_burst() stopped at a class without
+ * room, until that class has room (xtx_producer__wait_room()). Returns 0 (there may be
+ * room now), -ETIMEDOUT or -EINTR. Costs the dequeuers nothing while no producer waits. */
 int xtx_producer__wait(struct xtx_producer *p, uint64_t timeout_ns);
 
 /* Room per class (xtx/sched.h, "Room"; the class file's `target`): 1 if leaf class cls

@@ -735,6 +735,122 @@ out_cfg:
 	xtx_sched_config__free(cfg);
 }
 
+/* --- room: producers held back per class instead of filling the leaves ------------- */
+
+#define ROOM_LEN	1000
+#define ROOM_SECONDS	1.5
+
+struct room_prod {
+	struct xtx_engine *e;
+	uint16_t cls;			/* each producer feeds one class */
+	uint64_t count, sent;		/* frames to send, sent */
+	uint64_t max_backlog;		/* the class's largest published backlog seen */
+	uint32_t budget;		/* its room budget then */
+};
+
+static void *room_producer(void *arg)
+{
+	struct room_prod *rp = arg;
+	struct xtx_producer *p = xtx_producer__open(rp->e);
+	uint64_t t_last = check_now_ns(), n = 0;
+
+	if (!CHECK(p != NULL))
+		return NULL;
+	while (rp->sent < rp->count) {
+		uint64_t a[BURST];
+		struct xtx_desc d[BURST];
+		unsigned want = rp->count - rp->sent < BURST ? (unsigned)(rp->count - rp->sent)
+							      : BURST;
+		unsigned got = xtx_producer__get_frames(p, a, want), k;
+		struct xtx_class_stats cs;
+
+		for (unsigned i = 0; i < got; i++)
+			d[i] = (struct xtx_desc){ .addr = a[i], .len = ROOM_LEN, .cls = rp->cls,
+						  .hash = (uint32_t)((rp->sent + i) % FLOWS) *
+							  0x9e3779b1u };
+		k = xtx_producer__send_burst(p, d, got);
+		xtx_producer__put_frames(p, a + k, got - k);
+		rp->sent += k;
+		if (k < want)
+			xtx_producer__wait(p, MS);	/* the class's room, after a room stop */
+		if (k)
+			t_last = check_now_ns();
+		else if (check_now_ns() - t_last > HANG_NS)
+			hang("room send");
+		if (++n % 64 == 0) {
+			xtx_engine__class_stats(rp->e, rp->cls, &cs);
+			if (cs.backlog > rp->max_backlog) {
+				rp->max_backlog = cs.backlog;
+				rp->budget = cs.room_budget;
+			}
+		}
+	}
+	xtx_producer__close(p);
+	return NULL;
+}
+
+/* Two classes of 20 and 80 Mbit/s on two queues, target 1 ms, each fed by its own
+ * producer with 1.5 s of its rate as fast as the producer can: every frame sent, none
+ * dropped at the leaves' limit of 200 (without room a producer fills it at once), the producers held back by room (stops and waits counted), and the
+ * published backlog never far above the budget. */
+static void room_run(void)
+{
+	char err[512];
+	struct xtx_sched_config *cfg = xtx_sched_config__parse_string(
+		"class 1: rate 1gbit\nclass 1:10 parent 1: rate 20mbit fq limit 200\n"
+		"class 1:20 parent 1: rate 80mbit fq limit 200\n", "room", err, sizeof(err));
+	struct xtx_engine_opts o = { .ifname = "null", .queues = 2, .target_ns = MS };
+	struct room_prod rp[2];
+	pthread_t th[2];
+	struct xtx_producer_stats ps;
+	struct xtx_engine *e;
+	uint64_t sent = 0, drops = 0;
+
+	if (!CHECK(cfg != NULL)) {
+		fprintf(stderr, "room: %s\n", err);
+		return;
+	}
+	o.classes = cfg;
+	if (!(e = open_engine(&o, "room")))
+		goto out_cfg;
+	for (unsigned i = 0; i < 2; i++) {
+		uint64_t rate = i ? 80000000ull : 20000000ull;
+
+		rp[i] = (struct room_prod){ .e = e, .cls = (uint16_t)(1 + i),
+			.count = (uint64_t)(rate / ((ROOM_LEN + 24) * 8.0) * ROOM_SECONDS) };
+		CHECK_EQ_I64(0, pthread_create(&th[i], NULL, room_producer, &rp[i]));
+	}
+	for (unsigned i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	xtx_engine__producer_totals(e, &ps);
+	CHECK_EQ_I64(0, xtx_engine__stop(e));
+	for (unsigned q = 0; q < 2; q++) {
+		struct xtx_queue_stats qs;
+
+		xtx_engine__queue_stats(e, q, &qs);
+		sent += qs.sent_pkts;
+		for (int r = 0; r < XTX_DROP__MAX; r++)
+			drops += qs.drops[r];
+	}
+	CHECK_EQ_U64(rp[0].count + rp[1].count, sent);
+	CHECK_EQ_U64(0, drops);
+	CHECK(ps.room_stops > 0 && ps.room_waits > 0);
+	for (unsigned i = 0; i < 2; i++) {
+		printf("room: class 1:%u0, %lu frames of %d bytes: largest backlog seen %lu B "
+		       "(budget then %u B, both queues)\n", i + 1, (unsigned long)rp[i].count,
+		       ROOM_LEN, (unsigned long)rp[i].max_backlog, rp[i].budget);
+		/* budget + what producers may add per event (half of it) + a burst in flight */
+		CHECK(rp[i].budget != UINT32_MAX);
+		CHECK(rp[i].max_backlog <= (uint64_t)rp[i].budget * 3 / 2 + BURST * (ROOM_LEN + 24));
+	}
+	printf("room: %lu sent, %lu dropped; send_burst stopped %lu times by room, %lu waits\n",
+	       (unsigned long)sent, (unsigned long)drops, (unsigned long)ps.room_stops,
+	       (unsigned long)ps.room_waits);
+	CHECK_EQ_I64(0, xtx_engine__close(e));
+out_cfg:
+	xtx_sched_config__free(cfg);
+}
+
 int main(void)
 {
 	check_caps();		/* first: fork before any thread exists */
@@ -747,5 +863,6 @@ int main(void)
 	reap_explicit();
 	reap_periodic();
 	wire_run();
+	room_run();
 	return check_summary("stress_null");
 }

@@ -351,10 +351,20 @@ static const struct def_case def_cases[] = {
 	/* every option given: nothing is replaced */
 	{ "class 1: rate 1gbit\n"
 	  "class 1:20 parent 1: rate 4mbit ceil 1gbit burst 10k cburst 20k quantum 3028 prio 3 "
-	  "fq limit 500 flows 4096 flow_limit 50 fq_quantum 9000 maxrate 1mbit",
+	  "fq limit 500 flows 4096 flow_limit 50 fq_quantum 9000 maxrate 1mbit target 2.5ms",
 	  { .handle = 0x10020, .parent = 0x10000, .rate = 500000, .ceil = 125000000,
 	    .burst = 10240, .cburst = 20480, .quantum = 3028, .prio = 3, .fq = 1, .limit = 500,
-	    .flows = 4096, .flow_limit = 50, .fq_quantum = 9000, .maxrate = 125000, .line = 2 } },
+	    .flows = 4096, .flow_limit = 50, .fq_quantum = 9000, .maxrate = 125000,
+	    .target = 2500000, .line = 2 } },
+	/* target: tc's bare number is microseconds; off and 0 are none */
+	{ "class 1: rate 1gbit target 250",
+	  { .handle = 0x10000, .parent = XTX_HANDLE_ROOT, .rate = 125000000, .ceil = 125000000,
+	    .burst = 126600, .cburst = 126600, .quantum = 200000, .limit = 10000, .flows = 1,
+	    .flow_limit = 100, .fq_quantum = 3028, .target = 250000, .line = 1 } },
+	{ "class 1: rate 1gbit target off",
+	  { .handle = 0x10000, .parent = XTX_HANDLE_ROOT, .rate = 125000000, .ceil = 125000000,
+	    .burst = 126600, .cburst = 126600, .quantum = 200000, .limit = 10000, .flows = 1,
+	    .flow_limit = 100, .fq_quantum = 3028, .target = XTX_TARGET_OFF, .line = 1 } },
 };
 
 static void check_opts(const struct xtx_class_opts *w, const struct xtx_class_opts *o)
@@ -370,6 +380,7 @@ static void check_opts(const struct xtx_class_opts *w, const struct xtx_class_op
 	CHECK_EQ_U64(w->prio, o->prio);
 	CHECK_EQ_U64(w->fq, o->fq);
 	CHECK_EQ_U64(w->limit, o->limit);
+	CHECK_EQ_U64(w->target, o->target);
 	CHECK_EQ_U64(w->flows, o->flows);
 	CHECK_EQ_U64(w->flow_limit, o->flow_limit);
 	CHECK_EQ_U64(w->fq_quantum, o->fq_quantum);
@@ -470,6 +481,9 @@ static const struct err_case syntax_cases[] = {
 	  NAME ":1:21: found 'foo', expected a class option (parent, rate, ceil, burst, cburst, "
 	  "quantum, prio, fq, limit, flows, flow_limit, fq_quantum, maxrate, scope, target)" },
 	{ "class 1: rate 1gbit Rate 2gbit", NAME ":1:21: found 'Rate', expected a class option" },
+	{ "class 1: rate 1gbit target 5mbit",
+	  NAME ":1:28: found '5mbit', expected a time such as 1ms, 500us or 0.5ms, or off" },
+	{ "class 1: rate 1gbit target", NAME ":1:27: found end of line, expected a time" },
 	{ "class 1: rate 1gbit scope",
 	  NAME ":1:26: found end of line, expected 'device' or 'queue' after 'scope'" },
 	{ "class 1: rate 1gbit scope mq",
@@ -640,6 +654,8 @@ static const struct tree_case tree_cases[] = {
 	  NAME ":1: class 1:: maxrate is a leaf option" },
 	{ "class 1: rate 10mbit maxrate 0\nclass 1:10 parent 1: rate 1mbit",
 	  NAME ":1: class 1:: maxrate is a leaf option" },
+	{ "class 1: rate 10mbit target 1ms\nclass 1:10 parent 1: rate 1mbit",
+	  NAME ":1: class 1:: target is a leaf option" },
 	/* fq options without fq */
 	{ "class 1: rate 10mbit flows 1024",
 	  NAME ":1: class 1:: flows only applies with fq; turn fq on for this class or drop flows" },

@@ -470,6 +470,7 @@ static int open_engine(const struct run *r)
 		.queue_classes = o.queue_classes,
 		.classes = r->cfg, .drain_timeout_ns = (uint64_t)(o.drain * 1e9) + 1,
 		.drop_on_close = o.drop, .quiet = o.json,
+		.target_ns = o.target_ns,
 	};
 	char err[1024];
 
@@ -725,6 +726,11 @@ static void print_json(const struct run *r, const struct totals *t,
 	jsonw_string_field(&w, "mode", xtx_engine__mode(eng));
 	jsonw_uint_field(&w, "queues", xtx_engine__queues(eng));
 	jsonw_string_field(&w, "class_scope", o.queue_classes ? "queue" : "device");
+	jsonw_name(&w, "target_ns");	/* --target: room target of leaves without their own */
+	if (o.target_ns == XTX_TARGET_OFF)
+		jsonw_null(&w);
+	else
+		jsonw_uint(&w, o.target_ns);
 	jsonw_uint_field(&w, "producers", nprod);
 	jsonw_uint_field(&w, "flows", o.flows);
 	jsonw_name(&w, "stop_flows");

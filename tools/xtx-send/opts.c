@@ -96,6 +96,12 @@ DSTGUARD_USAGE("                       ")
 "                       run while the others go on: the rest of a class's traffic, or of\n"
 "                       a queue's, then shows how the scheduler follows demand. At least\n"
 "                       one flow must go on; not with --count\n"
+"    --target T         room target of every leaf without its own 'target' (docs/config.md):\n"
+"                       a class that holds T of its departures on a queue is held back\n"
+"                       before its packets are built, so it waits instead of filling its\n"
+"                       leaf to the limit and dropping; other classes go on. A time in\n"
+"                       tc's units (1ms, 500us), or off: fill and drop as the kernel's\n"
+"                       qdiscs do for a sender that cannot wait (default 1ms)\n"
 "    --drain S          at the end, wait up to S seconds for queued packets (default 2)\n"
 "    --drop             at the end, drop queued packets at once (counted)\n"
 "    --no-stamp         do not write send timestamps into the payload\n"
@@ -149,7 +155,8 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 	enum { O_DEV = 256, O_DST_IP, O_DST_MAC, O_SRC_IP, O_SRC_MAC, O_DST_PORT, O_SRC_PORT,
 	       O_FLOWS, O_SIZE, O_QUEUES, O_FIRST_Q, O_PRODUCERS, O_CLASSES, O_RATE,
 	       O_DURATION, O_COUNT, O_INTERVAL, O_JSON, O_COPY, O_ZC, O_BUSY, O_CPUS, O_PROD_CPUS, O_FRAMES,
-	       O_DRAIN, O_DROP, O_NO_STAMP, O_ALLOW_DST, O_ALLOW_ANY_DST, O_QCLS, O_STOP_FLOWS };
+	       O_DRAIN, O_DROP, O_NO_STAMP, O_ALLOW_DST, O_ALLOW_ANY_DST, O_QCLS, O_STOP_FLOWS,
+	       O_TARGET };
 	static const struct option lo[] = {
 		{ "dev", 1, 0, O_DEV }, { "dst-ip", 1, 0, O_DST_IP }, { "dst-mac", 1, 0, O_DST_MAC },
 		{ "src-ip", 1, 0, O_SRC_IP }, { "src-mac", 1, 0, O_SRC_MAC },
@@ -164,7 +171,7 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 		{ "frames", 1, 0, O_FRAMES }, { "drain", 1, 0, O_DRAIN }, { "drop", 0, 0, O_DROP },
 		{ "no-stamp", 0, 0, O_NO_STAMP }, { "allow-dst", 1, 0, O_ALLOW_DST },
 		{ "allow-any-dst", 0, 0, O_ALLOW_ANY_DST }, { "queue-classes", 0, 0, O_QCLS },
-		{ "stop-flows", 1, 0, O_STOP_FLOWS },
+		{ "stop-flows", 1, 0, O_STOP_FLOWS }, { "target", 1, 0, O_TARGET },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
 	int c, have_dur = 0, have_dst = 0, have_stop_last = 0;
@@ -184,6 +191,7 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 	o->interval = 1;
 	o->stamp = 1;
 	o->drain = 2;
+	o->target_ns = XTX_SCHED_TARGET_NS;
 	o->mode = XTX_MODE_AUTO;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -311,6 +319,14 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 			break;
 		case O_DROP:
 			o->drop = 1;
+			break;
+		case O_TARGET:
+			if (!strcmp(optarg, "off"))
+				o->target_ns = XTX_TARGET_OFF;
+			else if (xtx_time__parse(optarg, &o->target_ns) || !o->target_ns ||
+				 o->target_ns > 3600000000000ull)
+				return bad("--target", optarg, "a time above 0 and at most 3600s, "
+					   "e.g. 1ms or 500us, or off");
 			break;
 		case O_STOP_FLOWS:
 			if (parse_stop_flows(optarg, o, &have_stop_last))

@@ -39,6 +39,7 @@ struct send_opts {
 	int nprod_cpus;			/* 0: not pinned */
 	uint32_t frames;		/* UMEM frames, 0 = engine default */
 	double drain;			/* drain timeout, s */
+	uint64_t target_ns;		/* --target: room target, ns; XTX_TARGET_OFF: off */
 	/* --stop-flows FIRST[-LAST]@S: flows FIRST..LAST stop being offered S seconds into
 	 * the run; stop_at_s 0: none. */
 	uint32_t stop_first, stop_last;

@@ -543,7 +543,8 @@ static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
 					    .lane_size = e->o.lane_size,
 					    .numa_node = e->numa_node,
 					    .busy_poll = e->o.busy_poll };
-		struct xtx_sched_opts so = { .sz = sizeof(so), .shared = e->shared, .queue = i };
+		struct xtx_sched_opts so = { .sz = sizeof(so), .shared = e->shared, .queue = i,
+					     .target_ns = e->o.target_ns };
 
 		rc = e->null ? xtx_queue_null(e, q, err, errlen) :
 			       xtx_queue_socket(e, q, err, errlen);

@@ -63,6 +63,10 @@ struct xtx_prod_room {
 struct xtx_producer {
 	struct xtx_engine *e;
 	struct xtx_prod_room *rs;	/* [queue * ncls + class] */
+	int room_stop;			/* the last send_burst stopped at a class without
+					 * room: stop_cls, stop_hash (xtx_producer__wait()) */
+	uint16_t stop_cls;
+	uint32_t stop_hash;
 	unsigned id;
 	struct xtx_mpsc_prod *lane[XTX_MAX_QUEUES];
 	uint32_t ncache;

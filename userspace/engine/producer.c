@@ -145,7 +145,13 @@ int xtx_producer__wait(struct xtx_producer *p, uint64_t timeout_ns)
 {
 	struct xtx_room *room = &p->e->room;
 	int no_frames = !p->ncache;
-	uint32_t ticket = xtx_room__wait_prepare(room, no_frames);
+	uint32_t ticket;
+
+	if (p->room_stop) {
+		p->room_stop = 0;
+		return xtx_producer__wait_room(p, p->stop_cls, p->stop_hash, timeout_ns);
+	}
+	ticket = xtx_room__wait_prepare(room, no_frames);
 	int frames = !no_frames || xtx_room__has_frames(room);
 
 	if (frames && lanes_have_room(p)) {
@@ -237,6 +243,7 @@ unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc 
 	struct xtx_engine *e = p->e;
 	unsigned ok = 0, done = 0;
 
+	p->room_stop = 0;
 	/* Validate first; the burst stops at the first bad descriptor, or before the first
 	 * whose class has no room. */
 	while (ok < n && desc_ok(p, d[ok].addr, d[ok].len))
@@ -249,6 +256,9 @@ unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc 
 		if (!room_check(p, d[i].cls, d[i].hash, &rs)) {
 			ok = i;
 			CTR_ADD(p->room_stops, 1);
+			p->room_stop = 1;
+			p->stop_cls = d[i].cls;
+			p->stop_hash = d[i].hash;
 			break;
 		}
 		if (rs)

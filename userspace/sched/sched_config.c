@@ -310,8 +310,6 @@ int _xtx_sched_config__add_class_set(struct xtx_sched_config *cfg,
 		c.o.flow_limit = DEF_FLOW_LIMIT;
 	if (!c.o.fq_quantum)
 		c.o.fq_quantum = DEF_FQ_QUANTUM;
-	if (!c.o.target)
-		c.o.target = XTX_SCHED_TARGET_NS;
 
 	rc = cfg_reserve(cfg);
 	if (rc)

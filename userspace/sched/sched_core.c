@@ -240,6 +240,7 @@ static void place_arrays(struct xtx_sched *s, const struct layout *lo, char *bas
 	s->fh_cap = sh->fh_cap;
 	s->overhead = xtx_sched_config__overhead(cfg);
 	s->horizon_ns = o->horizon_ns ? o->horizon_ns : _XTX_HORIZON_NS;
+	s->dflt_target = o->target_ns;
 	s->sh = o->shared && xtx_sched_shared__class_count(o->shared) ? o->shared->cls : NULL;
 	s->shq = s->sh ? o->shared->q : NULL;
 	s->nq = s->sh ? o->shared->nqueues : 1;
@@ -279,7 +280,8 @@ static uint32_t init_leaf(struct xtx_sched *s, uint32_t i, uint32_t li,
 	L->pace_mult = co->fq && co->maxrate ? _xtx_rate_mult(co->maxrate) : 0;
 	L->cls = i;
 	init_flows(L);
-	_xtx_room_init(s, L, co->target, s->now);	/* after the class's ceil_mult */
+	/* after the class's ceil_mult */
+	_xtx_room_init(s, L, co->target ? co->target : s->dflt_target, s->now);
 	return fl;
 }
 

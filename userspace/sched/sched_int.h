@@ -347,6 +347,7 @@ struct xtx_sched {
 	uint32_t overhead;		/* bytes added to each frame on the wire */
 	uint32_t _pad0;
 	uint64_t horizon_ns;
+	uint64_t dflt_target;		/* room target of leaves without their own, ns */
 	struct _xtx_shclass *sh;	/* device-wide class state, NULL: every class local */
 	struct _xtx_shq *shq;		/* every queue's views, [queue * ncls + class] */
 	uint32_t nq, qidx;		/* queues sharing sh, and this scheduler's */

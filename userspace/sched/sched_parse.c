@@ -289,6 +289,27 @@ int xtx_rate__parse(const char *s, uint64_t *bytes_per_s)
 	}
 }
 
+int xtx_time__parse(const char *s, uint64_t *ns)
+{
+	struct tok t;
+	uint64_t v;
+
+	if (!s || !ns)
+		return -EINVAL;
+	t = (struct tok){ .s = s, .len = strlen(s), .col = 1 };
+	switch (unit_parse(&t, time_units, sizeof(time_units) / sizeof(time_units[0]),
+			   UINT64_MAX, &v)) {
+	case NUM_OK:
+		*ns = v;
+		return 0;
+	case NUM_BIG:
+	case NUM_DIGITS:
+		return -ERANGE;
+	default:
+		return -EINVAL;
+	}
+}
+
 /* Plain decimal integer, no unit, no sign, in [min, max]. */
 static enum num_rc int_parse(const struct tok *t, uint64_t min, uint64_t max, uint64_t *out)
 {
