@@ -152,6 +152,12 @@ static void stop_flows(uint32_t *flows, uint64_t *seq, uint8_t *pat, uint32_t *n
 	*fi = nfi < k ? nfi : 0;
 }
 
+/* --count: flow f's share of the packets, as --help promises. */
+static inline uint64_t flow_share(uint32_t f)
+{
+	return o.count / o.flows + (f < o.count % o.flows);
+}
+
 /* send_burst, and when a class without room stopped it, again with the descriptors of
  * the classes that have room (a flow is of one class, so each flow stays in order): a
  * held class never holds the others back. The ones not taken are left in d[0..n - taken)
@@ -269,9 +275,12 @@ static void *producer_main(void *arg)
 				uint8_t *fr;
 
 				/* Only flows whose class has room (xtx_producer__room()): a
-				 * held class's packets are not built, and the others go on. */
+				 * held class's packets are not built, and the others go on;
+				 * with --count only flows short of their share (skipping
+				 * held ones must not move packets between flows). */
 				while (tries < nflows &&
-				       !xtx_producer__room(p, flow_cls[f], flow_hash[f])) {
+				       ((o.count && seq[fi] >= flow_share(f)) ||
+					!xtx_producer__room(p, flow_cls[f], flow_hash[f]))) {
 					fi = fi + 1 == nflows ? 0 : fi + 1;
 					f = flows[fi];
 					tries++;
