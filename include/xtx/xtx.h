@@ -289,6 +289,9 @@ struct xtx_queue_stats {
 	uint64_t completed;		/* returned by the completion ring */
 	uint64_t drops[XTX_DROP__MAX];	/* refused or purged by the scheduler */
 	uint64_t tx_ring_full;		/* times the TX ring had no room for what was eligible */
+	uint64_t ring_limit;		/* descriptors the dequeuer lets the TX ring hold now:
+					 * a limit from completions, as BQL (docs/design.md) */
+	uint64_t ring_limited;		/* transmits cut short by that limit */
 	uint64_t kicks;			/* sendto() wake-ups of the kernel (need_wakeup set);
 					 * the null device: its runs */
 	uint64_t kick_errors;		/* sendto() errors other than EAGAIN/EBUSY/ENOBUFS */

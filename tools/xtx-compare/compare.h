@@ -84,6 +84,8 @@ struct opts {
 	const char *rate;		/* forward: xtx-send --rate; NULL: xsk-plain unpaced */
 	const char *shape_opts[MAX_LIST];	/* forward: --shape-opt, added to xtx-shape's */
 	unsigned nshape_opts;
+	const char *send_opts[MAX_LIST];	/* --send-opt, added to xtx-send's (path xtx) */
+	unsigned nsend_opts;
 	/* where */
 	const char *dev;		/* NULL: make a testbed */
 	const char *netns;		/* namespace of dev (NULL: this one) */

@@ -193,6 +193,11 @@ static const char usage_text[] =
 "    --rate R           forward mode: send with xtx-send paced at R (e.g. 700mbit,\n"
 "                       1gbit, 500kpps) instead of xsk-plain unpaced; --producers N\n"
 "                       (one value, default --queues) sets its producers.\n"
+"    --send-opt OPT     add OPT to xtx-send's command line on the xtx path, e.g.\n"
+"                       --send-opt=--target=1ms (repeat for several, up to 16). Not the\n"
+"                       options xtx-compare sets itself (--dev, --dst-ip, --dst-mac,\n"
+"                       --producers, --queues, --classes, --drop, --interval, --size,\n"
+"                       --flows, --dst-port, --duration, --json).\n"
 "    --shape-opt OPT    forward mode: add OPT to xtx-shape's command line, e.g.\n"
 "                       --shape-opt=--deq-rt=1 (repeat for several, up to 16). Not the\n"
 "                       options xtx-compare sets itself (--netns, --in, --out,\n"
@@ -390,7 +395,7 @@ static bool rate_ok(const char *s)
 
 enum { O_CLASSES = 256, O_PRODUCERS, O_SIZE, O_FLOWS, O_BASE_PORT, O_PATHS, O_DURATION,
        O_RUNS, O_QUEUES, O_JSON, O_MD, O_PLOT, O_QUIET, O_DEV, O_NETNS, O_DST_IP, O_DST_MAC,
-       O_SINK_DEV, O_SINK_NETNS, O_SINK, O_LISTEN, O_SNDBUF, O_MODE, O_RATE, O_SHAPE_OPT,
+       O_SINK_DEV, O_SINK_NETNS, O_SINK, O_LISTEN, O_SNDBUF, O_MODE, O_RATE, O_SHAPE_OPT, O_SEND_OPT,
        O_ALLOW_DST, O_ALLOW_ANY_DST, O_HELP };
 
 /* Which options were given, where a default depends on it or a mode refuses them. */
@@ -414,6 +419,26 @@ static void add_shape_opt(const char *opt)
 	if (o.nshape_opts == MAX_LIST)
 		die_usage("--shape-opt: at most %d", MAX_LIST);
 	o.shape_opts[o.nshape_opts++] = opt;
+}
+
+/* --send-opt OPT: not one of the options xtx-compare gives xtx-send itself. */
+static void add_send_opt(const char *opt)
+{
+	static const char *const ours[] = { "--dev", "--dst-ip", "--dst-mac", "--producers",
+		"--queues", "--classes", "--drop", "--interval", "--size", "--flows",
+		"--dst-port", "--duration", "--json", "--rate" };
+
+	for (unsigned i = 0; i < sizeof(ours) / sizeof(ours[0]); i++) {
+		size_t l = strlen(ours[i]);
+
+		if (!strncmp(opt, ours[i], l) && (opt[l] == '\0' || opt[l] == '='))
+			die_usage("--send-opt %s: xtx-compare sets %s itself", opt, ours[i]);
+	}
+	if (strncmp(opt, "--", 2))
+		die_usage("--send-opt %s: expected an xtx-send option, --NAME or --NAME=VALUE", opt);
+	if (o.nsend_opts == MAX_LIST)
+		die_usage("--send-opt: at most %d", MAX_LIST);
+	o.send_opts[o.nsend_opts++] = opt;
 }
 
 /* The options whose value is kept as given. */
@@ -477,6 +502,7 @@ static void parse_option(int c, char **argv, struct given *g)
 		o.rate = optarg;
 		break;
 	case O_SHAPE_OPT: add_shape_opt(optarg); break;
+	case O_SEND_OPT: add_send_opt(optarg); break;
 	case O_ALLOW_DST:
 		if (dstguard_add(&o.guard, optarg, err, sizeof(err)))
 			die_usage("%s", err);
@@ -508,6 +534,9 @@ static void check_mode(const struct given *g)
 				  "forwarder)");
 		return;
 	}
+	if (o.nsend_opts)
+		die_usage("--send-opt goes with --mode send (the xtx path's xtx-send); in "
+			  "forward mode xtx-send is the load for both paths");
 	/* Two receive queues by default: xtx-shape then has a receive worker per queue and
 	 * the sender spreads its flows over both, as tools/bench/forward.sh. */
 	if (!g->queues)
@@ -599,6 +628,7 @@ static void parse_args(int argc, char **argv)
 		{ "mode", required_argument, NULL, O_MODE },
 		{ "rate", required_argument, NULL, O_RATE },
 		{ "shape-opt", required_argument, NULL, O_SHAPE_OPT },
+		{ "send-opt", required_argument, NULL, O_SEND_OPT },
 		{ "allow-dst", required_argument, NULL, O_ALLOW_DST },
 		{ "allow-any-dst", no_argument, NULL, O_ALLOW_ANY_DST },
 		{ "help", no_argument, NULL, O_HELP },

@@ -545,18 +545,27 @@ static void describe_setup(struct report *r, FILE *f, bool md)
 			x->e->shape_mode[0] ? x->e->shape_mode : "-", sopts, md ? "" : "\n");
 		return;
 	}
+	char xopts[256] = " Options given to xtx-send:";
+	size_t k = strlen(xopts);
+
+	for (unsigned i = 0; i < o->nsend_opts && k < sizeof(xopts); i++)
+		k += (size_t)snprintf(xopts + k, sizeof(xopts) - k, " %s", o->send_opts[i]);
+	if (!o->nsend_opts)
+		xopts[0] = '\0';
+	else if (k + 1 < sizeof(xopts))
+		strcat(xopts, ".");
 	for (unsigned i = 0; i < o->nproducers; i++)
 		b += (size_t)snprintf(prods + b, sizeof(prods) - b, "%s%u", i ? "," : "",
 				      o->producers[i]);
 	fprintf(f, "%s%s %s -> %s, %u queue(s), %u flows (UDP ports %u..%u), frames of %s "
 		"bytes, N = %s, %g s per run, median of %u interleaved runs (± half the "
 		"spread). Tree: %s, %u leaves, overhead %u bytes. AF_XDP mode: xtx %s, afxdp "
-		"%s.%s\n", md ? "" : PROG ": ", x->e->tb_name[0] ? "veth testbed" : "interface",
+		"%s.%s%s\n", md ? "" : PROG ": ", x->e->tb_name[0] ? "veth testbed" : "interface",
 		x->e->tx_dev, x->e->remote_fd >= 0 ? o->sink_remote : x->e->rx_dev, o->queues,
 		o->flows, o->base_port, o->base_port + o->flows - 1, sizes, prods, o->duration,
 		o->runs, o->classes ? o->classes : "built-in (xtx-compare --help)",
 		x->plan.nleaves, xtx_sched_config__overhead(x->cfg), x->e->xtx_mode,
-		x->e->afxdp_mode, md ? "" : "\n");
+		x->e->afxdp_mode, xopts, md ? "" : "\n");
 }
 
 static void fwd_notes(struct report *r, FILE *f, bool md)
@@ -880,6 +889,14 @@ static void put_config(const struct report *r, FILE *f)
 		}
 		fputc(']', f);
 		fprintf(f, ",\"warmup_s\":%g,", FWD_WARMUP_MS / 1000.0);
+	} else {
+		fputs("\"send_opts\":[", f);
+		for (unsigned i = 0; i < o->nsend_opts; i++) {
+			if (i)
+				fputc(',', f);
+			json_put_str(f, o->send_opts[i]);
+		}
+		fputs("],", f);
 	}
 	fprintf(f, "\"flows\":%u,\"base_port\":%u,\"sndbuf\":%u,", o->flows, o->base_port,
 		o->sndbuf);

@@ -121,6 +121,8 @@ static void sender_argv(struct ctx *x, enum path_id p, unsigned n, unsigned size
 		av_opt(a, "--classes", "%s", e->classes_path);
 		av_add(a, "--drop");
 		av_opt(a, "--interval", "0");
+		for (unsigned i = 0; i < o->nsend_opts; i++)
+			av_add(a, "%s", o->send_opts[i]);
 		break;
 	case P_AFXDP:
 		av_add(a, "%s/xsk-plain", e->bindir);

@@ -772,6 +772,19 @@ static void print_json(const struct run *r, const struct totals *t,
 		struct xtx_producer_stats ps;
 
 		xtx_engine__producer_totals(eng, &ps);
+		jsonw_name(&w, "tx_ring");	/* per queue: the ring's limit (BQL-like) */
+		jsonw_start_array(&w);
+		for (unsigned q = 0; q < xtx_engine__queues(eng); q++) {
+			struct xtx_queue_stats qs;
+
+			xtx_engine__queue_stats(eng, q, &qs);
+			jsonw_start_object(&w);
+			jsonw_uint_field(&w, "limit", qs.ring_limit);
+			jsonw_uint_field(&w, "limited", qs.ring_limited);
+			jsonw_uint_field(&w, "full", qs.tx_ring_full);
+			jsonw_end_object(&w);
+		}
+		jsonw_end_array(&w);
 		jsonw_name(&w, "room");	/* producers held back by a class's target */
 		jsonw_start_object(&w);
 		jsonw_uint_field(&w, "stops", ps.room_stops);

@@ -57,16 +57,24 @@ static void recycle(struct xtx_dequeuer *q, uint64_t addr)
 		CTR_SET(q->ctr.held, q->nrecycle);
 }
 
-/* Step 3: completions, frames back to the pool a batch at a time. */
-static void reap(struct xtx_dequeuer *q)
+/* Step 3: completions, frames back to the pool a batch at a time, counted for the ring's
+ * limit (dql.h). */
+static void reap(struct xtx_dequeuer *q, uint64_t now)
 {
-	uint32_t idx = 0, n = xtx_txring__comp_peek(&q->ring, XTX_DEQ_BATCH, &idx);
+	uint32_t idx = 0, n;
+
+	/* A user-space device runs only when told: let it catch up first, as a NIC
+	 * completes while the dequeuer sleeps, so the limit sees the device as it is. */
+	if (q->ring.null && q->ring.outstanding)
+		xtx_txring__kick(&q->ring, now);
+	n = xtx_txring__comp_peek(&q->ring, XTX_DEQ_BATCH, &idx);
 
 	for (uint32_t i = 0; i < n; i++)
 		recycle(q, xtx_txring__comp_addr(&q->ring, idx + i));
 	if (n) {
 		xtx_txring__comp_release(&q->ring, n);
 		CTR_ADD(q->ctr.completed, n);
+		xtx_dql__completed(&q->dql, n);
 	}
 }
 
@@ -252,15 +260,23 @@ static void purge(struct xtx_dequeuer *q, struct xtx_desc *out)
 			recycle(q, out[i].addr);
 }
 
-/* Step 4: what may leave now, as much as the TX ring has room for, in one reserve/submit.
- * Returns how many were written; *next is the scheduler's next departure (now when the
- * ring is full and the scheduler has more). */
+/* Step 4: what may leave now, as much as the TX ring has room for and its limit lets it
+ * hold (dql.h), in one reserve/submit. Returns how many were written; *next is the
+ * scheduler's next departure (now when the ring is full or at its limit and the
+ * scheduler has more). */
 static unsigned transmit(struct xtx_dequeuer *q, struct xtx_desc *out, uint64_t now,
 			 uint64_t *next)
 {
-	uint32_t room = xtx_txring__room(&q->ring, XTX_DEQ_BATCH);
+	uint32_t room = xtx_txring__room(&q->ring, XTX_DEQ_BATCH), avail;
+	int cut;
 	unsigned m = 0;
 
+	xtx_dql__look(&q->dql, now);
+	avail = xtx_dql__avail(&q->dql, q->ring.outstanding);
+	cut = avail < room;
+
+	if (cut)
+		room = avail;
 	if (room) {
 		m = xtx_sched__dequeue_burst(q->sched, out, room, now, next);
 		if (m) {
@@ -269,10 +285,17 @@ static unsigned transmit(struct xtx_dequeuer *q, struct xtx_desc *out, uint64_t 
 			CTR_ADD(q->ctr.sent_pkts, m);
 			CTR_ADD(q->ctr.sent_bytes, bytes);
 		}
+		/* The limit is binding if this filled it and more is eligible now. */
+		if (m == room && *next <= now && !xtx_dql__avail(&q->dql, q->ring.outstanding)) {
+			xtx_dql__limited(&q->dql);
+			CTR_SET(q->ctr.ring_limited, q->dql.limited);
+		}
 	} else if (xtx_sched__qlen(q->sched)) {
-		CTR_ADD(q->ctr.tx_ring_full, 1);
+		if (!cut)
+			CTR_ADD(q->ctr.tx_ring_full, 1);
 		*next = now;
 	}
+	CTR_SET(q->ctr.ring_limit, q->dql.limit);
 	return m;
 }
 
@@ -356,7 +379,7 @@ void *xtx_dequeuer_main(void *arg)
 		n = intake_batches(q, in, drops, txt, now, dropping);
 		if (dropping)
 			purge(q, out);
-		reap(q);
+		reap(q, now);
 		m = transmit(q, out, now, &next);
 		if (n || m || dropping)
 			publish_room(q);

@@ -12,6 +12,7 @@
 #include <xtx/mpsc.h>
 #include <xtx/sched.h>
 #include "defs.h"
+#include "dql.h"
 #include "pool.h"
 #include "print.h"
 #include "registry.h"
@@ -31,6 +32,7 @@ struct xtx_queue_ctr {
 	_Atomic uint64_t stage_pkts, sent_pkts, sent_bytes, completed;
 	_Atomic uint64_t drops[XTX_DROP__MAX];
 	_Atomic uint64_t tx_ring_full, kicks, kick_errors, sleeps, loops;
+	_Atomic uint64_t ring_limit, ring_limited;	/* the dql's, as of the last step */
 	_Atomic uint64_t held;		/* frames in the dequeuer's hands (partial batch) */
 	_Atomic uint64_t cpu_ns;	/* the thread's CPU clock, at each class publication */
 };
@@ -55,6 +57,7 @@ struct xtx_dequeuer {
 
 	/* The thread's. */
 	struct xtx_txring ring;
+	struct xtx_dql dql;		/* how much of the ring it fills (dql.h) */
 	uint32_t nrecycle;
 	uint64_t recycle[XTX_BATCH];	/* completed or dropped frames, one partial batch */
 

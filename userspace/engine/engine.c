@@ -515,6 +515,7 @@ static void fill_dequeuer(struct xtx_engine *e, struct xtx_queue *q)
 	d->ncls = e->ncls;
 	d->nice = e->o.deq_nice;
 	d->rtprio = e->o.deq_rtprio;
+	xtx_dql__init(&d->dql, XTX_DEQ_BATCH, e->o.tx_ring_size, xtx_now_ns());
 }
 
 /* Every TX queue's socket, stage, scheduler and class snapshot, and its dequeuer's CPU:
@@ -875,6 +876,8 @@ int xtx_engine__queue_stats(const struct xtx_engine *e, unsigned qi, struct xtx_
 	st->sent_bytes = CTR_GET(q->deq.ctr.sent_bytes);
 	st->completed = CTR_GET(q->deq.ctr.completed);
 	st->tx_ring_full = CTR_GET(q->deq.ctr.tx_ring_full);
+	st->ring_limit = CTR_GET(q->deq.ctr.ring_limit);
+	st->ring_limited = CTR_GET(q->deq.ctr.ring_limited);
 	st->kicks = CTR_GET(q->deq.ctr.kicks);
 	st->kick_errors = CTR_GET(q->deq.ctr.kick_errors);
 	st->sleeps = CTR_GET(q->deq.ctr.sleeps);
