@@ -181,7 +181,8 @@ struct xtx_class_stats {
 	uint32_t qlen;			/* packets queued now (leaf) */
 	uint32_t flows;			/* flows with packets or credit now (fq leaf) */
 	int64_t tokens, ctokens;	/* now, in nanoseconds of transmission time */
-	uint32_t backlog;		/* wire bytes queued now (leaf) */
+	uint32_t backlog;		/* wire bytes queued now (leaf with a room target;
+					 * 0 without one) */
 	uint32_t room_budget;		/* wire bytes that make it full now (leaf; room,
 					 * above); UINT32_MAX: no target */
 	uint64_t room_closes;		/* times it became full (leaf) */

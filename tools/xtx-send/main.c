@@ -36,6 +36,7 @@ static _Atomic int stop_req;		/* SIGINT/SIGTERM or end of duration */
 static volatile sig_atomic_t got_signal;
 static uint16_t flow_cls[65536];	/* class index of flow i */
 static uint32_t flow_hash[65536];
+static bool use_room;			/* some leaf has a room target: ask before building */
 
 struct tmpl {
 	uint8_t frame[4096];
@@ -209,6 +210,7 @@ static void *producer_main(void *arg)
 	struct xtx_desc d[BURST];
 	unsigned pending = 0;	/* d[0..pending) built but not taken yet */
 	int held;		/* this round found every flow's class without room */
+	const bool may_skip = o.count || use_room;	/* flows may be passed over */
 	uint64_t stop_ns = stop_flows_ns;
 
 	if (!p) {
@@ -278,14 +280,15 @@ static void *producer_main(void *arg)
 				 * held class's packets are not built, and the others go on;
 				 * with --count only flows short of their share (skipping
 				 * held ones must not move packets between flows). */
-				while (tries < nflows &&
+				while (may_skip && tries < nflows &&
 				       ((o.count && seq[fi] >= flow_share(f)) ||
-					!xtx_producer__room(p, flow_cls[f], flow_hash[f]))) {
+					(use_room && !xtx_producer__room(p, flow_cls[f],
+									 flow_hash[f])))) {
 					fi = fi + 1 == nflows ? 0 : fi + 1;
 					f = flows[fi];
 					tries++;
 				}
-				if (tries == nflows) {
+				if (__builtin_expect(tries == nflows, 0)) {
 					held = 1;
 					break;
 				}
@@ -483,6 +486,12 @@ static int open_engine(const struct run *r)
 	};
 	char err[1024];
 
+	use_room = o.target_ns != XTX_TARGET_OFF;
+	for (unsigned c = 0; r->cfg && c < xtx_sched_config__class_count(r->cfg); c++) {
+		uint64_t t = xtx_sched_config__class(r->cfg, c)->target;
+
+		use_room |= t && t != XTX_TARGET_OFF;
+	}
 	eng = xtx_engine__open(&eo, err, sizeof(err));
 	if (eng)
 		return 0;

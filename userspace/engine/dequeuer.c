@@ -63,10 +63,7 @@ static void reap(struct xtx_dequeuer *q, uint64_t now)
 {
 	uint32_t idx = 0, n;
 
-	/* A user-space device runs only when told: let it catch up first, as a NIC
-	 * completes while the dequeuer sleeps, so the limit sees the device as it is. */
-	if (q->ring.null && q->ring.outstanding)
-		xtx_txring__kick(&q->ring, now);
+	xtx_txring__poll(&q->ring, now);
 	n = xtx_txring__comp_peek(&q->ring, XTX_DEQ_BATCH, &idx);
 
 	for (uint32_t i = 0; i < n; i++)

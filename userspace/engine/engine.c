@@ -566,8 +566,15 @@ static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
 		fill_dequeuer(e, q);
 		/* Every class without a limit, then each leaf's first state (the thread
 		 * does not run yet). */
-		for (unsigned c = 0; c < e->ncls; c++)
+		for (unsigned c = 0; c < e->ncls; c++) {
+			struct xtx_class_stats cs;
+
 			atomic_init(&q->deq.cls_room[c], XTX_ROOM_NOLIMIT);
+			xtx_sched__class_stats(q->deq.sched, c, &cs);
+			/* a leaf with a target: a budget (inner classes have 0, leaves
+			 * without a target UINT32_MAX) */
+			e->room_on |= cs.room_budget && cs.room_budget != UINT32_MAX;
+		}
 		xtx_room_publish(&q->deq);
 		if (ncpus > 0)
 			q->cpu = cpus[i % (unsigned)ncpus];

@@ -114,6 +114,7 @@ struct xtx_engine {
 	struct xtx_sched_shared *shared;	/* device-wide classes; NULL: one queue, or
 						 * opts.queue_classes */
 	unsigned ncls;
+	int room_on;			/* some leaf has a room target: producers ask */
 	struct xtx_pool pool;
 
 

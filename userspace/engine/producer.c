@@ -179,7 +179,7 @@ static inline int room_check(struct xtx_producer *p, uint16_t cls, uint32_t hash
 	struct xtx_prod_room *rs;
 
 	*rsp = NULL;
-	if (cls >= e->ncls)
+	if (!e->room_on || cls >= e->ncls)
 		return 1;
 	/* Relaxed: a hint, written by the queue's dequeuer (xtx_room_publish()). */
 	w = atomic_load_explicit(&e->q[q].deq.cls_room[cls], memory_order_relaxed);
@@ -250,7 +250,7 @@ unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc 
 		ok++;
 	if (ok < n)
 		CTR_ADD(p->bad_desc, 1);
-	for (unsigned i = 0; i < ok; i++) {	/* counted as taken; undone below */
+	for (unsigned i = 0; e->room_on && i < ok; i++) {	/* counted; undone below */
 		struct xtx_prod_room *rs;
 
 		if (!room_check(p, d[i].cls, d[i].hash, &rs)) {
@@ -285,6 +285,8 @@ unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc 
 		struct xtx_prod_room *rs;
 
 		xtx_owner_set(&e->fr, xtx_frame_index(&e->fr, d[i].addr), (uint16_t)(p->id + 1));
+		if (!e->room_on)
+			continue;
 		room_check(p, d[i].cls, d[i].hash, &rs);
 		if (rs && rs->sent >= d[i].len)
 			rs->sent -= d[i].len;

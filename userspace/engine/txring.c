@@ -6,6 +6,12 @@
 #include "nulldev.h"
 #include "txring.h"
 
+void xtx_txring__poll(struct xtx_txring *t, uint64_t now)
+{
+	if (t->null && xtx_nulldev_inflight(t->null))
+		xtx_nulldev_run(t->null, now);
+}
+
 int xtx_txring__kick(struct xtx_txring *t, uint64_t now)
 {
 	if (t->null) {

@@ -95,6 +95,11 @@ static inline uint32_t xtx_txring__unread(const struct xtx_txring *t)
 	return t->tx.cached_prod - __atomic_load_n(t->tx.consumer, __ATOMIC_ACQUIRE);
 }
 
+/* Before reaping: a user-space device with frames on its wire catches up to now, as a
+ * NIC completes while its owner sleeps (`null` without a rate completes at its kick and
+ * has none). The kernel's side needs nothing. */
+void xtx_txring__poll(struct xtx_txring *t, uint64_t now);
+
 /* Tell the device: sendto() on fd, or run the user-space device at now (CLOCK_MONOTONIC
  * ns). 0, or -errno of sendto(). */
 int xtx_txring__kick(struct xtx_txring *t, uint64_t now);

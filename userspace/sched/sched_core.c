@@ -780,7 +780,7 @@ int _xtx_sched__check(const struct xtx_sched *s, char *err, size_t errlen)
 			FAIL("leaf %u: qlen %u, flows hold %llu", i, L->qlen, (unsigned long long)q);
 		if (q > L->limit)
 			FAIL("leaf %u: qlen %llu above limit %u", i, (unsigned long long)q, L->limit);
-		if (bytes != L->bl)
+		if (L->room && bytes != L->bl)
 			FAIL("leaf %u: backlog %u B, packets hold %llu", i, L->bl,
 			     (unsigned long long)bytes);
 		if (L->room_full && (!L->bl || L->bl <= L->budget / 2))

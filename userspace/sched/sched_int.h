@@ -216,7 +216,9 @@ struct _xtx_leaf {
 	uint32_t limit;		/* packets in the leaf */
 	uint32_t flow_limit;	/* packets per flow slot */
 	int32_t quantum;	/* fq_quantum, bytes */
-	uint32_t hash_shift;	/* slot = (hash * golden) >> hash_shift, 32 - log2(flows) */
+	uint8_t hash_shift;	/* slot = (hash * golden) >> hash_shift, 32 - log2(flows) */
+	uint8_t room;		/* 1: a room target (line 2 below); 0: no room work */
+	uint16_t _pad0;
 	uint64_t pace_mult;	/* ns per byte at maxrate << 32; 0 = no pacing */
 	uint32_t cls;		/* class index */
 	uint32_t nattached;	/* flows not DETACHED (stats "flows") */
@@ -231,7 +233,7 @@ struct _xtx_leaf {
 	uint64_t _pad1[3];
 
 	/* Line 2: room (sched_room.c), per packet at enqueue and dequeue. */
-	uint32_t bl;		/* wire bytes queued */
+	uint32_t bl;		/* wire bytes queued (room only) */
 	uint32_t dep;		/* wire bytes dequeued since win_t */
 	uint32_t ev_dep;	/* wire bytes dequeued since the last room event */
 	uint32_t budget;	/* room: wire bytes that fill the leaf; UINT32_MAX: no target */
@@ -519,9 +521,12 @@ void _xtx_room_init(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t target_ns
 void _xtx_room_roll(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now);
 void _xtx_room_note(struct xtx_sched *s, struct _xtx_leaf *L);
 
-/* A packet of `wire` bytes joined L: full once the backlog reaches the budget. */
+/* A packet of `wire` bytes joined L: full once the backlog reaches the budget. Leaves
+ * without a target do nothing here (line 0 only). */
 static inline void _xtx_room_enq(struct xtx_sched *s, struct _xtx_leaf *L, uint32_t wire)
 {
+	if (!L->room)
+		return;
 	L->bl += wire;
 	if (__builtin_expect(L->bl >= L->budget && !L->room_full, 0)) {
 		L->room_full = 1;
@@ -536,6 +541,8 @@ static inline void _xtx_room_enq(struct xtx_sched *s, struct _xtx_leaf *L, uint3
 static inline void _xtx_room_deq(struct xtx_sched *s, struct _xtx_leaf *L, uint32_t wire,
 				 uint64_t now, bool sent)
 {
+	if (!L->room)
+		return;
 	L->bl -= wire;
 	L->ev_dep += wire;
 	if (sent) {
@@ -547,7 +554,7 @@ static inline void _xtx_room_deq(struct xtx_sched *s, struct _xtx_leaf *L, uint3
 		L->room_full = 0;
 		_xtx_room_note(s, L);
 	}
-	if (__builtin_expect(L->ev_dep >= L->budget / 2 || !L->bl, 0) && L->target_us) {
+	if (__builtin_expect(L->ev_dep >= L->budget / 2 || !L->bl, 0)) {
 		L->ev_dep = 0;
 		L->gen++;
 		_xtx_room_note(s, L);

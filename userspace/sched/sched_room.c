@@ -61,8 +61,10 @@ void _xtx_room_init(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t target_ns
 	if (target_ns == XTX_TARGET_OFF || !target_ns) {
 		L->target_us = 0;
 		L->budget = UINT32_MAX;
+		L->room = 0;
 		return;
 	}
+	L->room = 1;
 	L->target_us = target_ns / 1000 > UINT32_MAX ? UINT32_MAX :
 		       target_ns / 1000 ? (uint32_t)(target_ns / 1000) : 1;
 	L->budget = room_floor(s, L);
