@@ -869,6 +869,18 @@ static void put_tree(const struct report *r, FILE *f)
 	fputc(']', f);
 }
 
+/* "name":["s0","s1",...] */
+static void put_str_list(FILE *f, const char *name, const char *const *s, unsigned n)
+{
+	fprintf(f, "\"%s\":[", name);
+	for (unsigned i = 0; i < n; i++) {
+		if (i)
+			fputc(',', f);
+		json_put_str(f, s[i]);
+	}
+	fputc(']', f);
+}
+
 static void put_config(const struct report *r, FILE *f)
 {
 	const struct opts *o = r->x->o;
@@ -881,22 +893,12 @@ static void put_config(const struct report *r, FILE *f)
 		put_kv_str(f, "sender", o->rate ? "xtx-send" : "xsk-plain", true);
 		fputs("\"rate\":", f);
 		put_str_or_null(f, o->rate);
-		fputs(",\"shape_opts\":[", f);
-		for (unsigned i = 0; i < o->nshape_opts; i++) {
-			if (i)
-				fputc(',', f);
-			json_put_str(f, o->shape_opts[i]);
-		}
-		fputc(']', f);
+		fputc(',', f);
+		put_str_list(f, "shape_opts", o->shape_opts, o->nshape_opts);
 		fprintf(f, ",\"warmup_s\":%g,", FWD_WARMUP_MS / 1000.0);
 	} else {
-		fputs("\"send_opts\":[", f);
-		for (unsigned i = 0; i < o->nsend_opts; i++) {
-			if (i)
-				fputc(',', f);
-			json_put_str(f, o->send_opts[i]);
-		}
-		fputs("],", f);
+		put_str_list(f, "send_opts", o->send_opts, o->nsend_opts);
+		fputc(',', f);
 	}
 	fprintf(f, "\"flows\":%u,\"base_port\":%u,\"sndbuf\":%u,", o->flows, o->base_port,
 		o->sndbuf);

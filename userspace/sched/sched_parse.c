@@ -267,19 +267,19 @@ static enum num_rc unit_parse(const struct tok *t, const struct unit *units, siz
 	return NUM_OK;
 }
 
-/* The one reading of a rate: the config file's (value_rate) and the tools' (xtx/sched.h). */
-int xtx_rate__parse(const char *s, uint64_t *bytes_per_s)
+/* A whole string as a number with one of `units`, for the public parsers below: 0,
+ * -EINVAL, -ERANGE. */
+static int str_parse(const char *s, const struct unit *units, size_t nunits, uint64_t *out)
 {
 	struct tok t;
 	uint64_t v;
 
-	if (!s || !bytes_per_s)
+	if (!s || !out)
 		return -EINVAL;
 	t = (struct tok){ .s = s, .len = strlen(s), .col = 1 };
-	switch (unit_parse(&t, rate_units, sizeof(rate_units) / sizeof(rate_units[0]),
-			   UINT64_MAX, &v)) {
+	switch (unit_parse(&t, units, nunits, UINT64_MAX, &v)) {
 	case NUM_OK:
-		*bytes_per_s = v;
+		*out = v;
 		return 0;
 	case NUM_BIG:
 	case NUM_DIGITS:
@@ -289,25 +289,16 @@ int xtx_rate__parse(const char *s, uint64_t *bytes_per_s)
 	}
 }
 
+/* The one reading of a rate: the config file's (value_rate) and the tools' (xtx/sched.h). */
+int xtx_rate__parse(const char *s, uint64_t *bytes_per_s)
+{
+	return str_parse(s, rate_units, sizeof(rate_units) / sizeof(rate_units[0]), bytes_per_s);
+}
+
+/* The one reading of a time: the config file's (value_target) and the tools'. */
 int xtx_time__parse(const char *s, uint64_t *ns)
 {
-	struct tok t;
-	uint64_t v;
-
-	if (!s || !ns)
-		return -EINVAL;
-	t = (struct tok){ .s = s, .len = strlen(s), .col = 1 };
-	switch (unit_parse(&t, time_units, sizeof(time_units) / sizeof(time_units[0]),
-			   UINT64_MAX, &v)) {
-	case NUM_OK:
-		*ns = v;
-		return 0;
-	case NUM_BIG:
-	case NUM_DIGITS:
-		return -ERANGE;
-	default:
-		return -EINVAL;
-	}
+	return str_parse(s, time_units, sizeof(time_units) / sizeof(time_units[0]), ns);
 }
 
 /* Plain decimal integer, no unit, no sign, in [min, max]. */
