@@ -256,12 +256,14 @@ unsigned xtx_sched__purge(struct xtx_sched *s, struct xtx_desc *out, unsigned n)
 int xtx_sched__room_full(const struct xtx_sched *s, unsigned cls);
 
 /* A leaf's room as its producers see it. A room event (gen + 1) comes each time the
- * leaf sent half its budget, and when it empties: a producer may add `quota` bytes
- * (half the budget, shared among producers) per event, and none while full. */
+ * leaf sent half its budget, and when it empties: per event each producer may add
+ * `quota` bytes (half the budget), and of that each flow `flow_quota` (half the budget
+ * over the flows attached, at least a full frame); none while full. */
 struct xtx_room_state {
 	uint32_t cls;		/* class index */
 	uint32_t gen;		/* room events so far */
-	uint32_t quota;		/* half the budget, wire bytes; UINT32_MAX: no target */
+	uint32_t quota;		/* wire bytes per producer per event; UINT32_MAX: no target */
+	uint32_t flow_quota;	/* wire bytes per flow per event; UINT32_MAX: no target */
 	uint8_t full;
 };
 /* Leaves whose room changed (full, or a room event) since they were last taken here:

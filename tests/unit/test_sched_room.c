@@ -5,8 +5,8 @@
  *
  * The driver plays the engine: after each step it takes the scheduler's room changes
  * (xtx_sched__room_changes()) as the dequeuer publishes them, and a producer adds at
- * most `quota` bytes per room event and none while the leaf is full (producer.c's rule,
- * one producer). Checked over 5 s of virtual time:
+ * most `quota` bytes per room event, of each of its 4 flows at most `flow_quota`, and
+ * none while the leaf is full (producer.c's rule). Checked over 5 s of virtual time:
  *   - the rate: within 0.5% of the class's (room never starves a backlogged leaf);
  *   - the backlog: at most budget + quota + one packet, always; the budget within 10%
  *     of target * rate once measured;
@@ -19,8 +19,11 @@
 
 #define STEP_NS	10000ull	/* a dequeuer step every 10 us of virtual time */
 
+#define NFLOWS	4
+
 struct rprod {
-	uint32_t gen, quota, sent;	/* since the last event seen */
+	uint32_t gen, quota, fquota;	/* the last word seen: per producer, per flow */
+	uint32_t total, sent[NFLOWS];	/* in all and per flow, since the last event seen */
 	bool full, seen;
 	uint64_t events;
 };
@@ -35,12 +38,14 @@ static void take_changes(struct sim *m, unsigned cls, struct rprod *rp)
 			if (rs[i].cls != cls)
 				continue;
 			if (!rp->seen || rs[i].gen != rp->gen) {
-				rp->sent = 0;
+				memset(rp->sent, 0, sizeof(rp->sent));
+				rp->total = 0;
 				rp->events++;
 			}
 			rp->seen = true;
 			rp->gen = rs[i].gen;
 			rp->quota = rs[i].quota;
+			rp->fquota = rs[i].flow_quota;
 			rp->full = rs[i].full;
 		}
 }
@@ -69,13 +74,22 @@ static uint64_t run_leaf(uint64_t rate, uint64_t target, unsigned secs, bool che
 	CHECK(rp.seen == (target != XTX_TARGET_OFF));	/* a leaf with a target: its first state */
 	end = m.now + SEC(secs);
 	while (m.now < end) {
-		/* the producer: 1000-byte packets while the words allow */
-		while (!rp.full && (rp.quota == UINT32_MAX || rp.sent < rp.quota) &&
-		       xtx_sched__qlen(m.s) < 256) {	/* under 4 flows x flow_limit */
-			CHECK_EQ_U64(1, sim_enq(&m, (uint16_t)c, 100 + f++ % 4, 1000, 0, 1));
-			rp.sent += 1000;
-			if (rp.quota == UINT32_MAX && rp.sent >= 64 * 1000)
-				break;
+		/* the producer: 1000-byte packets of its 4 flows in turn, each while the
+		 * words allow it (64 a step without a limit) */
+		for (unsigned k = 0, tries = 0; !rp.full && tries < NFLOWS && k < 64 &&
+		     (rp.quota == UINT32_MAX || rp.total < rp.quota) &&
+		     xtx_sched__qlen(m.s) < 256; ) {	/* under 4 flows x flow_limit */
+			unsigned fl = f++ % NFLOWS;
+
+			if (rp.quota != UINT32_MAX && rp.sent[fl] >= rp.fquota) {
+				tries++;
+				continue;
+			}
+			tries = 0;
+			CHECK_EQ_U64(1, sim_enq(&m, (uint16_t)c, 100 + fl, 1000, 0, 1));
+			rp.sent[fl] += 1000;
+			rp.total += 1000;
+			k++;
 		}
 		take_changes(&m, c, &rp);
 		sim_deq(&m, out, 32, &next);
@@ -83,11 +97,13 @@ static uint64_t run_leaf(uint64_t rate, uint64_t target, unsigned secs, bool che
 		xtx_sched__class_stats(m.s, c, &st);
 		if (st.backlog > max_bl)
 			max_bl = st.backlog;
-		if (check_backlog && st.room_budget != UINT32_MAX)
-			CHECK(st.backlog <= st.room_budget + rp.quota + 1024);
+		if (check_backlog && st.room_budget != UINT32_MAX &&
+		    !CHECK(st.backlog <= st.room_budget + rp.quota + 1024)) {
+			fprintf(stderr, "  backlog %u B, budget %u, quota %u, full %d, qlen %u\n",
+				st.backlog, st.room_budget, rp.quota, rp.full, st.qlen);
+			break;
+		}
 		m.now += STEP_NS;
-		if (rp.quota == UINT32_MAX)
-			rp.sent = 0;
 	}
 	xtx_sched__class_stats(m.s, c, &st);
 	printf("  rate %.1f Mbit/s, target %.3f ms (off: -1): budget %u B, largest backlog "
@@ -114,7 +130,7 @@ static uint64_t run_leaf(uint64_t rate, uint64_t target, unsigned secs, bool che
 	}
 	CHECK_EQ_U64(0, xtx_sched__qlen(m.s));
 	CHECK(!rp.full && !xtx_sched__room_full(m.s, c));
-	CHECK(rp.quota == UINT32_MAX || rp.sent == 0);	/* the drain was an event */
+	CHECK(rp.quota == UINT32_MAX || rp.total == 0);	/* the drain was an event */
 	sim_finish(&m);
 	return sent0;
 }

@@ -205,7 +205,8 @@ int xtx_room_publish(struct xtx_dequeuer *q)
 			/* Relaxed: a hint for producers; the wake below orders it for a
 			 * waiter (W1). */
 			atomic_store_explicit(&q->cls_room[rs[i].cls],
-					      XTX_ROOM_WORD(rs[i].full, rs[i].gen, rs[i].quota),
+					      XTX_ROOM_WORD(rs[i].full, rs[i].gen,
+							    rs[i].flow_quota, rs[i].quota),
 					      memory_order_relaxed);
 			opened |= !rs[i].full;
 		}

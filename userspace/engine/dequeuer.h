@@ -75,11 +75,17 @@ struct xtx_dequeuer {
 	_Atomic uint64_t *cls_room;
 };
 
-/* A class's room word: bit 63 full, bits 32-62 its room events (gen, mod 2^31), bits
- * 0-31 the bytes a producer may add per event (quota; UINT32_MAX: no limit). */
-#define XTX_ROOM_WORD(full, gen, quota) \
-	((uint64_t)!!(full) << 63 | (uint64_t)((gen) & 0x7fffffffu) << 32 | (uint32_t)(quota))
-#define XTX_ROOM_NOLIMIT	XTX_ROOM_WORD(0, 0, UINT32_MAX)
+/* A class's room word: bit 63 full, bits 48-62 its room events (gen, mod 2^15), bits
+ * 24-47 what a flow and bits 0-23 what a producer may add per event, in units of 64
+ * bytes (XTX_ROOM_UNITS(): at most 2^24 - 2 units, 1 GiB; 2^24 - 1: no limit). */
+#define XTX_ROOM_UNIT_MAX	0xffffffu
+#define XTX_ROOM_UNITS(bytes) \
+	((bytes) == UINT32_MAX ? XTX_ROOM_UNIT_MAX : \
+	 (bytes) / 64 < XTX_ROOM_UNIT_MAX ? (bytes) / 64 : XTX_ROOM_UNIT_MAX - 1)
+#define XTX_ROOM_WORD(full, gen, flow_quota, quota) \
+	((uint64_t)!!(full) << 63 | (uint64_t)((gen) & 0x7fffu) << 48 | \
+	 (uint64_t)XTX_ROOM_UNITS(flow_quota) << 24 | (uint64_t)XTX_ROOM_UNITS(quota))
+#define XTX_ROOM_NOLIMIT	XTX_ROOM_WORD(0, 0, UINT32_MAX, UINT32_MAX)
 
 /* Publish every room change of q's scheduler into q's words (the dequeuer; engine.c
  * before the thread starts). Returns 1 if a class got room or an event. */

@@ -54,15 +54,25 @@ struct xtx_rxq {
 
 struct xtx_opener;
 
-/* What a producer added to a class on a queue since the class's last room event. */
+/* What a producer added since a class's last room event on a queue: of the class
+ * (indexed [queue * ncls + class]), and of one flow (a direct-mapped slot per (class,
+ * flow hash); a flow that takes another's slot starts afresh). */
 struct xtx_prod_room {
 	uint32_t gen;			/* the event it counts from */
 	uint32_t sent;			/* bytes since */
 };
+struct xtx_prod_flow_room {
+	uint32_t hash;			/* the flow */
+	uint32_t cls;			/* its class index; UINT32_MAX: slot unused */
+	uint32_t gen;
+	uint32_t sent;
+};
+#define XTX_ROOM_SLOTS	4096u		/* flow slots per producer, a power of two */
 
 struct xtx_producer {
 	struct xtx_engine *e;
-	struct xtx_prod_room *rs;	/* [queue * ncls + class] */
+	struct xtx_prod_room *rs;	/* [queue * ncls + class] (room_check()) */
+	struct xtx_prod_flow_room *fs;	/* [XTX_ROOM_SLOTS] */
 	int room_stop;			/* the last send_burst stopped at a class without
 					 * room: stop_cls, stop_hash (xtx_producer__wait()) */
 	uint16_t stop_cls;

@@ -19,9 +19,17 @@ struct xtx_producer *xtx_producer__open(struct xtx_engine *e)
 	struct xtx_producer *p = calloc(1, sizeof(*p));
 	int rc;
 
-	if (p)
+	if (p) {
 		p->rs = calloc((size_t)e->nq * e->ncls, sizeof(*p->rs));
-	if (!p || !p->rs) {
+		p->fs = malloc(XTX_ROOM_SLOTS * sizeof(*p->fs));
+		for (unsigned i = 0; p->fs && i < XTX_ROOM_SLOTS; i++)
+			p->fs[i] = (struct xtx_prod_flow_room){ .cls = UINT32_MAX };
+	}
+	if (!p || !p->rs || !p->fs) {
+		if (p) {
+			free(p->rs);
+			free(p->fs);
+		}
 		free(p);
 		errno = ENOMEM;
 		return NULL;
@@ -30,6 +38,7 @@ struct xtx_producer *xtx_producer__open(struct xtx_engine *e)
 	rc = xtx_registry__add(&e->reg, p);
 	if (rc) {
 		free(p->rs);
+		free(p->fs);
 		free(p);
 		errno = -rc;
 		return NULL;
@@ -45,6 +54,7 @@ struct xtx_producer *xtx_producer__open(struct xtx_engine *e)
 				xtx_mpsc__unregister(p->lane[i]);
 			xtx_registry__cancel(&e->reg, p);
 			free(p->rs);
+			free(p->fs);
 			free(p);
 			errno = EBUSY;
 			return NULL;
@@ -165,46 +175,50 @@ int xtx_producer__wait(struct xtx_producer *p, uint64_t timeout_ns)
 	return xtx_room__wait_ticket(room, ticket, timeout_ns, no_frames);
 }
 
-/* Room (xtx.h): the class's word on hash's queue. Full: none. Else this producer may add
- * its share of the quota (quota / producers open, at least a full frame) since the
- * class's last room event; a new event starts a new count. *rsp: this producer's count,
- * NULL when the class has no limit. */
+/* Room (xtx.h): the class's word on hash's queue. Full: none. Else this producer may
+ * add the word's quota of the class, and of that the flow's quota, since the class's
+ * last room event; a new event starts new counts. *rsp, *fsp: the counts, NULL when
+ * the class has no limit. */
 static inline int room_check(struct xtx_producer *p, uint16_t cls, uint32_t hash,
-			     struct xtx_prod_room **rsp)
+			     struct xtx_prod_room **rsp, struct xtx_prod_flow_room **fsp)
 {
 	const struct xtx_engine *e = p->e;
 	unsigned q = xtx_queue_of(e->nq, hash);
 	uint64_t w;
-	uint32_t gen, quota, np;
+	uint32_t gen, quota, fquota;
 	struct xtx_prod_room *rs;
+	struct xtx_prod_flow_room *fs;
 
 	*rsp = NULL;
+	*fsp = NULL;
 	if (!e->room_on || cls >= e->ncls)
 		return 1;
 	/* Relaxed: a hint, written by the queue's dequeuer (xtx_room_publish()). */
 	w = atomic_load_explicit(&e->q[q].deq.cls_room[cls], memory_order_relaxed);
 	if (w >> 63)
 		return 0;
-	quota = (uint32_t)w;
-	if (quota == UINT32_MAX)
+	quota = (uint32_t)w & XTX_ROOM_UNIT_MAX;
+	if (quota == XTX_ROOM_UNIT_MAX)
 		return 1;
-	gen = (uint32_t)(w >> 32) & 0x7fffffffu;
+	fquota = (uint32_t)(w >> 24) & XTX_ROOM_UNIT_MAX;
+	gen = (uint32_t)(w >> 48) & 0x7fffu;
 	rs = &p->rs[(size_t)q * e->ncls + cls];
-	if (rs->gen != gen) {
-		rs->gen = gen;
-		rs->sent = 0;
-	}
+	if (rs->gen != gen)
+		*rs = (struct xtx_prod_room){ .gen = gen };
+	fs = &p->fs[((hash ^ (cls * 0x9e3779b1u)) * 0x85ebca6bu) >> 20 & (XTX_ROOM_SLOTS - 1)];
+	if (fs->hash != hash || fs->cls != cls || fs->gen != gen)
+		*fs = (struct xtx_prod_flow_room){ .hash = hash, .cls = cls, .gen = gen };
 	*rsp = rs;
-	np = xtx_registry__open_hint(&p->e->reg);
-	quota /= np > 1 ? np : 1;
-	return rs->sent < (quota > 1538 ? quota : 1538);
+	*fsp = fs;
+	return rs->sent < quota * 64 && fs->sent < fquota * 64;
 }
 
 int xtx_producer__room(struct xtx_producer *p, uint16_t cls, uint32_t hash)
 {
 	struct xtx_prod_room *rs;
+	struct xtx_prod_flow_room *fs;
 
-	return room_check(p, cls, hash, &rs);
+	return room_check(p, cls, hash, &rs, &fs);
 }
 
 /* The room unit's wait (room.h, W1) for class room: the dequeuer stores the room word,
@@ -218,16 +232,19 @@ int xtx_producer__wait_room(struct xtx_producer *p, uint16_t cls, uint32_t hash,
 	struct xtx_room *room = &p->e->room;
 	uint32_t ticket = xtx_room__wait_prepare(room, 0);
 	struct xtx_prod_room *rs;
+	struct xtx_prod_flow_room *fs;
 	int rc;
 
-	if (room_check(p, cls, hash, &rs)) {
+	if (room_check(p, cls, hash, &rs, &fs)) {
 		xtx_room__wait_cancel(room, 0);
 		return 0;
 	}
 	CTR_ADD(p->room_waits, 1);
 	rc = xtx_room__wait_ticket(room, ticket, timeout_ns, 0);
-	if (rc == -ETIMEDOUT && rs)
+	if (rc == -ETIMEDOUT && rs) {
 		rs->sent = 0;
+		fs->sent = 0;
+	}
 	return rc;
 }
 
@@ -252,8 +269,9 @@ unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc 
 		CTR_ADD(p->bad_desc, 1);
 	for (unsigned i = 0; e->room_on && i < ok; i++) {	/* counted; undone below */
 		struct xtx_prod_room *rs;
+		struct xtx_prod_flow_room *fs;
 
-		if (!room_check(p, d[i].cls, d[i].hash, &rs)) {
+		if (!room_check(p, d[i].cls, d[i].hash, &rs, &fs)) {
 			ok = i;
 			CTR_ADD(p->room_stops, 1);
 			p->room_stop = 1;
@@ -261,8 +279,10 @@ unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc 
 			p->stop_hash = d[i].hash;
 			break;
 		}
-		if (rs)
+		if (rs) {
 			rs->sent += d[i].len;
+			fs->sent += d[i].len;
+		}
 	}
 	for (unsigned i = 0; i < ok; i++)
 		/* Cleared before the frame is published to the stage; restored below for
@@ -283,13 +303,16 @@ unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc 
 	}
 	for (unsigned i = done; i < ok; i++) {
 		struct xtx_prod_room *rs;
+		struct xtx_prod_flow_room *fs;
 
 		xtx_owner_set(&e->fr, xtx_frame_index(&e->fr, d[i].addr), (uint16_t)(p->id + 1));
 		if (!e->room_on)
 			continue;
-		room_check(p, d[i].cls, d[i].hash, &rs);
+		room_check(p, d[i].cls, d[i].hash, &rs, &fs);
 		if (rs && rs->sent >= d[i].len)
 			rs->sent -= d[i].len;
+		if (fs && fs->sent >= d[i].len)
+			fs->sent -= d[i].len;
 	}
 	if (done) {
 		uint64_t bytes = 0;

@@ -131,6 +131,7 @@ static void retire(struct xtx_registry *r, struct xtx_producer *p, uint64_t app_
 	CTR_SET(r->nprods, CTR_GET(r->nprods) - 1);
 	opener_put(p->opener);
 	free(p->rs);
+	free(p->fs);
 	free(p);
 }
 
