@@ -257,12 +257,13 @@ int xtx_sched__room_full(const struct xtx_sched *s, unsigned cls);
 
 /* A leaf's room as its producers see it. A room event (gen + 1) comes each time the
  * leaf sent half its budget, and when it empties: per event each producer may add
- * `quota` bytes (half the budget), and of that each flow `flow_quota` (half the budget
- * over the flows attached, at least a full frame); none while full. */
+ * `quota` bytes (half the budget, shared by the producers), and of that each flow
+ * `flow_quota` (half the budget over the flows attached, at least 64 bytes: a packet);
+ * none while full. */
 struct xtx_room_state {
 	uint32_t cls;		/* class index */
 	uint32_t gen;		/* room events so far */
-	uint32_t quota;		/* wire bytes per producer per event; UINT32_MAX: no target */
+	uint32_t quota;		/* wire bytes of all producers per event; UINT32_MAX: none */
 	uint32_t flow_quota;	/* wire bytes per flow per event; UINT32_MAX: no target */
 	uint8_t full;
 };

@@ -244,9 +244,10 @@ int xtx_producer__wait(struct xtx_producer *p, uint64_t timeout_ns);
 /* Room per class (xtx/sched.h, "Room"; the class file's `target`): 1 if flow hash of
  * leaf class cls has room on the TX queue it goes to, 0 if not, and send_burst() would
  * stop at such a descriptor. Ask before building a packet. No room: the class holds its
- * target there (full), or this producer already added the flow's quota (half the
- * class's budget over its flows, at least a full frame) since the class's last room
- * event (one each half budget the class sends, and when it empties). A class index that names no leaf, or a leaf without a target,
+ * target there (full), or since the class's last room event (one each half budget the
+ * class sends, and when it empties) this producer already added its share of the
+ * class's quota (half its budget over the open producers, at least a full frame) or
+ * the flow's (half the budget over the class's flows, at least a packet). A class index that names no leaf, or a leaf without a target,
  * always has room. One relaxed load of the word the queue's dequeuer writes at each
  * change (at most once per class per dequeuer step); the count is the producer's own:
  * no shared line is written. */

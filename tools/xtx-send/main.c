@@ -25,7 +25,6 @@
 #include "opts.h"
 
 #define BURST 32
-#define PENDING_MAX (4 * BURST)	/* built, not taken yet: with room, held ones too */
 
 /* imix: templates of 60, 590 and 1514 bytes, sent in this order (7:4:1) by every flow. */
 static const uint16_t imix_len[3] = { 60, 590, 1514 };
@@ -166,7 +165,7 @@ static inline uint64_t flow_share(uint32_t f)
  * in their order. Returns how many were taken. */
 static unsigned send_room_first(struct xtx_producer *p, struct xtx_desc *d, unsigned n)
 {
-	struct xtx_desc held[PENDING_MAX];
+	struct xtx_desc held[BURST];
 	unsigned taken = 0;
 
 	for (int round = 0; round < 2 && n; round++) {
@@ -207,8 +206,8 @@ static void *producer_main(void *arg)
 	unsigned ntmpl = o.size ? 1 : 3;
 	uint32_t nflows = 0, fi = 0, *flows = NULL;
 	uint8_t *pat = NULL;		/* per flow: next imix_pattern index */
-	uint64_t *seq = NULL, addrs[PENDING_MAX];
-	struct xtx_desc d[PENDING_MAX];
+	uint64_t *seq = NULL, addrs[BURST];
+	struct xtx_desc d[BURST];
 	unsigned pending = 0;	/* d[0..pending) built but not taken yet */
 	int held;		/* this round found every flow's class without room */
 	const bool may_skip = o.count || use_room;	/* flows may be passed over */
@@ -237,11 +236,7 @@ static void *producer_main(void *arg)
 	/* Relaxed: a stop flag polled each burst. */
 	while (!atomic_load_explicit(&stop_req, memory_order_relaxed) && nflows &&
 	       (!o.count || me->offered < me->quota)) {
-		/* With room, packets of a class that lost its room between build and send
-		 * wait in d[]: build a burst more beside them (PENDING_MAX in all), so
-		 * they do not hold the other classes' flows back. */
-		unsigned want = use_room ? (pending + BURST < PENDING_MAX ? pending + BURST
-									   : PENDING_MAX) : BURST, k;
+		unsigned want = BURST, k;
 		uint64_t now = 0;
 
 		if (o.count && me->quota - me->offered < want)

@@ -176,16 +176,16 @@ int xtx_producer__wait(struct xtx_producer *p, uint64_t timeout_ns)
 }
 
 /* Room (xtx.h): the class's word on hash's queue. Full: none. Else this producer may
- * add the word's quota of the class, and of that the flow's quota, since the class's
- * last room event; a new event starts new counts. *rsp, *fsp: the counts, NULL when
- * the class has no limit. */
+ * add its share of the word's quota (quota / producers open, at least a full frame),
+ * and of that the flow's quota, since the class's last room event; a new event starts
+ * new counts. *rsp, *fsp: the counts, NULL when the class has no limit. */
 static inline int room_check(struct xtx_producer *p, uint16_t cls, uint32_t hash,
 			     struct xtx_prod_room **rsp, struct xtx_prod_flow_room **fsp)
 {
 	const struct xtx_engine *e = p->e;
 	unsigned q = xtx_queue_of(e->nq, hash);
 	uint64_t w;
-	uint32_t gen, quota, fquota;
+	uint32_t gen, quota, fquota, np;
 	struct xtx_prod_room *rs;
 	struct xtx_prod_flow_room *fs;
 
@@ -210,7 +210,10 @@ static inline int room_check(struct xtx_producer *p, uint16_t cls, uint32_t hash
 		*fs = (struct xtx_prod_flow_room){ .hash = hash, .cls = cls, .gen = gen };
 	*rsp = rs;
 	*fsp = fs;
-	return rs->sent < quota * 64 && fs->sent < fquota * 64;
+	np = xtx_registry__open_hint(&p->e->reg);
+	/* a frame at least of the producer's share; a packet at least of the flow's */
+	quota = quota * 64 / (np > 1 ? np : 1);
+	return rs->sent < (quota > 1538 ? quota : 1538) && fs->sent < fquota * 64;
 }
 
 int xtx_producer__room(struct xtx_producer *p, uint16_t cls, uint32_t hash)

@@ -9,10 +9,9 @@
  *     _xtx_room_enq() / _xtx_room_deq(); everything else here runs once per 10 ms window
  *     of a leaf that sends, or per change.
  *   - A room event (gen + 1) comes each half budget the leaf sends and when it empties:
- *     each producer may add half the budget per event, and of that each flow half the
- *     budget over the flows attached (at least a full frame), so arrivals are shared by
- *     flows, not by producers: fq can only share fairly among flows that have packets,
- *     and xtx-send's producers each own a different number of a queue's flows.
+ *     the producers may add half the budget per event (producer.c divides it among
+ *     them), and each flow half the budget over the flows attached (at least 64 bytes:
+ *     one packet), so one flow cannot take all of its producer's share.
  *   - A window ends at the first send 10 ms or more after it began. Its rate gives the
  *     sample target * dep / elapsed (bytes the leaf sends in one target at that rate);
  *     the budget moves half way to it and is clamped to [floor, cap]:
@@ -130,8 +129,7 @@ unsigned xtx_sched__room_changes(struct xtx_sched *s, struct xtx_room_state *out
 		out[k++] = (struct xtx_room_state){
 			.cls = L->cls, .gen = L->gen, .full = L->room_full,
 			.quota = L->target_us ? L->budget / 2 : UINT32_MAX,
-			.flow_quota = !L->target_us ? UINT32_MAX :
-				per > ROOM_FRAME + s->overhead ? per : ROOM_FRAME + s->overhead };
+			.flow_quota = !L->target_us ? UINT32_MAX : per > 64 ? per : 64 };
 	}
 	return k;
 }
