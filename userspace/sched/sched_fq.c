@@ -237,6 +237,8 @@ static inline unsigned enqueue_one(struct xtx_sched *s, struct _xtx_leaf *L, str
 	switch (f->state) {
 	case _XTX_FLOW_DETACHED:
 		L->nattached++;
+		if (L->nattached > L->win_att)
+			L->win_att = L->nattached;
 		if (t <= now) {
 			f->state = _XTX_FLOW_LISTED;
 			add_tail(L, true, (uint32_t)(f - L->flows));

@@ -241,9 +241,11 @@ struct _xtx_leaf {
 	uint32_t win_t;		/* start of the departure window, now >> 10 */
 	uint32_t gen;		/* room events so far */
 	uint32_t room_closes;	/* times room_full was set */
+	uint32_t win_att;	/* most flows attached at once since win_t */
+	uint32_t att_prev;	/* that, over the window before */
 	uint8_t room_full;	/* 1: producers are held back (bl reached budget) */
 	uint8_t room_listed;	/* 1: in s->room_chg, not yet taken by room_changes() */
-	uint8_t _pad2[30];
+	uint8_t _pad2[22];
 } __attribute__((aligned(64)));
 
 _Static_assert(sizeof(struct _xtx_leaf) == 192, "leaf layout: 3 cache lines");

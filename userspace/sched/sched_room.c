@@ -106,6 +106,8 @@ void _xtx_room_roll(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now)
 	}
 	L->win_t = now_us;
 	L->dep = 0;
+	L->att_prev = L->win_att;
+	L->win_att = L->nattached;
 }
 
 int xtx_sched__room_full(const struct xtx_sched *s, unsigned cls)
@@ -124,7 +126,8 @@ unsigned xtx_sched__room_changes(struct xtx_sched *s, struct xtx_room_state *out
 		struct _xtx_leaf *L = &s->leaves[s->room_chg[--s->nroom_chg]];
 
 		L->room_listed = 0;
-		uint32_t per = L->budget / 2 / (L->nattached ? L->nattached : 1);
+		uint32_t fl = L->nattached > L->att_prev ? L->nattached : L->att_prev;
+		uint32_t per = L->budget / 2 / (fl ? fl : 1);
 
 		out[k++] = (struct xtx_room_state){
 			.cls = L->cls, .gen = L->gen, .full = L->room_full,
