@@ -75,7 +75,7 @@ struct xtx_class_opts {
  * max(that, target * ceil). It has room again once it holds half its budget or less.
  * The scheduler never refuses a packet for it (the limits do that): producers that ask
  * (the engine's xtx_producer__room()) wait instead of filling the leaf to its limit. */
-#define XTX_SCHED_TARGET_NS	1000000ull	/* 1 ms: xtx-send's default */
+#define XTX_SCHED_TARGET_NS	1000000ull	/* 1 ms, as docs/bench/compare-room.notes.md */
 #define XTX_TARGET_OFF		UINT64_MAX
 
 enum {
