@@ -263,12 +263,13 @@ int xtx_sched__room_full(const struct xtx_sched *s, unsigned cls);
 struct xtx_room_state {
 	uint32_t cls;		/* class index */
 	uint32_t gen;		/* room events so far */
-	uint32_t quota;		/* wire bytes of all producers per event; UINT32_MAX: none */
-	uint32_t flow_quota;	/* wire bytes per flow per event; UINT32_MAX: no target */
+	uint32_t quota;		/* wire bytes of all producers per event */
+	uint32_t flow_quota;	/* wire bytes per flow per event */
 	uint8_t full;
 };
-/* Leaves whose room changed (full, or a room event) since they were last taken here:
- * up to n, each leaf once however often it changed, with its state now. Returns how
+/* Leaves with a target whose room changed (full, or a room event; at create, their
+ * first state) since they were last taken here: up to n, each leaf once however often
+ * it changed, with its state now. Leaves without a target are never listed. Returns how
  * many; 0 when none changed. */
 unsigned xtx_sched__room_changes(struct xtx_sched *s, struct xtx_room_state *out,
 				 unsigned n);

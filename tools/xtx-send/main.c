@@ -153,10 +153,12 @@ static void stop_flows(uint32_t *flows, uint64_t *seq, uint8_t *pat, uint32_t *n
 	*fi = nfi < k ? nfi : 0;
 }
 
+static uint64_t count_share, count_extra;	/* --count / --flows, and the remainder */
+
 /* --count: flow f's share of the packets, as --help promises. */
 static inline uint64_t flow_share(uint32_t f)
 {
-	return o.count / o.flows + (f < o.count % o.flows);
+	return count_share + (f < count_extra);
 }
 
 /* send_burst, and when a class without room stopped it, again with the descriptors of
@@ -565,7 +567,7 @@ static int pin_producers(pthread_attr_t *attr)
  * flow gets its own share exactly). */
 static int start_producers(void)
 {
-	uint64_t share = o.count / o.flows, extra = o.count % o.flows;
+	uint64_t share = count_share = o.count / o.flows, extra = count_extra = o.count % o.flows;
 	static pthread_attr_t attr[MAX_PRODUCERS];
 
 	if (o.nprod_cpus && pin_producers(attr))

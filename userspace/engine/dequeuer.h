@@ -86,6 +86,10 @@ struct xtx_dequeuer {
 	((uint64_t)!!(full) << 63 | (uint64_t)((gen) & 0x7fffu) << 48 | \
 	 (uint64_t)XTX_ROOM_UNITS(flow_quota) << 24 | (uint64_t)XTX_ROOM_UNITS(quota))
 #define XTX_ROOM_NOLIMIT	XTX_ROOM_WORD(0, 0, UINT32_MAX, UINT32_MAX)
+#define XTX_ROOM_FULL(w)	((unsigned)((w) >> 63))
+#define XTX_ROOM_GEN(w)		((uint32_t)((w) >> 48) & 0x7fffu)
+#define XTX_ROOM_FLOW_Q(w)	((uint32_t)((w) >> 24) & XTX_ROOM_UNIT_MAX)	/* units */
+#define XTX_ROOM_Q(w)		((uint32_t)(w) & XTX_ROOM_UNIT_MAX)		/* units */
 
 /* Publish every room change of q's scheduler into q's words (the dequeuer; engine.c
  * before the thread starts). Returns 1 if a class got room or an event. */

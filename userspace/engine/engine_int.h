@@ -60,12 +60,14 @@ struct xtx_opener;
 struct xtx_prod_room {
 	uint32_t gen;			/* the event it counts from */
 	uint32_t sent;			/* bytes since */
+	uint32_t cap;			/* what it may add: its share, set at the event */
 };
 struct xtx_prod_flow_room {
 	uint32_t hash;			/* the flow */
 	uint32_t cls;			/* its class index; UINT32_MAX: slot unused */
 	uint32_t gen;
 	uint32_t sent;
+	uint32_t cap;			/* the flow's quota, set at the event */
 };
 #define XTX_ROOM_SLOTS	4096u		/* flow slots per producer, a power of two */
 
@@ -88,6 +90,9 @@ struct xtx_producer {
 	struct xtx_opener *opener;	/* that thread's record: told of its exit (registry.c);
 					 * NULL: no key, tid alone tells */
 };
+
+/* producer.c: frees what open() allocated (the registry's retire too). */
+void xtx_producer_free(struct xtx_producer *p);
 
 /* Adds p's counters to st (reaped and reclaimed are the engine's: untouched). */
 static inline void xtx_producer_stats_add(struct xtx_producer_stats *st,

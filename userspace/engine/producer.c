@@ -14,6 +14,15 @@
 
 #include "engine_int.h"
 
+void xtx_producer_free(struct xtx_producer *p)
+{
+	if (!p)
+		return;
+	free(p->rs);
+	free(p->fs);
+	free(p);
+}
+
 struct xtx_producer *xtx_producer__open(struct xtx_engine *e)
 {
 	struct xtx_producer *p = calloc(1, sizeof(*p));
@@ -26,20 +35,14 @@ struct xtx_producer *xtx_producer__open(struct xtx_engine *e)
 			p->fs[i] = (struct xtx_prod_flow_room){ .cls = UINT32_MAX };
 	}
 	if (!p || !p->rs || !p->fs) {
-		if (p) {
-			free(p->rs);
-			free(p->fs);
-		}
-		free(p);
+		xtx_producer_free(p);
 		errno = ENOMEM;
 		return NULL;
 	}
 	p->e = e;
 	rc = xtx_registry__add(&e->reg, p);
 	if (rc) {
-		free(p->rs);
-		free(p->fs);
-		free(p);
+		xtx_producer_free(p);
 		errno = -rc;
 		return NULL;
 	}
@@ -53,9 +56,7 @@ struct xtx_producer *xtx_producer__open(struct xtx_engine *e)
 			while (i--)
 				xtx_mpsc__unregister(p->lane[i]);
 			xtx_registry__cancel(&e->reg, p);
-			free(p->rs);
-			free(p->fs);
-			free(p);
+			xtx_producer_free(p);
 			errno = EBUSY;
 			return NULL;
 		} else {
@@ -178,16 +179,17 @@ int xtx_producer__wait(struct xtx_producer *p, uint64_t timeout_ns)
 /* Room (xtx.h): the class's word on hash's queue. Full: none. Else this producer may
  * add its share of the word's quota (quota / producers open, at least a full frame),
  * and of that the flow's quota, since the class's last room event; a new event starts
- * new counts. *rsp, *fsp: the counts, NULL when the class has no limit. */
+ * new counts, with the caps worked out then (not per packet). *rsp, *fsp: the counts,
+ * NULL when the class has no limit. */
 static inline int room_check(struct xtx_producer *p, uint16_t cls, uint32_t hash,
 			     struct xtx_prod_room **rsp, struct xtx_prod_flow_room **fsp)
 {
 	const struct xtx_engine *e = p->e;
 	unsigned q = xtx_queue_of(e->nq, hash);
-	uint64_t w;
-	uint32_t gen, quota, fquota, np;
 	struct xtx_prod_room *rs;
 	struct xtx_prod_flow_room *fs;
+	uint64_t w;
+	uint32_t gen;
 
 	*rsp = NULL;
 	*fsp = NULL;
@@ -195,25 +197,25 @@ static inline int room_check(struct xtx_producer *p, uint16_t cls, uint32_t hash
 		return 1;
 	/* Relaxed: a hint, written by the queue's dequeuer (xtx_room_publish()). */
 	w = atomic_load_explicit(&e->q[q].deq.cls_room[cls], memory_order_relaxed);
-	if (w >> 63)
+	if (XTX_ROOM_FULL(w))
 		return 0;
-	quota = (uint32_t)w & XTX_ROOM_UNIT_MAX;
-	if (quota == XTX_ROOM_UNIT_MAX)
+	if (XTX_ROOM_Q(w) == XTX_ROOM_UNIT_MAX)
 		return 1;
-	fquota = (uint32_t)(w >> 24) & XTX_ROOM_UNIT_MAX;
-	gen = (uint32_t)(w >> 48) & 0x7fffu;
+	gen = XTX_ROOM_GEN(w);
 	rs = &p->rs[(size_t)q * e->ncls + cls];
-	if (rs->gen != gen)
-		*rs = (struct xtx_prod_room){ .gen = gen };
+	if (__builtin_expect(rs->gen != gen || !rs->cap, 0)) {	/* cap 0: never set */
+		uint32_t np = xtx_registry__open_hint(&p->e->reg);
+		uint32_t share = XTX_ROOM_Q(w) * 64 / (np > 1 ? np : 1);
+
+		*rs = (struct xtx_prod_room){ .gen = gen, .cap = share > 1538 ? share : 1538 };
+	}
 	fs = &p->fs[((hash ^ (cls * 0x9e3779b1u)) * 0x85ebca6bu) >> 20 & (XTX_ROOM_SLOTS - 1)];
 	if (fs->hash != hash || fs->cls != cls || fs->gen != gen)
-		*fs = (struct xtx_prod_flow_room){ .hash = hash, .cls = cls, .gen = gen };
+		*fs = (struct xtx_prod_flow_room){ .hash = hash, .cls = cls, .gen = gen,
+						   .cap = XTX_ROOM_FLOW_Q(w) * 64 };
 	*rsp = rs;
 	*fsp = fs;
-	np = xtx_registry__open_hint(&p->e->reg);
-	/* a frame at least of the producer's share; a packet at least of the flow's */
-	quota = quota * 64 / (np > 1 ? np : 1);
-	return rs->sent < (quota > 1538 ? quota : 1538) && fs->sent < fquota * 64;
+	return rs->sent < rs->cap && fs->sent < fs->cap;
 }
 
 int xtx_producer__room(struct xtx_producer *p, uint16_t cls, uint32_t hash)

@@ -130,9 +130,7 @@ static void retire(struct xtx_registry *r, struct xtx_producer *p, uint64_t app_
 	r->prods[p->id] = NULL;
 	CTR_SET(r->nprods, CTR_GET(r->nprods) - 1);
 	opener_put(p->opener);
-	free(p->rs);
-	free(p->fs);
-	free(p);
+	xtx_producer_free(p);
 }
 
 /* Whether the thread that opened p has exited: its destructor said so (see the head of

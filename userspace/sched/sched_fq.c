@@ -237,7 +237,7 @@ static inline unsigned enqueue_one(struct xtx_sched *s, struct _xtx_leaf *L, str
 	switch (f->state) {
 	case _XTX_FLOW_DETACHED:
 		L->nattached++;
-		if (L->nattached > L->win_att)
+		if (L->room && L->nattached > L->win_att)	/* line 2: room only */
 			L->win_att = L->nattached;
 		if (t <= now) {
 			f->state = _XTX_FLOW_LISTED;

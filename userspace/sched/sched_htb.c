@@ -425,11 +425,7 @@ static inline uint32_t sh_demand(struct xtx_sched *s, uint32_t c, uint32_t *rank
 		const struct _xtx_leaf *L = &s->leaves[cl->leaf];
 
 		*rank = 1u + cl->prio;
-		/* With room a flow's queue is a packet or two: count the flows that were
-		 * attached over the last window, not those queued this moment. */
-		if (L->room)
-			return L->nattached > L->att_prev ? L->nattached : L->att_prev;
-		return L->nready;
+		return L->room ? _xtx_room_flows(L) : L->nready;
 	}
 	if (cl->prio_activity) {
 		p = (unsigned)__builtin_ctz(cl->prio_activity);

@@ -523,18 +523,36 @@ void _xtx_room_init(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t target_ns
 void _xtx_room_roll(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now);
 void _xtx_room_note(struct xtx_sched *s, struct _xtx_leaf *L);
 
-/* A packet of `wire` bytes joined L: full once the backlog reaches the budget. Leaves
- * without a target do nothing here (line 0 only). */
+/* The flows a leaf with a target counts as active: the most attached over its last
+ * window, or now if more (its flows' queues are a packet or two, so the flows queued
+ * this moment flicker). The device-wide split's weight and the per-flow quota. */
+static inline uint32_t _xtx_room_flows(const struct _xtx_leaf *L)
+{
+	return L->nattached > L->att_prev ? L->nattached : L->att_prev;
+}
+
+/* Full once the backlog reaches the budget, room again at half of it; each change
+ * listed for room_changes(). */
+static inline void _xtx_room_update(struct xtx_sched *s, struct _xtx_leaf *L)
+{
+	if (__builtin_expect(!L->room_full && L->bl >= L->budget, 0)) {
+		L->room_full = 1;
+		L->room_closes++;
+		_xtx_room_note(s, L);
+	} else if (__builtin_expect(L->room_full && L->bl <= L->budget / 2, 0)) {
+		L->room_full = 0;
+		_xtx_room_note(s, L);
+	}
+}
+
+/* A packet of `wire` bytes joined L. Leaves without a target do nothing here (line 0
+ * only). */
 static inline void _xtx_room_enq(struct xtx_sched *s, struct _xtx_leaf *L, uint32_t wire)
 {
 	if (!L->room)
 		return;
 	L->bl += wire;
-	if (__builtin_expect(L->bl >= L->budget && !L->room_full, 0)) {
-		L->room_full = 1;
-		L->room_closes++;
-		_xtx_room_note(s, L);
-	}
+	_xtx_room_update(s, L);
 }
 
 /* A packet of `wire` bytes left L (sent if sent, else purged): counted in the departure
@@ -550,12 +568,9 @@ static inline void _xtx_room_deq(struct xtx_sched *s, struct _xtx_leaf *L, uint3
 	if (sent) {
 		L->dep += wire;
 		if (__builtin_expect((uint32_t)(now >> 10) - L->win_t >= _XTX_ROOM_WIN_US, 0))
-			_xtx_room_roll(s, L, now);
+			_xtx_room_roll(s, L, now);	/* updates full itself */
 	}
-	if (__builtin_expect(L->room_full && L->bl <= L->budget / 2, 0)) {
-		L->room_full = 0;
-		_xtx_room_note(s, L);
-	}
+	_xtx_room_update(s, L);
 	if (__builtin_expect(L->ev_dep >= L->budget / 2 || !L->bl, 0)) {
 		L->ev_dep = 0;
 		L->gen++;

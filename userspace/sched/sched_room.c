@@ -87,7 +87,7 @@ void _xtx_room_roll(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now)
 	uint32_t floor, cap;
 	uint64_t sample;
 
-	if (L->target_us && el) {
+	if (el) {	/* called for leaves with a target only */
 		/* dep < 2^32 and target_us < 2^32: the product fits 64 bits. */
 		sample = (uint64_t)L->dep * L->target_us / el;
 		floor = room_floor(s, L);
@@ -95,14 +95,7 @@ void _xtx_room_roll(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now)
 		cap = cap > floor ? cap : floor;
 		sample = ((uint64_t)L->budget + sample) / 2;
 		L->budget = sample < floor ? floor : sample > cap ? cap : (uint32_t)sample;
-		if (!L->room_full && L->bl >= L->budget) {
-			L->room_full = 1;
-			L->room_closes++;
-			_xtx_room_note(s, L);
-		} else if (L->room_full && L->bl <= L->budget / 2) {
-			L->room_full = 0;
-			_xtx_room_note(s, L);
-		}
+		_xtx_room_update(s, L);
 	}
 	L->win_t = now_us;
 	L->dep = 0;
@@ -122,17 +115,15 @@ unsigned xtx_sched__room_changes(struct xtx_sched *s, struct xtx_room_state *out
 {
 	unsigned k = 0;
 
-	while (k < n && s->nroom_chg) {
+	while (k < n && s->nroom_chg) {	/* only leaves with a target are listed */
 		struct _xtx_leaf *L = &s->leaves[s->room_chg[--s->nroom_chg]];
-
-		L->room_listed = 0;
-		uint32_t fl = L->nattached > L->att_prev ? L->nattached : L->att_prev;
+		uint32_t fl = _xtx_room_flows(L);
 		uint32_t per = L->budget / 2 / (fl ? fl : 1);
 
+		L->room_listed = 0;
 		out[k++] = (struct xtx_room_state){
 			.cls = L->cls, .gen = L->gen, .full = L->room_full,
-			.quota = L->target_us ? L->budget / 2 : UINT32_MAX,
-			.flow_quota = !L->target_us ? UINT32_MAX : per > 64 ? per : 64 };
+			.quota = L->budget / 2, .flow_quota = per > 64 ? per : 64 };
 	}
 	return k;
 }
