@@ -66,6 +66,12 @@ struct xtx_class_opts {
 				 * an xtx_sched_shared; XTX_SCOPE_QUEUE: per queue (mq) */
 	uint64_t target;	/* leaf only: room target, ns (below); 0: the scheduler's
 				 * (xtx_sched_opts.target_ns), XTX_TARGET_OFF: none */
+	uint8_t codel;		/* leaf only: CoDel per flow (below): XTX_CODEL_DEFAULT the
+				 * scheduler's (xtx_sched_opts.codel), XTX_CODEL_ON, _OFF */
+	uint8_t codel_ecn;	/* with codel: 1 marks ECT packets CE instead of dropping
+				 * them (xtx_sched_opts.ecn_mark) */
+	uint64_t codel_target;	/* with codel: sojourn target, ns; 0: XTX_CODEL_TARGET_NS */
+	uint64_t codel_interval; /* with codel: interval, ns; 0: XTX_CODEL_INTERVAL_NS */
 };
 
 /* Room: a leaf is full (xtx_sched__room_full()) once it holds `target` of its own
@@ -78,6 +84,22 @@ struct xtx_class_opts {
 #define XTX_SCHED_TARGET_NS	1000000ull	/* 1 ms, as docs/bench/compare-room.notes.md */
 #define XTX_TARGET_OFF		UINT64_MAX
 
+/* CoDel (RFC 8289) on each flow of a leaf, as fq_codel applies it: a flow whose head
+ * packet waited (enqueue to dequeue) at least `codel_target` for a whole
+ * `codel_interval`, with more than one MTU (1514 bytes) queued behind it, enters the
+ * dropping state; it then drops (or, with codel_ecn and an ECT packet, marks CE) its head
+ * at times interval / sqrt(count) apart, count the drops in this state, until a head
+ * waited less than target. Drops are counted as XTX_DROP_CODEL, marks as ecn_marks; the
+ * dropped descriptors wait for xtx_sched__take_dropped(). */
+enum {
+	XTX_CODEL_DEFAULT = 0,
+	XTX_CODEL_ON = 1,
+	XTX_CODEL_OFF = 2,
+};
+#define XTX_CODEL_TARGET_NS	5000000ull	/* fq_codel's 5 ms */
+#define XTX_CODEL_INTERVAL_NS	100000000ull	/* fq_codel's 100 ms */
+#define XTX_CODEL_MTU		1514u		/* fq_codel: psched_mtu() of Ethernet */
+
 enum {
 	XTX_SCOPE_DEVICE = 0,
 	XTX_SCOPE_QUEUE = 1,
@@ -85,7 +107,7 @@ enum {
 /* Sized as every xtx_*_opts (see xtx_engine_opts): fields up to __last_field read, a
  * larger sz only with zero bytes beyond it, sz at least the first release's sizeof (it
  * ended at __min_field). */
-#define xtx_class_opts__last_field	target
+#define xtx_class_opts__last_field	codel_interval
 #define xtx_class_opts__min_field	line
 
 struct xtx_sched_config;
@@ -164,12 +186,13 @@ enum xtx_drop_reason {
 	XTX_DROP_NO_BUFS,	/* scheduler's packet pool is exhausted */
 	XTX_DROP_HORIZON,	/* txtime further ahead than the horizon (sch_fq's horizon_drop) */
 	XTX_DROP_PURGED,	/* given back by xtx_sched__purge() */
+	XTX_DROP_CODEL,		/* dropped at dequeue by CoDel (xtx_sched__take_dropped()) */
 	XTX_DROP__MAX
 };
 
 /* The name of a drop reason, as the tools print it and use as a JSON key: "leaf_limit",
- * "flow_limit", "no_class", "no_bufs", "horizon", "purged". NULL for a value outside the
- * enum (as libbpf's *_str()). */
+ * "flow_limit", "no_class", "no_bufs", "horizon", "purged", "codel". NULL for a value
+ * outside the enum (as libbpf's *_str()). */
 const char *xtx_drop_reason__str(enum xtx_drop_reason r);
 
 struct xtx_class_stats {
@@ -186,6 +209,7 @@ struct xtx_class_stats {
 	uint32_t room_budget;		/* wire bytes that make it full now (leaf; room,
 					 * above); UINT32_MAX: no target */
 	uint64_t room_closes;		/* times it became full (leaf) */
+	uint64_t ecn_marks;		/* packets CoDel marked CE instead of dropping */
 };
 
 struct xtx_sched_shared;
@@ -201,8 +225,17 @@ struct xtx_sched_opts {
 				 * each taken by one scheduler */
 	uint64_t target_ns;	/* room target of the leaves whose own is 0; 0 or
 				 * XTX_TARGET_OFF: none (never full) */
+	uint8_t codel;		/* XTX_CODEL_ON: CoDel with the default target and
+				 * interval on leaves whose class leaves codel at
+				 * XTX_CODEL_DEFAULT; else none there */
+	/* Marks the packet of d Congestion Experienced if it is ECT(0), ECT(1) or already
+	 * CE (IPv4 or IPv6; fixing the IPv4 header checksum) and returns 1; returns 0 for
+	 * a packet that is not ECN-capable, which CoDel then drops. NULL: every such
+	 * packet is dropped. Called only at a CoDel drop of a codel_ecn leaf. */
+	int (*ecn_mark)(void *ctx, const struct xtx_desc *d);
+	void *ecn_ctx;
 };
-#define xtx_sched_opts__last_field	target_ns
+#define xtx_sched_opts__last_field	ecn_ctx
 #define xtx_sched_opts__min_field	pkt_pool
 
 /* Device-wide classes. The schedulers of one device's TX queues (one per dequeuer thread)
@@ -251,6 +284,13 @@ unsigned xtx_sched__dequeue_burst(struct xtx_sched *s, struct xtx_desc *out, uns
 /* Remove up to n queued descriptors (shutdown with drop): counted as XTX_DROP_PURGED.
  * Returns the number written; 0 when empty. */
 unsigned xtx_sched__purge(struct xtx_sched *s, struct xtx_desc *out, unsigned n);
+
+/* Descriptors CoDel dropped at dequeue, oldest first: up to n, removed from the
+ * scheduler; their frames are the caller's again. The scheduler holds at most
+ * XTX_SCHED_DROPPED_MAX of them: while that many wait, CoDel sends what it would have
+ * dropped. Call it after each dequeue. Returns how many; 0 when none. */
+#define XTX_SCHED_DROPPED_MAX	1024u
+unsigned xtx_sched__take_dropped(struct xtx_sched *s, struct xtx_desc *out, unsigned n);
 
 /* Room (above): 1 if leaf class cls is full, 0 if it has room or is not a leaf. */
 int xtx_sched__room_full(const struct xtx_sched *s, unsigned cls);

@@ -40,12 +40,18 @@ int cls_idx(const struct sim *m, uint32_t handle)
 void sim_init(struct sim *m, struct xtx_sched_config *cfg, uint32_t pool, uint64_t horizon)
 {
 	struct xtx_sched_opts o = { .sz = sizeof(o), .pkt_pool = pool, .horizon_ns = horizon };
+
+	sim_init_opts(m, cfg, &o);
+}
+
+void sim_init_opts(struct sim *m, struct xtx_sched_config *cfg, const struct xtx_sched_opts *o)
+{
 	char err[256];
 
 	memset(m, 0, sizeof(*m));
 	m->cfg = cfg;
 	m->now = T0;
-	m->s = xtx_sched__create(cfg, &o, m->now, err, sizeof(err));
+	m->s = xtx_sched__create(cfg, o, m->now, err, sizeof(err));
 	if (!m->s) {
 		fprintf(stderr, "xtx_sched__create: %s (%s)\n", err, strerror(errno));
 		exit(2);
@@ -54,6 +60,7 @@ void sim_init(struct sim *m, struct xtx_sched_config *cfg, uint32_t pool, uint64
 	m->offered = calloc(m->ncls, sizeof(uint64_t));
 	m->sent_wire = calloc(m->ncls, sizeof(uint64_t));
 	m->sent_pkts = calloc(m->ncls, sizeof(uint64_t));
+	m->aqm_pkts = calloc(m->ncls, sizeof(uint64_t));
 	m->inq = calloc(m->ncls, sizeof(uint64_t));
 	m->overhead = xtx_sched_config__overhead(cfg);
 	m->dflt = -1;
@@ -241,6 +248,8 @@ unsigned sim_deq(struct sim *m, struct xtx_desc *out, unsigned n, uint64_t *next
 							 &tnext);
 
 		twin_cmp_descs(m, "dequeued", out, got, tout, tgot);
+		while (xtx_sched__take_dropped(m->twin, tout, 256))
+			;	/* CoDel's, compared through the class counters */
 		TWIN_EQ("next_ns", next ? *next : 0, next ? tnext : 0);
 		twin_cmp_state(m);
 	}
@@ -260,6 +269,19 @@ unsigned sim_deq(struct sim *m, struct xtx_desc *out, unsigned n, uint64_t *next
 			}
 		}
 	}
+	/* CoDel's drops: back through the ledger, out of the class's queue */
+	for (unsigned k; (k = xtx_sched__take_dropped(m->s, m->dropped, 64));)
+		for (i = 0; i < k; i++) {
+			uint64_t a = m->dropped[i].addr;
+
+			led_back(m, &m->dropped[i]);
+			if (m->on_aqm)
+				m->on_aqm(m, &m->dropped[i]);
+			if (a < m->seq && m->cls_of[a] < m->ncls) {
+				m->aqm_pkts[m->cls_of[a]]++;
+				m->inq[m->cls_of[a]]--;
+			}
+		}
 	if (m->check_every && ++m->ncalls % m->check_every == 0 && !m->check_failed) {
 		char err[256];
 
@@ -293,12 +315,14 @@ void sim_check_counts(struct sim *m)
 
 		CHECK(xtx_sched__class_stats(m->s, c, &st) == 0);
 		for (r = 0; r < XTX_DROP__MAX; r++)
-			if (r != XTX_DROP_PURGED)
+			if (r != XTX_DROP_PURGED && r != XTX_DROP_CODEL)
 				refused += st.drops[r];
 		if (!sim_is_leaf(m, c))
 			continue;
 		CHECK_EQ_U64(m->offered[c], st.enq_pkts + refused);
-		CHECK_EQ_U64(st.enq_pkts, st.sent_pkts + st.drops[XTX_DROP_PURGED] + st.qlen);
+		CHECK_EQ_U64(st.enq_pkts, st.sent_pkts + st.drops[XTX_DROP_PURGED] +
+			     st.drops[XTX_DROP_CODEL] + st.qlen);
+		CHECK_EQ_U64(m->aqm_pkts[c], st.drops[XTX_DROP_CODEL]);
 		CHECK_EQ_U64(m->sent_pkts[c], st.sent_pkts);
 		CHECK_EQ_U64(m->inq[c], st.qlen);
 	}
@@ -352,6 +376,7 @@ void sim_finish(struct sim *m)
 	free(m->offered);
 	free(m->sent_wire);
 	free(m->sent_pkts);
+	free(m->aqm_pkts);
 	free(m->inq);
 	memset(m, 0, sizeof(*m));
 }

@@ -7,7 +7,7 @@
  * exactly once - from dequeue, from the enqueue's drops[], or from purge. sim_finish()
  * purges what is left and checks the ledger and, per class, the conservation of packets:
  *   offered  == enq_pkts + drops at enqueue (every reason but PURGED)
- *   enq_pkts == sent_pkts + drops[PURGED] + qlen
+ *   enq_pkts == sent_pkts + drops[PURGED] + drops[CODEL] + qlen
  * plus the scheduler's own invariant walk (_xtx_sched__check) after every Nth dequeue
  * call when sim.check_every = N is set.
  *
@@ -66,6 +66,10 @@ struct sim {
 	bool check_failed;
 	/* sent bytes/packets per class, wire bytes (len + overhead) */
 	uint64_t *sent_wire, *sent_pkts;
+	uint64_t *aqm_pkts;		/* per class: dropped by CoDel (take_dropped()) */
+	void (*on_aqm)(struct sim *m, const struct xtx_desc *d);	/* each, or NULL */
+	void *user;			/* the test's, for on_aqm */
+	struct xtx_desc dropped[64];
 	uint64_t *inq;			/* per class: accepted, not yet back */
 	uint32_t overhead;
 	/* sim_init_twin(): a second scheduler from the same config with deferred charging
@@ -84,6 +88,8 @@ int cls_idx(const struct sim *m, uint32_t handle);
 
 /* Build the scheduler. Takes ownership of cfg. pool 0 = default. */
 void sim_init(struct sim *m, struct xtx_sched_config *cfg, uint32_t pool, uint64_t horizon);
+/* sim_init with the scheduler's options given whole. */
+void sim_init_opts(struct sim *m, struct xtx_sched_config *cfg, const struct xtx_sched_opts *o);
 /* sim_init plus the twin (see struct sim). */
 void sim_init_twin(struct sim *m, struct xtx_sched_config *cfg, uint32_t pool,
 		   uint64_t horizon);

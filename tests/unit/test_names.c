@@ -82,6 +82,7 @@ static void test_drop_names(void)
 		[XTX_DROP_LEAF_LIMIT] = "leaf_limit", [XTX_DROP_FLOW_LIMIT] = "flow_limit",
 		[XTX_DROP_NO_CLASS] = "no_class", [XTX_DROP_NO_BUFS] = "no_bufs",
 		[XTX_DROP_HORIZON] = "horizon", [XTX_DROP_PURGED] = "purged",
+		[XTX_DROP_CODEL] = "codel",
 	};
 	static const char *const rx_want[XTX_RX_DROP__MAX] = {
 		[XTX_RX_DROP_STAGE_FULL] = "stage_full", [XTX_RX_DROP_NO_FRAME] = "no_frame",

@@ -365,6 +365,28 @@ static const struct def_case def_cases[] = {
 	  { .handle = 0x10000, .parent = XTX_HANDLE_ROOT, .rate = 125000000, .ceil = 125000000,
 	    .burst = 126600, .cburst = 126600, .quantum = 200000, .limit = 10000, .flows = 1,
 	    .flow_limit = 100, .fq_quantum = 3028, .target = XTX_TARGET_OFF, .line = 1 } },
+	/* codel: alone on with the defaults (0); its own words right after it; a room
+	 * target before it; off */
+	{ "class 1: rate 1gbit codel",
+	  { .handle = 0x10000, .parent = XTX_HANDLE_ROOT, .rate = 125000000, .ceil = 125000000,
+	    .burst = 126600, .cburst = 126600, .quantum = 200000, .limit = 10000, .flows = 1,
+	    .flow_limit = 100, .fq_quantum = 3028, .codel = XTX_CODEL_ON, .line = 1 } },
+	{ "class 1: rate 1gbit fq target 1ms codel target 2ms interval 50ms ecn limit 500",
+	  { .handle = 0x10000, .parent = XTX_HANDLE_ROOT, .rate = 125000000, .ceil = 125000000,
+	    .burst = 126600, .cburst = 126600, .quantum = 200000, .limit = 500, .flows = 1024,
+	    .fq = 1, .flow_limit = 100, .fq_quantum = 3028, .target = 1000000,
+	    .codel = XTX_CODEL_ON, .codel_ecn = 1, .codel_target = 2000000,
+	    .codel_interval = 50000000, .line = 1 } },
+	{ "class 1: rate 1gbit codel noecn interval 200",
+	  { .handle = 0x10000, .parent = XTX_HANDLE_ROOT, .rate = 125000000, .ceil = 125000000,
+	    .burst = 126600, .cburst = 126600, .quantum = 200000, .limit = 10000, .flows = 1,
+	    .flow_limit = 100, .fq_quantum = 3028, .codel = XTX_CODEL_ON,
+	    .codel_interval = 200000, .line = 1 } },
+	{ "class 1: rate 1gbit codel off target 3ms",
+	  { .handle = 0x10000, .parent = XTX_HANDLE_ROOT, .rate = 125000000, .ceil = 125000000,
+	    .burst = 126600, .cburst = 126600, .quantum = 200000, .limit = 10000, .flows = 1,
+	    .flow_limit = 100, .fq_quantum = 3028, .target = 3000000, .codel = XTX_CODEL_OFF,
+	    .line = 1 } },
 };
 
 static void check_opts(const struct xtx_class_opts *w, const struct xtx_class_opts *o)
@@ -381,6 +403,10 @@ static void check_opts(const struct xtx_class_opts *w, const struct xtx_class_op
 	CHECK_EQ_U64(w->fq, o->fq);
 	CHECK_EQ_U64(w->limit, o->limit);
 	CHECK_EQ_U64(w->target, o->target);
+	CHECK_EQ_U64(w->codel, o->codel);
+	CHECK_EQ_U64(w->codel_ecn, o->codel_ecn);
+	CHECK_EQ_U64(w->codel_target, o->codel_target);
+	CHECK_EQ_U64(w->codel_interval, o->codel_interval);
 	CHECK_EQ_U64(w->flows, o->flows);
 	CHECK_EQ_U64(w->flow_limit, o->flow_limit);
 	CHECK_EQ_U64(w->fq_quantum, o->fq_quantum);
@@ -479,7 +505,27 @@ static const struct err_case syntax_cases[] = {
 	{ "class 1: rate 1gbit\n  rate 2gbit", NAME ":2:3: found 'rate', expected a statement" },
 	{ "class 1: rate 1gbit foo 3",
 	  NAME ":1:21: found 'foo', expected a class option (parent, rate, ceil, burst, cburst, "
-	  "quantum, prio, fq, limit, flows, flow_limit, fq_quantum, maxrate, scope, target)" },
+	  "quantum, prio, fq, limit, flows, flow_limit, fq_quantum, maxrate, scope, target, "
+	  "codel)" },
+	{ "class 1: rate 1gbit codel target 0",
+	  NAME ":1:34: found '0', expected a time above 0 such as 5ms, 100ms or 500us" },
+	{ "class 1: rate 1gbit codel target off",
+	  NAME ":1:34: found 'off', expected a time above 0" },
+	{ "class 1: rate 1gbit codel interval 3601s",
+	  NAME ":1:36: found '3601s'" },
+	{ "class 1: rate 1gbit codel target 1ms target 2ms",
+	  NAME ":1:38: found 'target' where codel already has it, expected each of codel's "
+	  "options once, 'off' alone (a room target goes before 'codel' or after 'codel off')" },
+	{ "class 1: rate 1gbit codel ecn off",
+	  NAME ":1:31: found 'off' where codel already has an option that excludes it" },
+	{ "class 1: rate 1gbit codel ecn noecn",
+	  NAME ":1:31: found 'noecn' where codel already has an option that excludes it" },
+	{ "class 1: rate 1gbit codel off ecn",
+	  NAME ":1:31: found 'ecn', expected a class option" },
+	{ "class 1: rate 1gbit codel codel",
+	  NAME ":1:27: found 'codel' again, expected each option once per class" },
+	{ "class 1: rate 1gbit codel interval",
+	  NAME ":1:35: found end of line, expected a time above 0" },
 	{ "class 1: rate 1gbit Rate 2gbit", NAME ":1:21: found 'Rate', expected a class option" },
 	{ "class 1: rate 1gbit target 5mbit",
 	  NAME ":1:28: found '5mbit', expected a time such as 1ms, 500us or 0.5ms, or off" },
@@ -656,6 +702,10 @@ static const struct tree_case tree_cases[] = {
 	  NAME ":1: class 1:: maxrate is a leaf option" },
 	{ "class 1: rate 10mbit target 1ms\nclass 1:10 parent 1: rate 1mbit",
 	  NAME ":1: class 1:: target is a leaf option" },
+	{ "class 1: rate 10mbit codel\nclass 1:10 parent 1: rate 1mbit",
+	  NAME ":1: class 1:: codel is a leaf option" },
+	{ "class 1: rate 10mbit codel off\nclass 1:10 parent 1: rate 1mbit",
+	  NAME ":1: class 1:: codel is a leaf option" },
 	/* fq options without fq */
 	{ "class 1: rate 10mbit flows 1024",
 	  NAME ":1: class 1:: flows only applies with fq; turn fq on for this class or drop flows" },

@@ -263,6 +263,8 @@ static uint32_t opts_set_mask(const struct xtx_class_opts *o)
 	set |= o->fq_quantum ? _XTX_OPT_FQ_QUANTUM : 0;
 	set |= o->maxrate ? _XTX_OPT_MAXRATE : 0;
 	set |= o->target ? _XTX_OPT_TARGET : 0;
+	set |= o->codel || o->codel_ecn || o->codel_target || o->codel_interval ?
+	       _XTX_OPT_CODEL : 0;
 	return set;
 }
 
@@ -286,6 +288,11 @@ int _xtx_sched_config__add_class_set(struct xtx_sched_config *cfg,
 	if (!c.o.rate || c.o.prio > XTX_PRIO_MAX || c.o.fq > 1 || c.o.scope > XTX_SCOPE_QUEUE)
 		return -EINVAL;
 	if (c.o.ceil && c.o.ceil < c.o.rate)
+		return -EINVAL;
+	if (c.o.codel > XTX_CODEL_OFF || c.o.codel_ecn > 1 ||
+	    c.o.codel_target > _XTX_CODEL_TIME_MAX || c.o.codel_interval > _XTX_CODEL_TIME_MAX ||
+	    (c.o.codel == XTX_CODEL_OFF &&
+	     (c.o.codel_ecn || c.o.codel_target || c.o.codel_interval)))
 		return -EINVAL;
 	if (cfg_find(cfg, c.o.handle) >= 0)
 		return -EEXIST;
@@ -460,6 +467,7 @@ static const struct {
 	{ _XTX_OPT_FQ_QUANTUM, "fq_quantum" },
 	{ _XTX_OPT_MAXRATE, "maxrate" },
 	{ _XTX_OPT_TARGET, "target" },
+	{ _XTX_OPT_CODEL, "codel" },
 };
 
 static const char *leaf_opt_name(uint32_t set)

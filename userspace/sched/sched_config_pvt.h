@@ -28,10 +28,13 @@ enum {
 	_XTX_OPT_FQ_QUANTUM	= 1u << 10,
 	_XTX_OPT_MAXRATE	= 1u << 11,
 	_XTX_OPT_TARGET		= 1u << 12,
+	_XTX_OPT_CODEL		= 1u << 13,
 };
 #define _XTX_OPT_LEAF_ONLY	(_XTX_OPT_FQ | _XTX_OPT_LIMIT | _XTX_OPT_FLOWS | \
 				 _XTX_OPT_FLOW_LIMIT | _XTX_OPT_FQ_QUANTUM | _XTX_OPT_MAXRATE | \
-				 _XTX_OPT_TARGET)
+				 _XTX_OPT_TARGET | _XTX_OPT_CODEL)
+/* Longest CoDel target or interval, ns (an hour; keeps interval << 16 in 64 bits). */
+#define _XTX_CODEL_TIME_MAX	3600000000000ull
 /* Options that only mean something with fq on. */
 #define _XTX_OPT_FQ_ONLY	(_XTX_OPT_FLOWS | _XTX_OPT_FLOW_LIMIT | _XTX_OPT_FQ_QUANTUM | \
 				 _XTX_OPT_MAXRATE)

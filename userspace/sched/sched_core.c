@@ -70,11 +70,12 @@ static unsigned log2_u32(uint32_t v)	/* v a power of two */
 /* Byte offsets of each array in the one allocation. */
 struct layout {
 	size_t cls, leaves, feeds, words, members, cls_leaf, dlist, room_chg, wq, fh, hmap, pool,
-	       flows, total;
+	       flows, codel, dropped, total;
 };
 
 static int make_layout(struct layout *lo, uint32_t ncls, uint32_t nleaves, uint32_t ninner,
-		       size_t nwords, uint64_t nflows, uint32_t fh_cap, uint32_t npool)
+		       size_t nwords, uint64_t nflows, uint64_t ncodel, uint32_t fh_cap,
+		       uint32_t npool)
 {
 	size_t off = 0;
 
@@ -94,6 +95,8 @@ static int make_layout(struct layout *lo, uint32_t ncls, uint32_t nleaves, uint3
 	if (nflows > (SIZE_MAX >> 8) / sizeof(struct _xtx_flow))
 		return -ENOMEM;
 	PLACE(flows, (size_t)nflows * sizeof(struct _xtx_flow));
+	PLACE(codel, (size_t)ncodel * sizeof(struct _xtx_codel));
+	PLACE(dropped, (ncodel ? XTX_SCHED_DROPPED_MAX : 0) * sizeof(struct xtx_desc));
 #undef PLACE
 	lo->total = off;
 	return 0;
@@ -124,6 +127,7 @@ struct shape {
 	uint32_t *parent, *nchild, *depth;	/* per class; parent _XTX_NIL for a root */
 	uint32_t nlevel[_XTX_MAXDEPTH];		/* classes per level (0: leaves) */
 	uint64_t nflows, limits;		/* flow slots and leaf limits, all leaves */
+	uint64_t ncodel;			/* flow slots of leaves with CoDel */
 	size_t nwords;				/* bitmap words of every row and feed */
 	struct ord *ord;			/* 2 * n: by parent, then by level */
 };
@@ -201,6 +205,23 @@ static int shape_measure(struct shape *sh, const struct xtx_sched_config *cfg, c
 	return 0;
 }
 
+/* Whether leaf class co runs CoDel under the scheduler's default dflt. */
+static bool leaf_codel(const struct xtx_class_opts *co, uint8_t dflt)
+{
+	return co->codel == XTX_CODEL_ON || (co->codel == XTX_CODEL_DEFAULT && dflt == XTX_CODEL_ON);
+}
+
+/* Step 1b: flow slots that need CoDel state. */
+static void shape_codel(struct shape *sh, const struct xtx_sched_config *cfg, uint8_t dflt)
+{
+	for (uint32_t i = 0; i < sh->n; i++) {
+		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, i);
+
+		if (!sh->nchild[i] && leaf_codel(co, dflt))
+			sh->ncodel += co->fq ? co->flows : 1;
+	}
+}
+
 /* Step 2: packet pool and flow heap sizes (see the head of this file). */
 static void shape_pool(struct shape *sh, const struct xtx_sched_opts *o)
 {
@@ -241,6 +262,9 @@ static void place_arrays(struct xtx_sched *s, const struct layout *lo, char *bas
 	s->overhead = xtx_sched_config__overhead(cfg);
 	s->horizon_ns = o->horizon_ns ? o->horizon_ns : _XTX_HORIZON_NS;
 	s->dflt_target = o->target_ns;
+	s->ecn_mark = o->ecn_mark;
+	s->ecn_ctx = o->ecn_ctx;
+	s->dropped = (struct xtx_desc *)(base + lo->dropped);
 	s->sh = o->shared && xtx_sched_shared__class_count(o->shared) ? o->shared->cls : NULL;
 	s->shq = s->sh ? o->shared->q : NULL;
 	s->nq = s->sh ? o->shared->nqueues : 1;
@@ -250,7 +274,8 @@ static void place_arrays(struct xtx_sched *s, const struct layout *lo, char *bas
 
 /* Step 4a: one leaf and its flow table; returns the flow slots it took. */
 static uint32_t init_leaf(struct xtx_sched *s, uint32_t i, uint32_t li,
-			  const struct xtx_class_opts *co, struct _xtx_flow *flows)
+			  const struct xtx_class_opts *co, struct _xtx_flow *flows,
+			  struct _xtx_codel **cv, uint8_t codel_dflt)
 {
 	struct _xtx_class *cl = &s->cls[i];
 	struct _xtx_leaf *L = &s->leaves[li];
@@ -280,6 +305,14 @@ static uint32_t init_leaf(struct xtx_sched *s, uint32_t i, uint32_t li,
 	L->pace_mult = co->fq && co->maxrate ? _xtx_rate_mult(co->maxrate) : 0;
 	L->cls = i;
 	init_flows(L);
+	if (leaf_codel(co, codel_dflt)) {	/* state zeroed by the allocation */
+		L->codel = 1;
+		L->codel_ecn = co->codel_ecn;
+		L->cv = *cv;
+		*cv += fl;
+		L->cd_target = co->codel_target ? co->codel_target : XTX_CODEL_TARGET_NS;
+		L->cd_interval = co->codel_interval ? co->codel_interval : XTX_CODEL_INTERVAL_NS;
+	}
 	/* after the class's ceil_mult */
 	_xtx_room_init(s, L, co->target ? co->target : s->dflt_target, s->now);
 	return fl;
@@ -287,8 +320,8 @@ static uint32_t init_leaf(struct xtx_sched *s, uint32_t i, uint32_t li,
 
 /* Step 4: classes (token buckets full at now_ns), leaves, flow tables, the handle map. */
 static void init_classes(struct xtx_sched *s, const struct xtx_sched_config *cfg,
-			 const struct shape *sh, struct _xtx_flow *flows,
-			 const uint8_t *sh_dev, uint64_t now_ns)
+			 const struct shape *sh, struct _xtx_flow *flows, struct _xtx_codel *cv,
+			 uint8_t codel_dflt, const uint8_t *sh_dev, uint64_t now_ns)
 {
 	uint32_t li = 0, ii = 0, i;
 	uint32_t r2q = xtx_sched_config__r2q(cfg);
@@ -330,7 +363,7 @@ static void init_classes(struct xtx_sched *s, const struct xtx_sched_config *cfg
 			cl->inner = ii++;
 			s->cls_leaf[i] = _XTX_NIL;
 		} else {
-			uint32_t fl = init_leaf(s, i, li++, co, flows);
+			uint32_t fl = init_leaf(s, i, li++, co, flows, &cv, codel_dflt);
 
 			flows += fl;
 		}
@@ -449,9 +482,10 @@ struct xtx_sched *xtx_sched__create(const struct xtx_sched_config *cfg,
 	}
 	if (shape_measure(&sh, cfg, err, errlen))
 		goto out_shape;		/* errno set */
+	shape_codel(&sh, cfg, o.codel);
 	shape_pool(&sh, &o);
-	if (make_layout(&lo, sh.n, sh.nleaves, sh.ninner, sh.nwords, sh.nflows, sh.fh_cap,
-			sh.npool)) {
+	if (make_layout(&lo, sh.n, sh.nleaves, sh.ninner, sh.nwords, sh.nflows, sh.ncodel,
+			sh.fh_cap, sh.npool)) {
 		xtx_errf(err, errlen, "flow tables too large (%llu slots)",
 			(unsigned long long)sh.nflows);
 		errno = ENOMEM;
@@ -473,6 +507,7 @@ struct xtx_sched *xtx_sched__create(const struct xtx_sched_config *cfg,
 	}
 	place_arrays(s, &lo, base, &sh, cfg, &o, now_ns);
 	init_classes(s, cfg, &sh, (struct _xtx_flow *)(base + lo.flows),
+		     (struct _xtx_codel *)(base + lo.codel), o.codel,
 		     o.shared ? o.shared->device : NULL, now_ns);
 	init_sets(s, &sh, (uint64_t *)(base + lo.words), (uint32_t *)(base + lo.members));
 	init_pool_default(s, cfg);
@@ -532,7 +567,7 @@ int xtx_sched__class_stats(const struct xtx_sched *s, unsigned idx, struct xtx_c
 	memset(st, 0, sizeof(*st));
 	st->sent_pkts = cl->sent_pkts;
 	st->sent_bytes = cl->sent_bytes;
-	memcpy(st->drops, cl->drops, sizeof(st->drops));
+	memcpy(st->drops, cl->drops, sizeof(cl->drops));
 	st->borrows = cl->borrows;
 	st->throttled = cl->throttled;
 	st->tokens = cl->tokens;
@@ -545,6 +580,8 @@ int xtx_sched__class_stats(const struct xtx_sched *s, unsigned idx, struct xtx_c
 		st->backlog = s->leaves[cl->leaf].bl;
 		st->room_budget = s->leaves[cl->leaf].budget;
 		st->room_closes = s->leaves[cl->leaf].room_closes;
+		st->drops[XTX_DROP_CODEL] = s->leaves[cl->leaf].codel_drops;
+		st->ecn_marks = s->leaves[cl->leaf].ecn_marks;
 	}
 	return 0;
 }
@@ -557,8 +594,9 @@ static const char *const drop_reason_names[XTX_DROP__MAX] = {
 	[XTX_DROP_NO_BUFS] = "no_bufs",
 	[XTX_DROP_HORIZON] = "horizon",
 	[XTX_DROP_PURGED] = "purged",
+	[XTX_DROP_CODEL] = "codel",
 };
-_Static_assert(XTX_DROP__MAX == 6, "a name for every enum xtx_drop_reason");
+_Static_assert(XTX_DROP__MAX == 7, "a name for every enum xtx_drop_reason");
 
 const char *xtx_drop_reason__str(enum xtx_drop_reason r)
 {
@@ -726,16 +764,20 @@ int _xtx_sched__check(const struct xtx_sched *s, char *err, size_t errlen)
 
 		for (fi = 0; fi < L->nflows; fi++) {
 			const struct _xtx_flow *f = &L->flows[fi];
-			uint32_t k = 0;
+			uint32_t k = 0, fb = 0;
 
 			for (x = f->head; x != _XTX_NIL && k <= s->npool; x = s->pool[x].next) {
 				k++;
 				bytes += (uint64_t)s->pool[x].d.len + s->overhead;
+				fb += s->pool[x].d.len;
 				if (s->pool[x].next == _XTX_NIL && x != f->tail)
 					FAIL("leaf %u flow %u: tail is not the last packet", i, fi);
 			}
 			if (k != f->qlen)
 				FAIL("leaf %u flow %u: qlen %u, chain %u", i, fi, (unsigned)f->qlen, k);
+			if (L->codel && L->cv[fi].backlog != fb)
+				FAIL("leaf %u flow %u: codel backlog %u, chain %u bytes", i, fi,
+				     L->cv[fi].backlog, fb);
 			if (f->qlen > L->flow_limit)
 				FAIL("leaf %u flow %u: qlen %u above flow_limit", i, fi,
 				     (unsigned)f->qlen);

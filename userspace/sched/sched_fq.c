@@ -19,6 +19,8 @@
  *   Packets: 32-byte nodes from one pool allocated at create, free list LIFO.
  *   Enqueue drops, in sch_fq's order: leaf qlen >= limit (LEAF_LIMIT), txtime past the
  *   horizon (HORIZON), flow qlen >= flow_limit (FLOW_LIMIT), pool empty (NO_BUFS).
+ *   A leaf with CoDel runs it on a flow's head before sending it (sched_codel.c): it may
+ *   drop (CODEL) or mark heads there.
  *   Cost: enqueue O(1), O(log F) when the packet waits; dequeue O(1) amortised plus
  *   O(log F) per flow throttled (F: flows on a timer); both prefetch the flows ahead.
  *
@@ -206,9 +208,11 @@ static inline unsigned enqueue_one(struct xtx_sched *s, struct _xtx_leaf *L, str
 	p->d = *d;
 	p->tts = tts;
 	p->next = _XTX_NIL;
+	p->stamp = (uint32_t)(now >> 10);
 	L->qlen++;
 	s->qlen++;
 	_xtx_room_enq(s, L, (uint32_t)d->len + s->overhead);
+	_xtx_codel_backlog(L, (uint32_t)(f - L->flows), d->len);
 
 	if (f->qlen) {			/* join the flow's queue */
 		s->pool[f->tail].next = pi;
@@ -392,6 +396,7 @@ serve(struct xtx_sched *s, struct _xtx_leaf *L, struct _xtx_flow *f, uint32_t fi
 
 	wire = (uint32_t)out->len + s->overhead;
 	_xtx_room_deq(s, L, wire, now, true);
+	_xtx_codel_backlog(L, fi, -(int32_t)out->len);
 	f->credit -= (int32_t)wire;
 	if (L->pace_mult) {
 		/* len_ns = wire * 1e9 / maxrate, rounded to nearest, <= 1 s */
@@ -419,6 +424,25 @@ serve(struct xtx_sched *s, struct _xtx_leaf *L, struct _xtx_flow *f, uint32_t fi
 	}
 }
 
+/* CoDel before serving flow fi, the head of its list: false when its drops left it
+ * nothing to send now (emptied: not ready any more; a head that must wait: on a timer). */
+static __attribute__((noinline)) bool codel_ok(struct xtx_sched *s, struct _xtx_leaf *L,
+					       uint32_t fi, bool from_new, uint64_t now)
+{
+	uint64_t t = 0;
+
+	switch (_xtx_codel_head(s, L, fi, now, &t)) {
+	case _XTX_CODEL_SERVE:
+		return true;
+	case _XTX_CODEL_EMPTY:
+		L->nready--;	/* stays listed, empty, as after serve() */
+		return false;
+	default:
+		throttle(s, L, fi, from_new, t);
+		return false;
+	}
+}
+
 /* The walk serves new_flows' head, else old_flows'; a head that may not send is moved
  * on (see the head of this file) and the walk goes on. Each list has its own loop: a
  * flow leaves new_flows only for old_flows or a timer, and nothing in old_flows goes back,
@@ -436,10 +460,14 @@ bool _xtx_fq_dequeue(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now,
 		if (f->next != _XTX_NIL)
 			__builtin_prefetch(&flows[f->next], 1);
 		if (__builtin_expect(may_send(f), 1)) {
+			if (__builtin_expect(L->codel, 0) && !codel_ok(s, L, fi, true, now))
+				continue;
 			serve(s, L, f, fi, true, now, out);
 			return true;
 		}
 		pop_head(L, true, fi);
+		if (!f->qlen)
+			_xtx_codel_empty(L, fi);
 		if (f->credit <= 0) {
 			f->credit += L->quantum;
 		} else if (f->state == _XTX_FLOW_PENDING) {	/* its timer is armed */
@@ -455,10 +483,14 @@ bool _xtx_fq_dequeue(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now,
 		if (f->next != _XTX_NIL)
 			__builtin_prefetch(&flows[f->next], 1);
 		if (__builtin_expect(may_send(f), 1)) {
+			if (__builtin_expect(L->codel, 0) && !codel_ok(s, L, fi, false, now))
+				continue;
 			serve(s, L, f, fi, false, now, out);
 			return true;
 		}
 		pop_head(L, false, fi);
+		if (!f->qlen)
+			_xtx_codel_empty(L, fi);
 		if (f->credit <= 0) {
 			f->credit += L->quantum;
 			add_tail(L, false, fi);
@@ -555,6 +587,7 @@ unsigned xtx_sched__purge(struct xtx_sched *s, struct xtx_desc *out, unsigned n)
 			s->qlen--;
 			s->cls[L->cls].drops[XTX_DROP_PURGED]++;
 			_xtx_room_deq(s, L, (uint32_t)p->d.len + s->overhead, s->now, false);
+			_xtx_codel_backlog(L, s->pg_flow, -(int32_t)p->d.len);
 			p->next = s->free_head;
 			s->free_head = pi;
 		}

@@ -910,7 +910,7 @@ unsigned xtx_sched__dequeue_burst(struct xtx_sched *s, struct xtx_desc *out, uns
 		last = c;
 
 		if (__builtin_expect(!_xtx_fq_dequeue(s, L, now_ns, d), 0)) {
-			_xtx_htb_deactivate(s, c);	/* cannot happen: nready > 0 */
+			_xtx_htb_deactivate(s, c);	/* CoDel dropped all it had */
 			continue;
 		}
 		wire = (uint32_t)d->len + s->overhead;

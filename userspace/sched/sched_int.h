@@ -179,7 +179,7 @@ struct _xtx_class {
 				 * device-wide times this queue's share of its demand */
 
 	/* Line 3: drop counters (cold); device-wide debts. */
-	uint64_t drops[XTX_DROP__MAX];
+	uint64_t drops[XTX_DROP_CODEL];	/* at enqueue and purge; CoDel's: the leaf's */
 	uint32_t owed_t, owed_c;	/* device-wide inner: wire bytes its descendants sent
 					 * on their own rates, not yet charged to the
 					 * device-wide buckets for its tokens / ctokens */
@@ -188,7 +188,7 @@ struct _xtx_class {
 } __attribute__((aligned(64)));
 
 _Static_assert(sizeof(struct _xtx_class) == 256, "class layout: 4 cache lines");
-_Static_assert(XTX_DROP__MAX <= 6, "drop counters fit line 3");
+_Static_assert(XTX_DROP_CODEL <= 6, "drop counters fit line 3");
 
 /* One flow slot of a leaf: 32 bytes, two per cache line. The table is direct-mapped by
  * hash; a slot remembers the hash of its last user. */
@@ -218,7 +218,8 @@ struct _xtx_leaf {
 	int32_t quantum;	/* fq_quantum, bytes */
 	uint8_t hash_shift;	/* slot = (hash * golden) >> hash_shift, 32 - log2(flows) */
 	uint8_t room;		/* 1: a room target (line 2 below); 0: no room work */
-	uint16_t _pad0;
+	uint8_t codel;		/* 1: CoDel per flow (cv, line 1); 0: no CoDel work */
+	uint8_t codel_ecn;	/* 1: CoDel marks ECT packets instead of dropping them */
 	uint64_t pace_mult;	/* ns per byte at maxrate << 32; 0 = no pacing */
 	uint32_t cls;		/* class index */
 	uint32_t nattached;	/* flows not DETACHED (stats "flows") */
@@ -230,7 +231,9 @@ struct _xtx_leaf {
 	uint8_t _pad[3];
 	uint64_t collisions;	/* packets that joined a slot busy with another hash */
 	uint64_t pace_clamped;	/* pacing delays clamped to 1 s (sch_fq pkts_too_long) */
-	uint64_t _pad1[3];
+	struct _xtx_codel *cv;	/* CoDel: per flow slot; NULL without */
+	uint64_t cd_target;	/* CoDel target, ns */
+	uint64_t cd_interval;	/* CoDel interval, ns */
 
 	/* Line 2: room (sched_room.c), per packet at enqueue and dequeue. */
 	uint32_t bl;		/* wire bytes queued (room only) */
@@ -245,7 +248,9 @@ struct _xtx_leaf {
 	uint32_t att_prev;	/* that, over the window before */
 	uint8_t room_full;	/* 1: producers are held back (bl reached budget) */
 	uint8_t room_listed;	/* 1: in s->room_chg, not yet taken by room_changes() */
-	uint8_t _pad2[22];
+	uint8_t _pad2[6];
+	uint64_t codel_drops;	/* CoDel: packets dropped (XTX_DROP_CODEL) */
+	uint64_t ecn_marks;	/* CoDel: packets marked CE instead */
 } __attribute__((aligned(64)));
 
 _Static_assert(sizeof(struct _xtx_leaf) == 192, "leaf layout: 3 cache lines");
@@ -255,8 +260,21 @@ struct _xtx_pkt {
 	struct xtx_desc d;
 	uint64_t tts;		/* earliest departure time, ns; 0 = none */
 	uint32_t next;
-	uint32_t _pad;
+	uint32_t stamp;		/* enqueue time, now >> 10 (CoDel's sojourn) */
 };
+
+/* CoDel's state of one flow slot (sched_codel.c), fq_codel's struct codel_vars. */
+struct _xtx_codel {
+	uint64_t first_above;	/* ns: sojourn above target since this - interval; 0: not */
+	uint64_t drop_next;	/* ns: the next drop while dropping */
+	uint32_t count;		/* drops since the dropping state began */
+	uint32_t lastcount;	/* count at the start of the last dropping state */
+	uint32_t backlog;	/* frame bytes queued in the flow */
+	uint8_t dropping;
+	uint8_t _pad[3];
+};
+
+_Static_assert(sizeof(struct _xtx_codel) == 32, "codel vars: half a cache line");
 
 /* Wait heap entry (classes whose mode changes at `key`). */
 struct _xtx_wev {
@@ -352,6 +370,10 @@ struct xtx_sched {
 	uint32_t _pad0;
 	uint64_t horizon_ns;
 	uint64_t dflt_target;		/* room target of leaves without their own, ns */
+	int (*ecn_mark)(void *ctx, const struct xtx_desc *d);	/* CoDel's, or NULL */
+	void *ecn_ctx;
+	struct xtx_desc *dropped;	/* CoDel's drops, a ring of XTX_SCHED_DROPPED_MAX */
+	uint32_t dr_head, dr_n;		/* oldest entry, entries */
 	struct _xtx_shclass *sh;	/* device-wide class state, NULL: every class local */
 	struct _xtx_shq *shq;		/* every queue's views, [queue * ncls + class] */
 	uint32_t nq, qidx;		/* queues sharing sh, and this scheduler's */
@@ -494,7 +516,8 @@ void _xtx_htb_deactivate(struct xtx_sched *s, uint32_t c);
 
 /* sched_fq.c */
 /* Take the next packet of a leaf whose nready > 0, in sch_fq order. Returns false only if
- * the leaf had nothing eligible (a broken invariant; the caller deactivates it). */
+ * CoDel dropped every packet that was eligible (nready is 0 then; the caller deactivates
+ * the leaf). */
 bool _xtx_fq_dequeue(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now,
 		     struct xtx_desc *out);
 /* Move flows whose timer expired at or before now back to their lists; activates leaves. */
@@ -513,6 +536,35 @@ int _xtx_sched__check(const struct xtx_sched *s, char *err, size_t errlen);
 void _xtx_sched__set_defer(struct xtx_sched *s, bool on);
 /* Internal counters that have no place in struct xtx_class_stats. */
 uint64_t _xtx_sched__drop_no_class(const struct xtx_sched *s);
+
+/* --- CoDel per flow (sched_codel.c) ----------------------------------------------------- */
+
+enum {
+	_XTX_CODEL_SERVE,	/* the flow's head may leave now */
+	_XTX_CODEL_EMPTY,	/* drops emptied the flow */
+	_XTX_CODEL_WAIT,	/* drops left a head that must wait until *t */
+};
+
+/* The list walk is about to send flow fi's head, which may leave now: CoDel first, as
+ * fq_codel's codel_dequeue() (it may drop or mark heads). Returns _XTX_CODEL_*; the
+ * caller keeps the lists and nready (sched_fq.c). */
+int _xtx_codel_head(struct xtx_sched *s, struct _xtx_leaf *L, uint32_t fi, uint64_t now,
+		    uint64_t *t);
+
+/* A flow of a CoDel leaf found empty by the walk: it leaves the dropping state, as
+ * codel_dequeue() does when the flow has nothing. */
+static inline void _xtx_codel_empty(struct _xtx_leaf *L, uint32_t fi)
+{
+	if (L->codel)
+		L->cv[fi].dropping = 0;
+}
+
+/* Frame bytes joined (+) or left (-) flow fi of L. */
+static inline void _xtx_codel_backlog(struct _xtx_leaf *L, uint32_t fi, int32_t len)
+{
+	if (L->codel)
+		L->cv[fi].backlog += (uint32_t)len;
+}
 
 /* --- room: back-pressure per leaf (sched_room.c) --------------------------------------- */
 

@@ -365,6 +365,7 @@ static bool handle_parse(const struct tok *t, uint32_t *h)
 #define EXPECT_RATE   "a rate: a number and a unit such as 100mbit, 2.5gbit or 125mbps"
 #define EXPECT_SIZE   "a size in bytes such as 1514, 64k or 1.5mb"
 #define EXPECT_TIME   "a time such as 1ms, 500us or 0.5ms, or off"
+#define EXPECT_TIME_ON "a time above 0 such as 5ms, 100ms or 500us"
 
 /* The token after keyword kw, or a "found end of line" error at the column after kw. */
 static int value_tok(const struct parser *p, size_t *pos, const struct tok *kw,
@@ -479,6 +480,72 @@ static int value_target(const struct parser *p, size_t *pos, const struct tok *k
 	return 0;
 }
 
+/* A time above 0 ns after kw, at most an hour (CoDel's target and interval). */
+static int value_time(const struct parser *p, size_t *pos, const struct tok *kw,
+		      uint64_t *out)
+{
+	char show[SHOW_LEN];
+	struct tok v;
+	enum num_rc rc;
+
+	if (value_tok(p, pos, kw, &v, EXPECT_TIME_ON))
+		return -EINVAL;
+	rc = unit_parse(&v, time_units, sizeof(time_units) / sizeof(time_units[0]),
+			_XTX_CODEL_TIME_MAX, out);
+	if (rc != NUM_OK)
+		return num_err(p, &v, rc, EXPECT_TIME_ON, "3600s");
+	if (!*out) {
+		perr(p, v.col, "found '%s', expected %s", tok_show(&v, show, sizeof(show)),
+		     EXPECT_TIME_ON);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* codel off | codel [target TIME | interval TIME | ecn | noecn]...: the words right
+ * after 'codel' that are its own (each once); the first other word, or 'off', ends
+ * them. */
+static int value_codel(const struct parser *p, size_t *pos, struct xtx_class_opts *o)
+{
+	static const char *const words[] = { "target", "interval", "ecn", "noecn", "off" };
+	size_t seen[5] = { 0 };
+	struct tok t;
+
+	o->codel = XTX_CODEL_ON;
+	for (;;) {
+		size_t save = *pos, w;
+		int rc = 0;
+
+		if (!tok_next(p, pos, &t))
+			return 0;
+		for (w = 0; w < 5 && !tok_is(&t, words[w]); w++)
+			;
+		if (w == 5 || seen[4]) {
+			*pos = save;	/* the next class option */
+			return 0;
+		}
+		if (seen[w] || (w == 2 && seen[3]) || (w == 3 && seen[2]) ||
+		    (w == 4 && (seen[0] || seen[1] || seen[2] || seen[3]))) {
+			perr(p, t.col, "found '%s' where codel already has %s, expected each of "
+			     "codel's options once, 'off' alone (a room target goes before "
+			     "'codel' or after 'codel off')", words[w], seen[w] ? "it" :
+			     "an option that excludes it");
+			return -EINVAL;
+		}
+		seen[w] = t.col;
+		if (w == 0)
+			rc = value_time(p, pos, &t, &o->codel_target);
+		else if (w == 1)
+			rc = value_time(p, pos, &t, &o->codel_interval);
+		else if (w == 2)
+			o->codel_ecn = 1;
+		else if (w == 4)
+			o->codel = XTX_CODEL_OFF;
+		if (rc)
+			return rc;
+	}
+}
+
 static int value_int(const struct parser *p, size_t *pos, const struct tok *kw,
 		     uint64_t min, uint64_t max, uint64_t *out)
 {
@@ -519,7 +586,7 @@ static int value_handle(const struct parser *p, size_t *pos, const struct tok *k
 enum opt_id {
 	OPT_PARENT, OPT_RATE, OPT_CEIL, OPT_BURST, OPT_CBURST, OPT_QUANTUM, OPT_PRIO, OPT_FQ,
 	OPT_LIMIT, OPT_FLOWS, OPT_FLOW_LIMIT, OPT_FQ_QUANTUM, OPT_MAXRATE, OPT_SCOPE, OPT_TARGET,
-	OPT__MAX
+	OPT_CODEL, OPT__MAX
 };
 
 static const struct {
@@ -541,10 +608,11 @@ static const struct {
 	[OPT_MAXRATE]	 = { "maxrate", _XTX_OPT_MAXRATE },
 	[OPT_SCOPE]	 = { "scope", 0 },
 	[OPT_TARGET]	 = { "target", _XTX_OPT_TARGET },
+	[OPT_CODEL]	 = { "codel", _XTX_OPT_CODEL },
 };
 
 #define EXPECT_OPTION "a class option (parent, rate, ceil, burst, cburst, quantum, prio, " \
-		      "fq, limit, flows, flow_limit, fq_quantum, maxrate, scope, target)"
+		      "fq, limit, flows, flow_limit, fq_quantum, maxrate, scope, target, codel)"
 
 /* scope device | queue */
 static int value_scope(const struct parser *p, size_t *pos, const struct tok *kw,
@@ -643,6 +711,9 @@ static int stmt_class(const struct parser *p, size_t *pos, const struct tok *kw,
 			break;
 		case OPT_TARGET:
 			rc = value_target(p, pos, &t, &o.target);
+			break;
+		case OPT_CODEL:
+			rc = value_codel(p, pos, &o);
 			break;
 		case OPT_LIMIT:
 			rc = value_int(p, pos, &t, 1, UINT32_MAX, &x);
