@@ -141,11 +141,17 @@ struct xtx_engine_opts {
 	uint64_t slice_ns;		/* device-wide classes' slice; 0: XTX_SCHED_SLICE_NS */
 	uint64_t target_ns;		/* room target of leaves without their own (class
 					 * file `target`); 0: none (xtx_producer__room()) */
+	int codel;			/* 1: CoDel (xtx/sched.h) with its default target
+					 * and interval on leaves whose class file says
+					 * nothing of codel; 0: only where it says so.
+					 * Dequeuers mark ECT packets of `codel ecn` leaves
+					 * in the frame (IPv4 and IPv6 behind Ethernet and
+					 * up to two VLAN tags) */
 };
 /* sz: sizeof(struct xtx_engine_opts). The library reads the fields up to __last_field;
  * a larger sz is accepted only if the bytes beyond it are zero (-EINVAL otherwise), and sz
  * must be at least the sizeof of the struct's first release, which ended at __min_field. */
-#define xtx_engine_opts__last_field	target_ns
+#define xtx_engine_opts__last_field	codel
 #define xtx_engine_opts__min_field	quiet
 
 /* The fewest frames (frame_count) that open() accepts for opts: each TX queue's ring and

@@ -258,6 +258,16 @@ static void purge(struct xtx_dequeuer *q, struct xtx_desc *out)
 			recycle(q, out[i].addr);
 }
 
+/* What CoDel dropped at dequeue (counted in its class), back to the pool. */
+static void reclaim_dropped(struct xtx_dequeuer *q, struct xtx_desc *out)
+{
+	unsigned k;
+
+	while ((k = xtx_sched__take_dropped(q->sched, out, XTX_DEQ_BATCH)))
+		for (unsigned i = 0; i < k; i++)
+			recycle(q, out[i].addr);
+}
+
 /* Step 4: what may leave now, as much as the TX ring has room for and its limit lets it
  * hold (dql.h), in one reserve/submit. Returns how many were written; *next is the
  * scheduler's next departure (now when the ring is full or at its limit and the
@@ -283,6 +293,7 @@ static unsigned transmit(struct xtx_dequeuer *q, struct xtx_desc *out, uint64_t 
 			CTR_ADD(q->ctr.sent_pkts, m);
 			CTR_ADD(q->ctr.sent_bytes, bytes);
 		}
+		reclaim_dropped(q, out);
 		/* The limit is binding if this filled it and more is eligible now. */
 		if (m == room && *next <= now && !xtx_dql__avail(&q->dql, q->ring.outstanding)) {
 			xtx_dql__limited(&q->dql);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cpulist.h"
+#include "ecn.h"
 #include "engine_int.h"
 #include "nulldev.h"
 #include "nic.h"
@@ -378,6 +379,11 @@ static int open_options(struct xtx_engine *e, uint32_t *min_frames, char *err,
 			 "priority 1..99", e->o.deq_rtprio);
 		return -EINVAL;
 	}
+	if (e->o.codel < 0 || e->o.codel > 1) {
+		xtx_errf(err, errlen, "bad codel %d: expected 0 (where the class file says) or 1 "
+			 "(every leaf that says nothing)", e->o.codel);
+		return -EINVAL;
+	}
 	if (e->o.deq_rtprio && e->o.busy_poll) {
 		xtx_errf(err, errlen, "deq_rtprio with busy_poll: a dequeuer that spins at "
 			 "real-time priority would keep its CPU from everything else; use one "
@@ -545,7 +551,10 @@ static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
 					    .numa_node = e->numa_node,
 					    .busy_poll = e->o.busy_poll };
 		struct xtx_sched_opts so = { .sz = sizeof(so), .shared = e->shared, .queue = i,
-					     .target_ns = e->o.target_ns };
+					     .target_ns = e->o.target_ns,
+					     .codel = e->o.codel ? XTX_CODEL_ON : 0,
+					     .ecn_mark = xtx_ecn_mark,
+					     .ecn_ctx = &q->deq.fr };
 
 		rc = e->null ? xtx_queue_null(e, q, err, errlen) :
 			       xtx_queue_socket(e, q, err, errlen);
@@ -942,6 +951,7 @@ int xtx_engine__class_stats(const struct xtx_engine *e, unsigned cls, struct xtx
 		st->room_budget = cs.room_budget == UINT32_MAX || st->room_budget == UINT32_MAX ?
 				  UINT32_MAX : st->room_budget + cs.room_budget;
 		st->room_closes += cs.room_closes;
+		st->ecn_marks += cs.ecn_marks;
 		st->tokens = cs.tokens;		/* of the last queue: per-queue by nature */
 		st->ctokens = cs.ctokens;
 	}
