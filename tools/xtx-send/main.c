@@ -834,11 +834,15 @@ static void print_json(const struct run *r, const struct totals *t,
 		jsonw_uint_field(&w, "index", r->leaves[l]);
 		jsonw_uint_field(&w, "rate_bps", co ? co->rate * 8 : 0);
 		jsonw_uint_field(&w, "ceil_bps", co ? co->ceil * 8 : 0);
-		jsonw_uint_field(&w, "offered_pkts", cs.enq_pkts + dr - cs.drops[XTX_DROP_PURGED]);
+		/* refused at enqueue: every drop but those of queued packets */
+		jsonw_uint_field(&w, "offered_pkts", cs.enq_pkts + dr - cs.drops[XTX_DROP_PURGED] -
+				 cs.drops[XTX_DROP_CODEL]);
 		jsonw_uint_field(&w, "sent_pkts", cs.sent_pkts);
 		jsonw_uint_field(&w, "sent_bytes", cs.sent_bytes);
 		jsonw_uint_field(&w, "dropped_pkts", dr);
 		jsonw_uint_field(&w, "room_closes", cs.room_closes);
+		jsonw_uint_field(&w, "codel_drops", cs.drops[XTX_DROP_CODEL]);
+		jsonw_uint_field(&w, "ecn_marks", cs.ecn_marks);
 		jsonw_float_field(&w, "measured_bps", (double)cs.sent_bytes * 8 / secs, 1);
 		jsonw_end_object(&w);
 	}

@@ -94,6 +94,11 @@ static const char usage_text[] =
 "                       (device-wide classes, docs/design.md)\n"
 "    --queue-classes    every class per transmit queue instead, as mq with one HTB per\n"
 "                       queue (N queues give a class N times its rate)\n"
+"    --codel on|off     on (default): CoDel per flow, as fq_codel (target 5ms, interval\n"
+"                       100ms, drops), on every leaf whose class file says nothing of\n"
+"                       codel: a class that is offered more than its rate keeps its\n"
+"                       queue delay near 5 ms instead of filling its limit. off: only\n"
+"                       where the file says 'codel' (docs/config.md)\n"
 "    --l2               bump in the wire: frames leave unchanged\n"
 "    --netns NS         enter network namespace NS first (a name from 'ip netns list'\n"
 "                       or a path)\n"
@@ -144,7 +149,8 @@ static const char usage_text[] =
 "    rx {pkts, bytes, fwd_pkts, fwd_bytes, drops {stage_full, no_frame, bad_desc},\n"
 "    no_meta, reclaimed, copied, kernel {dropped, rx_ring_full, fill_empty, invalid}};\n"
 "    tx {sent_pkts, sent_bytes, completed, drops {REASON: n}}; classes [{handle, index,\n"
-"    leaf, rate_bps, ceil_bps, sent_pkts, sent_bytes, dropped_pkts, measured_bps}];\n"
+"    leaf, rate_bps, ceil_bps, sent_pkts, sent_bytes, dropped_pkts, codel_drops,\n"
+"    ecn_marks, measured_bps}]; codel (--codel);\n"
 "    frames {total, pool, cached, app, stage, sched, tx, dequeuer, fill, receiver}.\n"
 "\n"
 "EXIT STATUS\n"
@@ -168,13 +174,14 @@ static unsigned long parse_count(const char *opt, const char *arg, unsigned long
 static bool drop_at_end;
 static int deq_nice = -10;	/* --deq-nice */
 static int deq_rt;		/* --deq-rt */
+static bool no_codel;		/* --codel off */
 
 static void parse_args(int argc, char **argv, struct shape_opts *o)
 {
 	cli_set_prog("xtx-shape");
 	enum { O_IN = 256, O_OUT, O_CLASSES, O_RULES, O_QUEUES, O_TXQ, O_L2, O_NETNS, O_DURATION,
 	       O_INTERVAL, O_JSON, O_SKB, O_COPY, O_RX_COPY, O_BUSY, O_CPUS, O_RX_CPUS,
-	       O_FRAMES, O_DROP, O_READY, O_VERBOSE, O_NICE, O_RT, O_QCLS };
+	       O_FRAMES, O_DROP, O_READY, O_VERBOSE, O_NICE, O_RT, O_QCLS, O_CODEL };
 	static const struct option lo[] = {
 		{ "in", 1, 0, O_IN }, { "out", 1, 0, O_OUT }, { "classes", 1, 0, O_CLASSES },
 		{ "rules", 1, 0, O_RULES }, { "queues", 1, 0, O_QUEUES },
@@ -187,7 +194,8 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 		{ "frames", 1, 0, O_FRAMES }, { "drop", 0, 0, O_DROP },
 		{ "ready-file", 1, 0, O_READY }, { "verbose", 0, 0, O_VERBOSE },
 		{ "deq-nice", 1, 0, O_NICE }, { "deq-rt", 1, 0, O_RT },
-		{ "queue-classes", 0, 0, O_QCLS }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
+		{ "queue-classes", 0, 0, O_QCLS }, { "codel", 1, 0, O_CODEL },
+		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
 	int c;
 
@@ -207,6 +215,11 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 			break;
 		case O_L2: o->l2 = true; break;
 		case O_QCLS: o->queue_classes = true; break;
+		case O_CODEL:
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				cli_die_usage("--codel '%s': give on or off", optarg);
+			no_codel = !strcmp(optarg, "off");
+			break;
 		case O_NETNS: o->netns = optarg; break;
 		case O_DURATION: o->duration_s = cli_parse_period("--duration", optarg); break;
 		case O_INTERVAL: o->interval_s = cli_parse_period("--interval", optarg); break;
@@ -478,6 +491,7 @@ static void print_json(const struct shape *s, struct xtx_engine *e,
 	jsonw_uint_field(&w, "queues", s->opt.queues);
 	jsonw_uint_field(&w, "tx_queues", s->opt.tx_queues);
 	jsonw_string_field(&w, "class_scope", s->opt.queue_classes ? "queue" : "device");
+	jsonw_bool_field(&w, "codel", !no_codel);
 	jsonw_float_field(&w, "duration_s", dur, 6);
 	jsonw_bool_field(&w, "interrupted", stop);
 	jsonw_bool_field(&w, "device_gone", s->gone);
@@ -543,6 +557,8 @@ static void print_json(const struct shape *s, struct xtx_engine *e,
 		jsonw_uint_field(&w, "sent_pkts", cs.sent_pkts);
 		jsonw_uint_field(&w, "sent_bytes", cs.sent_bytes);
 		jsonw_uint_field(&w, "dropped_pkts", dr);
+		jsonw_uint_field(&w, "codel_drops", cs.drops[XTX_DROP_CODEL]);
+		jsonw_uint_field(&w, "ecn_marks", cs.ecn_marks);
 		jsonw_float_field(&w, "measured_bps", (double)cs.sent_bytes * 8 / dur, 1);
 		jsonw_end_object(&w);
 	}
@@ -707,7 +723,7 @@ static struct xtx_engine *open_engine(const struct shape *s, const struct xtx_sc
 		/* Received frames cannot wait: take overload into the scheduler, whose class
 		 * limits drop by class as HTB does, instead of dropping at a full stage. */
 		.intake_batches = 4, .deq_nice = deq_nice, .deq_rtprio = deq_rt,
-		.queue_classes = s->opt.queue_classes,
+		.queue_classes = s->opt.queue_classes, .codel = !no_codel,
 		.rx_ifname = s->opt.in, .rx_queues = s->opt.queues, .rx_cpus = s->opt.rx_cpus,
 		.rx_busy_poll = s->opt.busy_poll, .rx_copy = s->opt.rx_copy,
 	};
