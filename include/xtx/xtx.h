@@ -398,6 +398,17 @@ const char *xtx_engine__rx_path(const struct xtx_engine *e);
  * kernel (a syscall); kept from the last read before stop closed the socket. */
 int xtx_engine__rx_stats(const struct xtx_engine *e, unsigned rq, struct xtx_rx_stats *st);
 
+/* Mirror each class's room (xtx/sched.h "Room") on each TX queue into words: word
+ * q * classes + c is the room word (xtx/roomword.h) of class c on queue q, the queue of a
+ * flow hash h being (h * queues) >> 32. Each dequeuer stores its words at each change of
+ * its scheduler's room (never per packet), relaxed; readers load them plainly (xtx-shape's
+ * XDP program, through an mmap of a BPF array, admits a class's frames within the room
+ * before they are received). words: n >= queues * classes entries, 8-byte aligned, valid
+ * until xtx_engine__close(); each queue writes its whole row at its first step after
+ * this call. Only leaves with a room target (xtx_engine_opts.target_ns, class file
+ * `target`) are ever limited. Once per engine. 0, -EINVAL, -EBUSY (already set). */
+int xtx_engine__room_mirror(struct xtx_engine *e, uint64_t *words, unsigned n);
+
 int xtx_engine__queue_stats(const struct xtx_engine *e, unsigned q, struct xtx_queue_stats *st);
 /* Sum over all queues' schedulers; as published by the dequeuers (at most ~10 ms old). */
 int xtx_engine__class_stats(const struct xtx_engine *e, unsigned cls, struct xtx_class_stats *st);

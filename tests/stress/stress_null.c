@@ -813,6 +813,11 @@ static void room_run(void)
 	o.classes = cfg;
 	if (!(e = open_engine(&o, "room")))
 		goto out_cfg;
+	/* the room words mirrored for a reader that cannot wait (xtx-shape's XDP) */
+	static uint64_t mirror[2 * 3];
+	CHECK_EQ_I64(-EINVAL, xtx_engine__room_mirror(e, mirror, 5));
+	CHECK_EQ_I64(0, xtx_engine__room_mirror(e, mirror, 6));
+	CHECK_EQ_I64(-EBUSY, xtx_engine__room_mirror(e, mirror, 6));
 	for (unsigned i = 0; i < 2; i++) {
 		uint64_t rate = i ? 80000000ull : 20000000ull;
 
@@ -835,6 +840,17 @@ static void room_run(void)
 	CHECK_EQ_U64(rp[0].count + rp[1].count, sent);
 	CHECK_EQ_U64(0, drops);
 	CHECK(ps.room_stops > 0 && ps.room_waits > 0);
+	/* each queue's row: the root without a limit, both leaves past room events (gen) */
+	for (unsigned q = 0; q < 2; q++) {
+		CHECK_EQ_U64(0xffffff, mirror[q * 3] & 0xffffff);
+		for (unsigned c = 1; c < 3; c++)
+			CHECK((mirror[q * 3 + c] >> 48 & 0x7fff) > 0 &&
+			      (mirror[q * 3 + c] & 0xffffff) != 0xffffff);
+	}
+	printf("room: mirrored words %016llx %016llx %016llx | %016llx %016llx %016llx\n",
+	       (unsigned long long)mirror[0], (unsigned long long)mirror[1],
+	       (unsigned long long)mirror[2], (unsigned long long)mirror[3],
+	       (unsigned long long)mirror[4], (unsigned long long)mirror[5]);
 	for (unsigned i = 0; i < 2; i++) {
 		printf("room: class 1:%u0, %lu frames of %d bytes: largest backlog seen %lu B "
 		       "(budget then %u B, both queues)\n", i + 1, (unsigned long)rp[i].count,

@@ -197,8 +197,22 @@ static XTX_INTAKE_INLINE void wake_stage_room(struct xtx_dequeuer *q)
 int xtx_room_publish(struct xtx_dequeuer *q)
 {
 	struct xtx_room_state rs[XTX_DEQ_BATCH];
+	/* Acquire, pairs with the release store in xtx_engine__room_mirror(): the words it
+	 * zeroed are seen so. */
+	_Atomic uint64_t *m = atomic_load_explicit(&q->mirror, memory_order_acquire);
 	unsigned k;
 	int opened = 0;
+
+	if (__builtin_expect(m != q->mirror_seen, 0)) {	/* first sight: the whole state */
+		q->mirror_seen = m;
+		m += (size_t)q->idx * q->ncls;
+		for (unsigned c = 0; c < q->ncls; c++)
+			/* Relaxed, as below. */
+			atomic_store_explicit(&m[c], atomic_load_explicit(&q->cls_room[c],
+					      memory_order_relaxed), memory_order_relaxed);
+	} else if (m) {
+		m += (size_t)q->idx * q->ncls;
+	}
 
 	while ((k = xtx_sched__room_changes(q->sched, rs, XTX_DEQ_BATCH))) {
 		for (unsigned i = 0; i < k; i++) {
@@ -209,6 +223,11 @@ int xtx_room_publish(struct xtx_dequeuer *q)
 							    rs[i].flow_quota, rs[i].quota),
 					      memory_order_relaxed);
 			opened |= !rs[i].full;
+			if (m)	/* Relaxed: a hint for the XDP program (plain loads there) */
+				atomic_store_explicit(&m[rs[i].cls],
+						      atomic_load_explicit(&q->cls_room[rs[i].cls],
+									   memory_order_relaxed),
+						      memory_order_relaxed);
 		}
 	}
 	return opened;

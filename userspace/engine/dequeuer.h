@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include <xtx/roomword.h>
 #include <xtx/mpsc.h>
 #include <xtx/sched.h>
 #include "defs.h"
@@ -73,23 +74,16 @@ struct xtx_dequeuer {
 	 * the dequeuer when its scheduler reports a change, read by producers
 	 * (xtx_producer__room()). */
 	_Atomic uint64_t *cls_room;
+
+	/* xtx_engine__room_mirror(): a copy of cls_room at mirror[idx * ncls]; NULL until
+	 * set. `mirror` is the engine's (set once, release), `mirror_seen` the thread's
+	 * copy, written in full the first time it sees it. */
+	_Atomic(_Atomic uint64_t *) mirror;
+	_Atomic uint64_t *mirror_seen;
+	unsigned idx;			/* this queue's index among the engine's */
 };
 
-/* A class's room word: bit 63 full, bits 48-62 its room events (gen, mod 2^15), bits
- * 24-47 what a flow and bits 0-23 what a producer may add per event, in units of 64
- * bytes (XTX_ROOM_UNITS(): at most 2^24 - 2 units, 1 GiB; 2^24 - 1: no limit). */
-#define XTX_ROOM_UNIT_MAX	0xffffffu
-#define XTX_ROOM_UNITS(bytes) \
-	((bytes) == UINT32_MAX ? XTX_ROOM_UNIT_MAX : \
-	 (bytes) / 64 < XTX_ROOM_UNIT_MAX ? (bytes) / 64 : XTX_ROOM_UNIT_MAX - 1)
-#define XTX_ROOM_WORD(full, gen, flow_quota, quota) \
-	((uint64_t)!!(full) << 63 | (uint64_t)((gen) & 0x7fffu) << 48 | \
-	 (uint64_t)XTX_ROOM_UNITS(flow_quota) << 24 | (uint64_t)XTX_ROOM_UNITS(quota))
-#define XTX_ROOM_NOLIMIT	XTX_ROOM_WORD(0, 0, UINT32_MAX, UINT32_MAX)
-#define XTX_ROOM_FULL(w)	((unsigned)((w) >> 63))
-#define XTX_ROOM_GEN(w)		((uint32_t)((w) >> 48) & 0x7fffu)
-#define XTX_ROOM_FLOW_Q(w)	((uint32_t)((w) >> 24) & XTX_ROOM_UNIT_MAX)	/* units */
-#define XTX_ROOM_Q(w)		((uint32_t)(w) & XTX_ROOM_UNIT_MAX)		/* units */
+/* The room word's layout: xtx/roomword.h. */
 
 /* Publish every room change of q's scheduler into q's words (the dequeuer; engine.c
  * before the thread starts). Returns 1 if a class got room or an event. */

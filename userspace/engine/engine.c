@@ -516,6 +516,7 @@ static void fill_dequeuer(struct xtx_engine *e, struct xtx_queue *q)
 	d->log = &e->log;
 	d->fr = e->fr;
 	d->qid = q->qid;
+	d->idx = q->idx;
 	d->intake = e->intake;
 	d->wake_descs = e->o.lane_size / 2;	/* >= 1: lane_size >= 2 (mpsc.c) */
 	d->ncls = e->ncls;
@@ -907,6 +908,22 @@ int xtx_engine__queue_stats(const struct xtx_engine *e, unsigned qi, struct xtx_
 		for (unsigned r = 0; r < XTX_DROP__MAX; r++)
 			st->drops[r] += cs.drops[r];
 	}
+	return 0;
+}
+
+int xtx_engine__room_mirror(struct xtx_engine *e, uint64_t *words, unsigned n)
+{
+	if (!e || !words || n / e->nq < e->ncls || ((uintptr_t)words & 7))
+		return -EINVAL;
+	for (unsigned i = 0; i < e->nq; i++) {
+		if (atomic_load_explicit(&e->q[i].deq.mirror, memory_order_relaxed))
+			return -EBUSY;
+	}
+	for (unsigned i = 0; i < e->nq; i++)
+		/* Release, pairs with the acquire load in xtx_room_publish(): nothing of
+		 * the caller's is read there; the order only keeps the pointer whole. */
+		atomic_store_explicit(&e->q[i].deq.mirror, (_Atomic uint64_t *)words,
+				      memory_order_release);
 	return 0;
 }
 
