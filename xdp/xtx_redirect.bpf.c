@@ -19,6 +19,10 @@
  *      MAC addresses, exactly what the kernel's forwarding would do. No route, no
  *      neighbour, TTL expiring, MTU exceeded: the frame goes to the kernel untouched,
  *      which answers with ICMP as usual. l2 mode: the frame is not changed;
+ *   4b. policing (police): a class's frames are admitted within its room on the flow's
+ *      TX queue (the dequeuers' room words, mirrored into rd_police): none while full,
+ *      at most the word's quota per room event; the rest is dropped here and counted in
+ *      rd_policed and POLICED, before the copy into the UMEM and the receive worker;
  *   5. class index and flow hash (flow_hash, put_meta) into the metadata area
  *      (include/xtx/rxmeta.h), then XDP_REDIRECT to the AF_XDP socket of the RX queue
  *      (xsks[rx_queue_index]).
@@ -43,6 +47,7 @@
 #include <bpf/bpf_endian.h>
 
 #include <xtx/pkt_hash_pvt.h>	/* the flow hash of xtx/pkt.h */
+#include <xtx/roomword.h>
 #include <xtx/rxmeta.h>
 #include "xtx_redirect.h"
 
@@ -60,6 +65,11 @@ const volatile __u32 cfg_out_ifindex = 0;	/* router: routes must leave by this o
 const volatile __u8 cfg_in_mac[ETH_ALEN] = { 0 };	/* the ingress interface's MAC */
 const volatile __u32 cfg_nrules = 0;		/* 0: no lookups, everything default */
 const volatile __u32 cfg_hash_seed = 0;
+const volatile __u32 cfg_police = 0;		/* 0: no policing (xtx-shape --police off) */
+const volatile __u32 cfg_tx_queues = 1;		/* the engine's TX queues */
+const volatile __u32 cfg_ncls = 1;		/* classes: rd_police is [queue][class] */
+const volatile __u32 cfg_overhead = 24;		/* the class file's per-frame overhead */
+const volatile __u64 cfg_stale_ns = 80000000;	/* an event older than this: new quota */
 
 #define MASK_ARRAY(name, n)						\
 	struct {							\
@@ -102,6 +112,34 @@ struct {
 	__type(key, __u32);
 	__type(value, struct xtx_xdp_counter);
 } rd_stats SEC(".maps");
+
+/* [queue * cfg_ncls + class]: the room word of the class on that TX queue
+ * (xtx/roomword.h), stored by its dequeuer through an mmap (xtx_engine__room_mirror()).
+ * Sized by the loader. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} rd_police SEC(".maps");
+
+/* What the program admitted of each of those since the word's last room event, shared by
+ * the CPUs (one atomic add per admitted frame of a class with a room). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xtx_rd_admit);
+} rd_admit SEC(".maps");
+
+/* Per class index: frames dropped by policing. Sized to the classes by the loader. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xtx_xdp_counter);
+} rd_policed SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_XSKMAP);
@@ -543,6 +581,53 @@ static __always_inline void forward_rewrite(const struct pkt *p, struct ethhdr *
 	__builtin_memcpy(eth->h_source, f->smac, ETH_ALEN);
 }
 
+/* --- policing ------------------------------------------------------------------------------ */
+
+/* Whether the frame exceeds class cls's room on the TX queue of hash (the engine's
+ * choice of queue: (hash * queues) >> 32): its word says full, or the frames admitted
+ * since its last room event reach twice the word's quota, a whole budget (wire bytes, as
+ * the scheduler counts them). A new event (gen), or one older than cfg_stale_ns (frames admitted then may have
+ * been lost before the scheduler, which then never sends the event), restarts the count.
+ * Counted when it does. Words and counts are hints: two CPUs may both restart a count, or
+ * overshoot the quota by a frame each. */
+static __always_inline int police(__u32 cls, __u32 hash, __u64 len)
+{
+	__u32 q = (__u32)(((__u64)hash * cfg_tx_queues) >> 32);
+	__u32 idx = q * cfg_ncls + cls;
+	__u64 *wp = bpf_map_lookup_elem(&rd_police, &idx), w, now, wire = len + cfg_overhead;
+	struct xtx_rd_admit *a = bpf_map_lookup_elem(&rd_admit, &idx);
+	struct xtx_xdp_counter *c;
+	__u32 quota;
+
+	if (!cfg_police || !wp || !a)
+		return 0;
+	w = *(volatile __u64 *)wp;
+	quota = XTX_ROOM_Q(w);
+	if (!XTX_ROOM_FULL(w)) {
+		if (quota == XTX_ROOM_UNIT_MAX)
+			return 0;		/* no target: no limit */
+		now = bpf_ktime_get_ns();
+		if (a->gen != XTX_ROOM_GEN(w) || now - a->t > cfg_stale_ns) {
+			a->gen = XTX_ROOM_GEN(w);
+			a->t = now;
+			a->used = wire;
+			return 0;
+		}
+		/* twice the producers' quota (half the budget): the backlog grows to the
+		 * budget, where the word's full flag stops it, instead of walking at the
+		 * level it had (and sometimes to empty, handing the class's turn away) */
+		if (__sync_fetch_and_add(&a->used, wire) + wire <= 2ull * quota * XTX_ROOM_UNIT)
+			return 0;
+	}
+	c = bpf_map_lookup_elem(&rd_policed, &cls);
+	if (c) {
+		c->pkts++;
+		c->bytes += len;
+	}
+	count(XTX_RD_POLICED, len);
+	return 1;
+}
+
 /* --- metadata, redirect ------------------------------------------------------------------- */
 
 /* Flow hash and class into the metadata area in front of the frame (include/xtx/rxmeta.h):
@@ -623,7 +708,11 @@ int xtx_redirect(struct xdp_md *ctx)
 		why = fib_reason(ctx, &p, &f);
 		if (why >= 0)
 			return pass(why, len);
+		if (police(cls, hash, len))
+			return XDP_DROP;
 		forward_rewrite(&p, eth, &f);
+	} else if (police(cls, hash, len)) {
+		return XDP_DROP;
 	}
 
 	/* 5. metadata, redirect */

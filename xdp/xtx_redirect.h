@@ -30,6 +30,14 @@
  *                      (XTX_RD_RULE_DEFAULT) is what frames that match no rule get.
  *   rd_stats           per-CPU array [XTX_RD_STAT_MAX] of struct xtx_xdp_counter.
  *   xsks               XSKMAP, key = RX queue index: the engine's receive sockets.
+ *   rd_police          array [TX queues * classes] of __u64, mmapable: the room word
+ *                      (xtx/roomword.h) of each class on each TX queue, stored by the
+ *                      engine's dequeuers. A frame whose flow hash maps to queue q
+ *                      ((hash * cfg_tx_queues) >> 32) is admitted within its class's room
+ *                      there, else dropped (POLICED).
+ *   rd_admit           array [TX queues * classes] of struct xtx_rd_admit: what was
+ *                      admitted since the word's last room event.
+ *   rd_policed         per-CPU array [classes] of struct xtx_xdp_counter: those drops.
  *
  * When cfg_nrules is 0 (no rules file) the program skips the lookups and every frame gets
  * rd_rules[XTX_RD_RULE_DEFAULT].
@@ -78,6 +86,13 @@ struct xtx_rd_rule {
 	__u32 cls;			/* class index (ACT_CLASS) */
 };
 
+struct xtx_rd_admit {
+	__u64 used;			/* wire bytes admitted since (gen, t) */
+	__u64 t;			/* when the program first saw gen (bpf_ktime_get_ns) */
+	__u32 gen;			/* the room word's event count it counts for */
+	__u32 _pad;
+};
+
 enum xtx_rd_mode {
 	XTX_RD_MODE_ROUTER = 0,		/* FIB lookup, new MACs, TTL - 1 */
 	XTX_RD_MODE_L2,			/* bump in the wire: frames leave unchanged */
@@ -105,6 +120,7 @@ enum xtx_rd_stat {
 	XTX_RD_PASS_FRAG_NEEDED,	/* router: above the egress MTU */
 	XTX_RD_PASS_OTHER_IF,		/* router: the route leaves by another interface */
 	XTX_RD_PASS_FWD_OFF,		/* router: forwarding disabled, or other FIB result */
+	XTX_RD_POLICED,			/* dropped: its class is full on its TX queue (rd_police) */
 	XTX_RD_VERDICT_MAX,
 	/* sub-counts */
 	XTX_RD_TRUNCATED = XTX_RD_VERDICT_MAX,	/* a header runs past the frame */
@@ -138,6 +154,7 @@ static inline const char *xtx_rd_stat_name(__u32 i)
 		[XTX_RD_PASS_FRAG_NEEDED] = "pass_frag_needed",
 		[XTX_RD_PASS_OTHER_IF] = "pass_other_if",
 		[XTX_RD_PASS_FWD_OFF] = "pass_fwd_off",
+		[XTX_RD_POLICED] = "policed",
 		[XTX_RD_TRUNCATED] = "truncated",
 		[XTX_RD_MALFORMED] = "malformed",
 		[XTX_RD_FRAGMENT] = "fragment",

@@ -47,6 +47,7 @@
 #include <xdp/xsk.h>
 
 #include <xtx/pkt.h>
+#include <xtx/roomword.h>
 #include <xtx/rxmeta.h>
 #include <xtx/sched.h>
 #include "rules.h"
@@ -189,6 +190,8 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap
 }
 
 /* Loads the program for a mode with rules (text; "" = none) and the XSK in xsks[0]. */
+static uint64_t police_stale_ns;	/* != 0: load() turns policing on, this stale time */
+
 static struct xtx_redirect *load(uint32_t mode, const char *rules_text)
 {
 	struct xtx_redirect *s = xtx_redirect__open();
@@ -212,6 +215,18 @@ static struct xtx_redirect *load(uint32_t mode, const char *rules_text)
 	s->rodata->cfg_out_ifindex = (uint32_t)dout_idx;
 	memcpy((void *)s->rodata->cfg_in_mac, din_mac, 6);
 	s->rodata->cfg_nrules = rs.n;
+	if (police_stale_ns) {
+		unsigned n = xtx_sched_config__class_count(classes);
+
+		s->rodata->cfg_police = 1;
+		s->rodata->cfg_ncls = n;
+		s->rodata->cfg_tx_queues = 1;
+		s->rodata->cfg_overhead = 24;
+		s->rodata->cfg_stale_ns = police_stale_ns;
+		CHECK(bpf_map__set_max_entries(s->maps.rd_police, n) == 0);
+		CHECK(bpf_map__set_max_entries(s->maps.rd_admit, n) == 0);
+		CHECK(bpf_map__set_max_entries(s->maps.rd_policed, n) == 0);
+	}
 	rc = xtx_redirect__load(s);
 	if (rc) {
 		rc = -rc;
@@ -1096,6 +1111,77 @@ static void test_live(void)
 	xtx_redirect__destroy(s);
 }
 
+/* --- policing: the room words of xtx_engine__room_mirror() --------------------------- */
+
+static uint64_t policed_of(struct xtx_redirect *s, uint32_t cls)
+{
+	struct xtx_xdp_counter v[ncpu], sum = { 0 };
+
+	if (CHECK(bpf_map_lookup_elem(bpf_map__fd(s->maps.rd_policed), &cls, v) == 0))
+		xtx_xdp_counter_add(&sum, v, ncpu);
+	return sum.pkts;
+}
+
+/* One frame of class cls under room word w: the verdict, POLICED counted or not. */
+static uint32_t police_one(struct xtx_redirect *s, const struct frame *f, uint32_t cls,
+			   uint64_t *w)
+{
+	struct result r;
+
+	if (w)
+		CHECK(bpf_map_update_elem(bpf_map__fd(s->maps.rd_police), &cls, w, BPF_ANY) == 0);
+	run(s, f->b, f->len, &r);
+	CHECK_EQ_U64(r.verdict == XDP_DROP, r.d[XTX_RD_POLICED].pkts);
+	CHECK_EQ_U64(r.verdict == XDP_REDIRECT, r.d[XTX_RD_REDIRECT].pkts);
+	return r.verdict;
+}
+
+/* No limit, full, a quota of 2 units per event (twice that admitted: 256 wire bytes, two
+ * 124-byte frames of 100 bytes), a new event, a stale event; --police off (cfg_police 0)
+ * never drops. */
+static void test_police(void)
+{
+	struct xtx_redirect *s;
+	struct frame f;
+	uint32_t c = (uint32_t)cls_of(XTX_HANDLE(1, 0x20));
+	uint64_t nolimit = XTX_ROOM_NOLIMIT, full = XTX_ROOM_WORD(1, 3, 64, 64),
+		 q1 = XTX_ROOM_WORD(0, 1, 128, 128), q2 = XTX_ROOM_WORD(0, 2, 128, 128);
+
+	police_stale_ns = 5000000;	/* 5 ms */
+	s = load(XTX_RD_MODE_L2, "match proto udp class 1:20\n");
+	police_stale_ns = 0;
+	def_dmac = far_mac;
+	snprintf(case_name, sizeof(case_name), "policing");
+	build(&(struct spec)U4(.data = 58), &f);	/* 100-byte frame */
+	CHECK_EQ_U64(100, f.len);
+	CHECK_EQ_U64(XDP_REDIRECT, police_one(s, &f, c, &nolimit));
+	CHECK_EQ_U64(XDP_DROP, police_one(s, &f, c, &full));
+	CHECK_EQ_U64(1, policed_of(s, c));
+	CHECK_EQ_U64(XDP_REDIRECT, police_one(s, &f, c, &q1));	/* 124 of 256 */
+	CHECK_EQ_U64(XDP_REDIRECT, police_one(s, &f, c, NULL));	/* 248 */
+	CHECK_EQ_U64(XDP_DROP, police_one(s, &f, c, NULL));		/* 372 */
+	CHECK_EQ_U64(XDP_DROP, police_one(s, &f, c, NULL));
+	CHECK_EQ_U64(XDP_REDIRECT, police_one(s, &f, c, &q2));	/* a new event */
+	CHECK_EQ_U64(XDP_REDIRECT, police_one(s, &f, c, NULL));
+	CHECK_EQ_U64(XDP_DROP, police_one(s, &f, c, NULL));
+	usleep(10000);						/* the event goes stale */
+	CHECK_EQ_U64(XDP_REDIRECT, police_one(s, &f, c, NULL));
+	CHECK_EQ_U64(4, policed_of(s, c));
+	/* another class's word does not hold this one */
+	uint32_t other = (uint32_t)cls_of(XTX_HANDLE(1, 0x10));
+
+	CHECK(bpf_map_update_elem(bpf_map__fd(s->maps.rd_police), &other, &full, BPF_ANY) == 0);
+	CHECK_EQ_U64(XDP_REDIRECT, police_one(s, &f, c, &nolimit));
+	printf("policing: no limit, full, 2 x quota per event, new event, stale event: as "
+	       "the room words say (%llu policed)\n", (unsigned long long)policed_of(s, c));
+	xtx_redirect__destroy(s);
+
+	/* policing off: maps of one zero word (a quota of 0 if it were read) */
+	s = load(XTX_RD_MODE_L2, "match proto udp class 1:20\n");
+	CHECK_EQ_U64(XDP_REDIRECT, police_one(s, &f, c, NULL));
+	xtx_redirect__destroy(s);
+}
+
 /* --- 6. parser errors ------------------------------------------------------------------------ */
 
 static void test_parser_errors(void)
@@ -1207,6 +1293,7 @@ int main(void)
 	test_rules();
 	test_router();
 	test_live();
+	test_police();
 	xsk_close();
 	xtx_sched_config__free(classes);
 	return check_summary("test_redirect_bpf");

@@ -20,12 +20,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <linux/capability.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include <stdint.h>
+#include <xtx/roomword.h>
 #include "caps.h"
 #include "iflock.h"
 #include "xdpattach.h"
@@ -65,6 +68,24 @@ static int attach_mode(struct shape *s, const struct rd_rules *rs, enum xdp_atta
 	s->skel->rodata->cfg_out_ifindex = (uint32_t)s->out_ifindex;
 	memcpy((void *)s->skel->rodata->cfg_in_mac, s->in_mac, 6);
 	s->skel->rodata->cfg_nrules = rs->n;
+	s->skel->rodata->cfg_police = s->opt.police_ns != 0;
+	s->skel->rodata->cfg_tx_queues = s->opt.tx_queues;
+	s->skel->rodata->cfg_ncls = s->ncls;
+	s->skel->rodata->cfg_overhead = s->overhead;
+	/* room events come each half target of departures: four targets without one is a
+	 * lost event, not a slow class */
+	s->skel->rodata->cfg_stale_ns = 4 * (s->opt.police_ns ? s->opt.police_ns : 1);
+	err = bpf_map__set_max_entries(s->skel->maps.rd_police, s->opt.tx_queues * s->ncls);
+	if (!err)
+		err = bpf_map__set_max_entries(s->skel->maps.rd_admit, s->opt.tx_queues * s->ncls);
+	if (!err)
+		err = bpf_map__set_max_entries(s->skel->maps.rd_policed, s->ncls);
+	if (err) {
+		snprintf(why, why_len, "sizing the policing maps: %s", strerror(-err));
+		xtx_redirect__destroy(s->skel);
+		s->skel = NULL;
+		return err;
+	}
 	/* The XSKMAP is empty until shape_fill_xskmap(): frames go to the kernel. */
 	err = xdpa_prog_attach(&s->xp, s->skel->obj, s->in_ifindex, mode, why, why_len);
 	if (err) {
@@ -86,6 +107,8 @@ static int try_mode(void *ctx, enum xdp_attach_mode mode, char *why, size_t why_
 	return attach_mode(c->s, c->rs, mode, why, why_len);
 }
 
+static int police_map(struct shape *s);
+
 int shape_attach(struct shape *s, const struct rd_rules *rs)
 {
 	struct attach_ctx c = { .s = s, .rs = rs };
@@ -99,10 +122,12 @@ int shape_attach(struct shape *s, const struct rd_rules *rs)
 
 	m = RD_MAPS_OF(s->skel);
 	rc = rd_rules__load(rs, &m, err, sizeof(err));
-	if (rc) {
+	if (rc)
 		fprintf(stderr, "xtx-shape: %s\n", err);
+	if (!rc && s->opt.police_ns)
+		rc = police_map(s);
+	if (rc)
 		shape_detach(s);
-	}
 	return rc;
 }
 
@@ -129,6 +154,67 @@ int shape_fill_xskmap(struct shape *s, struct xtx_engine *e)
 		}
 	}
 	return 0;
+}
+
+/* Map rd_police and open it wide (no limit) until the dequeuers write their rows: before
+ * the XSKMAP is filled no frame reaches the policing. */
+static int police_map(struct shape *s)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = (size_t)s->opt.tx_queues * s->ncls;
+	void *m;
+
+	s->police_len = (n * 8 + pg - 1) / pg * pg;
+	m = mmap(NULL, s->police_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(s->skel->maps.rd_police), 0);
+	if (m == MAP_FAILED) {
+		fprintf(stderr, "xtx-shape: cannot map the policing array: %s (needs a kernel "
+			"with mmapable BPF arrays, 5.5 or later; or --police off)\n",
+			strerror(errno));
+		return -errno;
+	}
+	s->police = m;
+	for (size_t i = 0; i < n; i++)
+		s->police[i] = XTX_ROOM_NOLIMIT;
+	return 0;
+}
+
+int shape_police(struct shape *s, struct xtx_engine *e)
+{
+	int rc = xtx_engine__room_mirror(e, s->police, s->opt.tx_queues * s->ncls);
+
+	if (rc)
+		fprintf(stderr, "xtx-shape: cannot mirror the classes' room into XDP: %s\n",
+			strerror(-rc));
+	return rc;
+}
+
+/* After xtx_engine__close(): the dequeuers wrote the mapping until then (it keeps the
+ * array alive after the program is gone). */
+void shape_unpolice(struct shape *s)
+{
+	if (s->police)
+		munmap(s->police, s->police_len);
+	s->police = NULL;
+}
+
+int shape_read_policed(struct shape *s)
+{
+	struct xtx_xdp_counter *v = calloc((size_t)s->ncpu, sizeof(*v));
+	int fd, rc = 0;
+
+	if (!v || !s->skel || !s->policed) {
+		free(v);
+		return -EINVAL;
+	}
+	fd = bpf_map__fd(s->skel->maps.rd_policed);
+	for (uint32_t c = 0; c < s->ncls && !rc; c++) {
+		memset(&s->policed[c], 0, sizeof(s->policed[c]));
+		rc = bpf_map_lookup_elem(fd, &c, v);
+		if (!rc)
+			xtx_xdp_counter_add(&s->policed[c], v, s->ncpu);
+	}
+	free(v);
+	return rc;
 }
 
 int shape_detach(struct shape *s)

@@ -99,6 +99,13 @@ static const char usage_text[] =
 "                       codel: a class that is offered more than its rate keeps its\n"
 "                       queue delay near 5 ms instead of filling its limit. off: only\n"
 "                       where the file says 'codel' (docs/config.md)\n"
+"    --police TIME|off  20ms (default): each leaf's room target (docs/config.md,\n"
+"                       'target'; a leaf's own target wins): once a class holds TIME of\n"
+"                       its departures on a TX queue, the XDP program drops its frames\n"
+"                       for that queue before they are received, until it has room\n"
+"                       again (xdp_policed per class). A flood then costs the receive\n"
+"                       path nothing and its class's delay stays near TIME; CoDel acts\n"
+"                       below it. off: classes fill to their limits (tail drop)\n"
 "    --l2               bump in the wire: frames leave unchanged\n"
 "    --netns NS         enter network namespace NS first (a name from 'ip netns list'\n"
 "                       or a path)\n"
@@ -150,7 +157,8 @@ static const char usage_text[] =
 "    no_meta, reclaimed, copied, kernel {dropped, rx_ring_full, fill_empty, invalid}};\n"
 "    tx {sent_pkts, sent_bytes, completed, drops {REASON: n}}; classes [{handle, index,\n"
 "    leaf, rate_bps, ceil_bps, sent_pkts, sent_bytes, dropped_pkts, codel_drops,\n"
-"    ecn_marks, measured_bps}]; codel (--codel);\n"
+"    ecn_marks, xdp_policed, measured_bps}]; codel (--codel), police_ns (--police, null\n"
+"    when off);\n"
 "    frames {total, pool, cached, app, stage, sched, tx, dequeuer, fill, receiver}.\n"
 "\n"
 "EXIT STATUS\n"
@@ -181,7 +189,7 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 	cli_set_prog("xtx-shape");
 	enum { O_IN = 256, O_OUT, O_CLASSES, O_RULES, O_QUEUES, O_TXQ, O_L2, O_NETNS, O_DURATION,
 	       O_INTERVAL, O_JSON, O_SKB, O_COPY, O_RX_COPY, O_BUSY, O_CPUS, O_RX_CPUS,
-	       O_FRAMES, O_DROP, O_READY, O_VERBOSE, O_NICE, O_RT, O_QCLS, O_CODEL };
+	       O_FRAMES, O_DROP, O_READY, O_VERBOSE, O_NICE, O_RT, O_QCLS, O_CODEL, O_POLICE };
 	static const struct option lo[] = {
 		{ "in", 1, 0, O_IN }, { "out", 1, 0, O_OUT }, { "classes", 1, 0, O_CLASSES },
 		{ "rules", 1, 0, O_RULES }, { "queues", 1, 0, O_QUEUES },
@@ -195,11 +203,13 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 		{ "ready-file", 1, 0, O_READY }, { "verbose", 0, 0, O_VERBOSE },
 		{ "deq-nice", 1, 0, O_NICE }, { "deq-rt", 1, 0, O_RT },
 		{ "queue-classes", 0, 0, O_QCLS }, { "codel", 1, 0, O_CODEL },
+		{ "police", 1, 0, O_POLICE },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
 	int c;
 
-	*o = (struct shape_opts){ .queues = 0, .tx_queues = 1, .interval_s = 1 };
+	*o = (struct shape_opts){ .queues = 0, .tx_queues = 1, .interval_s = 1,
+				  .police_ns = SHAPE_POLICE_NS };
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
@@ -215,6 +225,14 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 			break;
 		case O_L2: o->l2 = true; break;
 		case O_QCLS: o->queue_classes = true; break;
+		case O_POLICE:
+			if (!strcmp(optarg, "off"))
+				o->police_ns = 0;
+			else if (xtx_time__parse(optarg, &o->police_ns) || !o->police_ns ||
+				 o->police_ns > 3600000000000ull)
+				cli_die_usage("--police '%s': give a time above 0 such as 20ms or "
+					      "500us (at most 3600s), or off", optarg);
+			break;
 		case O_CODEL:
 			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
 				cli_die_usage("--codel '%s': give on or off", optarg);
@@ -492,6 +510,11 @@ static void print_json(const struct shape *s, struct xtx_engine *e,
 	jsonw_uint_field(&w, "tx_queues", s->opt.tx_queues);
 	jsonw_string_field(&w, "class_scope", s->opt.queue_classes ? "queue" : "device");
 	jsonw_bool_field(&w, "codel", !no_codel);
+	jsonw_name(&w, "police_ns");	/* --police: room target of the policed leaves */
+	if (s->opt.police_ns)
+		jsonw_uint(&w, s->opt.police_ns);
+	else
+		jsonw_null(&w);
 	jsonw_float_field(&w, "duration_s", dur, 6);
 	jsonw_bool_field(&w, "interrupted", stop);
 	jsonw_bool_field(&w, "device_gone", s->gone);
@@ -558,6 +581,7 @@ static void print_json(const struct shape *s, struct xtx_engine *e,
 		jsonw_uint_field(&w, "sent_bytes", cs.sent_bytes);
 		jsonw_uint_field(&w, "dropped_pkts", dr);
 		jsonw_uint_field(&w, "codel_drops", cs.drops[XTX_DROP_CODEL]);
+		jsonw_uint_field(&w, "xdp_policed", s->policed ? s->policed[c].pkts : 0);
 		jsonw_uint_field(&w, "ecn_marks", cs.ecn_marks);
 		jsonw_float_field(&w, "measured_bps", (double)cs.sent_bytes * 8 / dur, 1);
 		jsonw_end_object(&w);
@@ -620,9 +644,12 @@ static void report(const struct shape *s, struct xtx_engine *e, const struct xtx
 
 			if (!leaf_stats(e, cfg, c, &cs, h))
 				continue;
-			printf("  class %-8s sent %10lu pkts %9.3f Mbit/s (rate %.3f, ceil %.3f)\n", h,
+			printf("  class %-8s sent %10lu pkts %9.3f Mbit/s (rate %.3f, ceil %.3f), "
+			       "policed %lu, codel %lu\n", h,
 			       (unsigned long)cs.sent_pkts, (double)cs.sent_bytes * 8 / dur * 1e-6,
-			       (double)co->rate * 8e-6, (double)co->ceil * 8e-6);
+			       (double)co->rate * 8e-6, (double)co->ceil * 8e-6,
+			       (unsigned long)(s->policed ? s->policed[c].pkts : 0),
+			       (unsigned long)cs.drops[XTX_DROP_CODEL]);
 		}
 		printf("  frames: %lu total, %lu free\n", (unsigned long)fc.total,
 		       (unsigned long)(fc.pool + fc.cached + fc.dequeuer + fc.receiver));
@@ -724,6 +751,7 @@ static struct xtx_engine *open_engine(const struct shape *s, const struct xtx_sc
 		 * limits drop by class as HTB does, instead of dropping at a full stage. */
 		.intake_batches = 4, .deq_nice = deq_nice, .deq_rtprio = deq_rt,
 		.queue_classes = s->opt.queue_classes, .codel = !no_codel,
+		.target_ns = s->opt.police_ns,
 		.rx_ifname = s->opt.in, .rx_queues = s->opt.queues, .rx_cpus = s->opt.rx_cpus,
 		.rx_busy_poll = s->opt.busy_poll, .rx_copy = s->opt.rx_copy,
 	};
@@ -761,6 +789,13 @@ int main(int argc, char **argv)
 	stopsig_block(on_signal, &waitmask);
 	if (load_files(&s, &cfg, &rs))
 		return 2;
+	s.ncls = xtx_sched_config__class_count(cfg);
+	s.overhead = xtx_sched_config__overhead(cfg);
+	s.policed = calloc(s.ncls ? s.ncls : 1, sizeof(*s.policed));
+	if (!s.policed) {
+		fprintf(stderr, "xtx-shape: out of memory\n");
+		goto out_cfg;
+	}
 	if (shape_check_caps(&s) || find_interfaces(&s))
 		goto out_cfg;
 	if (shape_lock(&s))
@@ -773,6 +808,8 @@ int main(int argc, char **argv)
 	if (shape_attach(&s, &rs))
 		goto out_engine;
 	if (shape_fill_xskmap(&s, e))
+		goto out_detach;
+	if (s.opt.police_ns && shape_police(&s, e))
 		goto out_detach;
 	if ((rc = shape_drop_caps(&s))) {
 		fprintf(stderr, "xtx-shape: cannot drop capabilities: %s\n", strerror(-rc));
@@ -794,6 +831,8 @@ int main(int argc, char **argv)
 out_detach:
 	if (s.skel && read_xdp_stats(&s, xs))
 		memset(xs, 0, sizeof(xs));
+	if (s.skel && s.policed && shape_read_policed(&s))
+		memset(s.policed, 0, s.ncls * sizeof(*s.policed));
 	if (shape_detach(&s))
 		ret = 1;
 out_engine:
@@ -806,6 +845,8 @@ out_engine:
 			report(&s, e, cfg, xs, dur > 0 ? dur : 1e-9, xdp_ok);
 		xtx_engine__close(e);
 	}
+	shape_unpolice(&s);
+	free(s.policed);
 	if (ready_written)
 		unlink(s.opt.ready_file);
 out_unlock:

@@ -17,7 +17,8 @@
 #include "xdpattach.h"
 #include "xtx_redirect.skel.h"
 
-#define SHAPE_PROG_NAME	"xtx_redirect"	/* the XDP function's name, as the kernel reports it */
+#define SHAPE_PROG_NAME	"xtx_redirect"
+#define SHAPE_POLICE_NS	20000000ull	/* --police default: 20 ms (docs/design.md, "Policing") */	/* the XDP function's name, as the kernel reports it */
 
 struct shape_opts {
 	const char *in, *out;		/* interfaces */
@@ -31,6 +32,7 @@ struct shape_opts {
 	double duration_s, interval_s;
 	bool l2, json, skb_mode, copy, rx_copy, busy_poll, verbose;
 	bool queue_classes;		/* --queue-classes: mq semantics */
+	uint64_t police_ns;		/* --police: room target of the policed leaves; 0 off */
 };
 
 struct shape {
@@ -42,6 +44,11 @@ struct shape {
 	struct xdpa_prog xp;		/* the program from skel, on in_ifindex */
 	int ncpu;
 	const char *gone;		/* the interface that disappeared during the run */
+	unsigned ncls;			/* classes of the class file */
+	uint32_t overhead;		/* its per-frame overhead */
+	uint64_t *police;		/* rd_police, mmapped (tx_queues * ncls words) */
+	size_t police_len;
+	struct xtx_xdp_counter *policed;	/* per class, read before detach */
 };
 
 /* attach.c. Each returns 0 or -errno after printing what went wrong and what to do. */
@@ -50,6 +57,12 @@ void shape_unlock(struct shape *s);
 int shape_detach_stale(struct shape *s);
 int shape_attach(struct shape *s, const struct rd_rules *rs);
 int shape_fill_xskmap(struct shape *s, struct xtx_engine *e);
+/* --police: the engine's room mirrored into the program's rd_police (attached first). */
+int shape_police(struct shape *s, struct xtx_engine *e);
+/* Frames the program dropped by policing, per class, into s->policed (before detach). */
+int shape_read_policed(struct shape *s);
+/* Unmap rd_police, after xtx_engine__close(). */
+void shape_unpolice(struct shape *s);
 int shape_detach(struct shape *s);
 int shape_drop_caps(const struct shape *s);
 int shape_check_caps(const struct shape *s);
