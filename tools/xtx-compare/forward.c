@@ -142,9 +142,21 @@ static double sum_members(const struct json *j)
 	return s;
 }
 
+/* xtx-shape's xdp.NAME.pkts, 0 if absent (an older summary). */
+static double xdp_num(const struct json *j, const char *name)
+{
+	char path[64];
+	double v;
+
+	snprintf(path, sizeof(path), "xdp.%s.pkts", name);
+	v = json_num(j, path);
+	return isfinite(v) ? v : 0;
+}
+
 /* SIGINT xtx-shape (it detaches XDP first, then drops its backlog) and read its summary:
  * sent = tx.sent_pkts; dropped = every drop counter of its scheduler (tx.drops), of its
- * receive path (rx.drops) and of the kernel's AF_XDP receive ring (rx.kernel). */
+ * receive path (rx.drops), of the kernel's AF_XDP receive ring (rx.kernel) and of its XDP
+ * program's policing (xdp.policed). */
 static void shape_stop(struct ctx *x, struct child *c, struct meas *m)
 {
 	char path[256];
@@ -178,7 +190,8 @@ static void shape_stop(struct ctx *x, struct child *c, struct meas *m)
 	m->fwd_drops = sum_members(json_get(m->forwarder, "tx.drops")) +
 		       sum_members(json_get(m->forwarder, "rx.drops")) +
 		       json_num(m->forwarder, "rx.kernel.dropped") +
-		       json_num(m->forwarder, "rx.kernel.rx_ring_full");
+		       json_num(m->forwarder, "rx.kernel.rx_ring_full") +
+		       xdp_num(m->forwarder, "policed");
 }
 
 /* The root qdisc's counters on the qdisc device (`tc -s -j qdisc show`), kept as the

@@ -580,8 +580,8 @@ static void fwd_notes(struct report *r, FILE *f, bool md)
 		"softirq runs on the sending CPU), so what the sender offers depends on the "
 		"path.\n", b);
 	fprintf(f, "%sforwarder drops: over the whole run; kernel-fwd-htb: the root htb "
-		"qdisc's drops (tc -s); xtx-shape: its scheduler's, receive path's and AF_XDP "
-		"ring's drops (its --json summary).\n", b);
+		"qdisc's drops (tc -s); xtx-shape: its scheduler's, receive path's, AF_XDP "
+		"ring's and XDP policing's drops (its --json summary).\n", b);
 	fprintf(f, "%sPer class: wire Mbit/s (frames + overhead) at the receiver; in brackets "
 		"the error against the expected share where the tree set the rate (a leaf held "
 		"by its own ceil, or all leaves once the tree's total is reached).\n", b);
