@@ -110,9 +110,8 @@ static bool drop_head(struct xtx_sched *s, struct _xtx_leaf *L, uint32_t fi, uin
 	f->qlen--;
 	L->qlen--;
 	s->qlen--;
-	L->cv[fi].backlog -= p->d.len;
 	L->codel_drops++;
-	_xtx_room_deq(s, L, (uint32_t)p->d.len + s->overhead, now, false);
+	_xtx_slow_deq(s, L, fi, p->d.len, now, false);
 	p->next = s->free_head;
 	s->free_head = pi;
 	return true;

@@ -315,6 +315,7 @@ static uint32_t init_leaf(struct xtx_sched *s, uint32_t i, uint32_t li,
 	}
 	/* after the class's ceil_mult */
 	_xtx_room_init(s, L, co->target ? co->target : s->dflt_target, s->now);
+	L->slow = L->room | L->codel;
 	return fl;
 }
 

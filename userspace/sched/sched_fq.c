@@ -192,6 +192,7 @@ static inline unsigned enqueue_one(struct xtx_sched *s, struct _xtx_leaf *L, str
 	struct _xtx_pkt *p;
 	uint32_t pi;
 	uint64_t t;
+	bool slow = L->slow;	/* read once: a byte may alias the stores below */
 
 	if (L->qlen >= L->limit)
 		return XTX_DROP_LEAF_LIMIT;
@@ -208,11 +209,10 @@ static inline unsigned enqueue_one(struct xtx_sched *s, struct _xtx_leaf *L, str
 	p->d = *d;
 	p->tts = tts;
 	p->next = _XTX_NIL;
-	p->stamp = (uint32_t)(now >> 10);
 	L->qlen++;
 	s->qlen++;
-	_xtx_room_enq(s, L, (uint32_t)d->len + s->overhead);
-	_xtx_codel_backlog(L, (uint32_t)(f - L->flows), d->len);
+	if (__builtin_expect(slow, 0))
+		_xtx_slow_enq(s, L, (uint32_t)(f - L->flows), p, d->len, now);
 
 	if (f->qlen) {			/* join the flow's queue */
 		s->pool[f->tail].next = pi;
@@ -385,6 +385,7 @@ serve(struct xtx_sched *s, struct _xtx_leaf *L, struct _xtx_flow *f, uint32_t fi
 {
 	uint32_t pi = f->head, wire;
 	struct _xtx_pkt *p = &s->pool[pi];
+	bool slow = L->slow;	/* read once: a byte may alias every store below */
 
 	*out = p->d;
 	f->head = p->next;
@@ -395,8 +396,8 @@ serve(struct xtx_sched *s, struct _xtx_leaf *L, struct _xtx_flow *f, uint32_t fi
 	s->free_head = pi;
 
 	wire = (uint32_t)out->len + s->overhead;
-	_xtx_room_deq(s, L, wire, now, true);
-	_xtx_codel_backlog(L, fi, -(int32_t)out->len);
+	if (__builtin_expect(slow, 0))
+		_xtx_slow_deq(s, L, fi, out->len, now, true);
 	f->credit -= (int32_t)wire;
 	if (L->pace_mult) {
 		/* len_ns = wire * 1e9 / maxrate, rounded to nearest, <= 1 s */
@@ -451,6 +452,7 @@ bool _xtx_fq_dequeue(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now,
 		     struct xtx_desc *out)
 {
 	struct _xtx_flow *flows = L->flows, *f;
+	bool codel = L->codel;	/* read once: a byte may alias the walk's stores */
 	uint32_t fi;
 
 	while ((fi = L->new_head) != _XTX_NIL) {
@@ -460,13 +462,13 @@ bool _xtx_fq_dequeue(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now,
 		if (f->next != _XTX_NIL)
 			__builtin_prefetch(&flows[f->next], 1);
 		if (__builtin_expect(may_send(f), 1)) {
-			if (__builtin_expect(L->codel, 0) && !codel_ok(s, L, fi, true, now))
+			if (__builtin_expect(codel, 0) && !codel_ok(s, L, fi, true, now))
 				continue;
 			serve(s, L, f, fi, true, now, out);
 			return true;
 		}
 		pop_head(L, true, fi);
-		if (!f->qlen)
+		if (codel && !f->qlen)
 			_xtx_codel_empty(L, fi);
 		if (f->credit <= 0) {
 			f->credit += L->quantum;
@@ -483,13 +485,13 @@ bool _xtx_fq_dequeue(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now,
 		if (f->next != _XTX_NIL)
 			__builtin_prefetch(&flows[f->next], 1);
 		if (__builtin_expect(may_send(f), 1)) {
-			if (__builtin_expect(L->codel, 0) && !codel_ok(s, L, fi, false, now))
+			if (__builtin_expect(codel, 0) && !codel_ok(s, L, fi, false, now))
 				continue;
 			serve(s, L, f, fi, false, now, out);
 			return true;
 		}
 		pop_head(L, false, fi);
-		if (!f->qlen)
+		if (codel && !f->qlen)
 			_xtx_codel_empty(L, fi);
 		if (f->credit <= 0) {
 			f->credit += L->quantum;
@@ -586,8 +588,8 @@ unsigned xtx_sched__purge(struct xtx_sched *s, struct xtx_desc *out, unsigned n)
 			L->qlen--;
 			s->qlen--;
 			s->cls[L->cls].drops[XTX_DROP_PURGED]++;
-			_xtx_room_deq(s, L, (uint32_t)p->d.len + s->overhead, s->now, false);
-			_xtx_codel_backlog(L, s->pg_flow, -(int32_t)p->d.len);
+			if (L->slow)
+				_xtx_slow_deq(s, L, s->pg_flow, p->d.len, s->now, false);
 			p->next = s->free_head;
 			s->free_head = pi;
 		}

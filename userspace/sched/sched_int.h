@@ -219,7 +219,7 @@ struct _xtx_leaf {
 	uint8_t hash_shift;	/* slot = (hash * golden) >> hash_shift, 32 - log2(flows) */
 	uint8_t room;		/* 1: a room target (line 2 below); 0: no room work */
 	uint8_t codel;		/* 1: CoDel per flow (cv, line 1); 0: no CoDel work */
-	uint8_t codel_ecn;	/* 1: CoDel marks ECT packets instead of dropping them */
+	uint8_t slow;		/* room | codel: per-packet work beyond fq (one test) */
 	uint64_t pace_mult;	/* ns per byte at maxrate << 32; 0 = no pacing */
 	uint32_t cls;		/* class index */
 	uint32_t nattached;	/* flows not DETACHED (stats "flows") */
@@ -248,7 +248,8 @@ struct _xtx_leaf {
 	uint32_t att_prev;	/* that, over the window before */
 	uint8_t room_full;	/* 1: producers are held back (bl reached budget) */
 	uint8_t room_listed;	/* 1: in s->room_chg, not yet taken by room_changes() */
-	uint8_t _pad2[6];
+	uint8_t codel_ecn;	/* 1: CoDel marks ECT packets instead of dropping them */
+	uint8_t _pad2[5];
 	uint64_t codel_drops;	/* CoDel: packets dropped (XTX_DROP_CODEL) */
 	uint64_t ecn_marks;	/* CoDel: packets marked CE instead */
 } __attribute__((aligned(64)));
@@ -260,7 +261,7 @@ struct _xtx_pkt {
 	struct xtx_desc d;
 	uint64_t tts;		/* earliest departure time, ns; 0 = none */
 	uint32_t next;
-	uint32_t stamp;		/* enqueue time, now >> 10 (CoDel's sojourn) */
+	uint32_t stamp;		/* CoDel leaves: enqueue time, now >> 10 (the sojourn) */
 };
 
 /* CoDel's state of one flow slot (sched_codel.c), fq_codel's struct codel_vars. */
@@ -559,12 +560,6 @@ static inline void _xtx_codel_empty(struct _xtx_leaf *L, uint32_t fi)
 		L->cv[fi].dropping = 0;
 }
 
-/* Frame bytes joined (+) or left (-) flow fi of L. */
-static inline void _xtx_codel_backlog(struct _xtx_leaf *L, uint32_t fi, int32_t len)
-{
-	if (L->codel)
-		L->cv[fi].backlog += (uint32_t)len;
-}
 
 /* --- room: back-pressure per leaf (sched_room.c) --------------------------------------- */
 
@@ -628,6 +623,28 @@ static inline void _xtx_room_deq(struct xtx_sched *s, struct _xtx_leaf *L, uint3
 		L->gen++;
 		_xtx_room_note(s, L);
 	}
+}
+
+/* --- per packet, leaves with room or CoDel (L->slow) ------------------------------------ */
+
+/* Packet p of `len` frame bytes joined flow fi of L at now. */
+static inline void _xtx_slow_enq(struct xtx_sched *s, struct _xtx_leaf *L, uint32_t fi,
+				 struct _xtx_pkt *p, uint32_t len, uint64_t now)
+{
+	_xtx_room_enq(s, L, len + s->overhead);
+	if (L->codel) {
+		p->stamp = (uint32_t)(now >> 10);
+		L->cv[fi].backlog += len;
+	}
+}
+
+/* A packet of `len` frame bytes left flow fi of L: sent, or not (purged, dropped). */
+static inline void _xtx_slow_deq(struct xtx_sched *s, struct _xtx_leaf *L, uint32_t fi,
+				 uint32_t len, uint64_t now, bool sent)
+{
+	_xtx_room_deq(s, L, len + s->overhead, now, sent);
+	if (L->codel)
+		L->cv[fi].backlog -= len;
 }
 
 #endif /* XTX_SCHED_INT_H */
