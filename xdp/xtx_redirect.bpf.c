@@ -588,13 +588,13 @@ static __always_inline void forward_rewrite(const struct pkt *p, struct ethhdr *
  * since its last room event reach twice the word's quota, a whole budget (wire bytes, as
  * the scheduler counts them). A new event (gen), or one older than cfg_stale_ns (frames admitted then may have
  * been lost before the scheduler, which then never sends the event), restarts the count.
- * Counted when it does. Words and counts are hints: two CPUs may both restart a count, or
- * overshoot the quota by a frame each. */
+ * Counted when it does. One CPU restarts a count (a compare-and-swap of its time); the
+ * others may overshoot the quota by a frame each. */
 static __always_inline int police(__u32 cls, __u32 hash, __u64 len)
 {
 	__u32 q = (__u32)(((__u64)hash * cfg_tx_queues) >> 32);
 	__u32 idx = q * cfg_ncls + cls;
-	__u64 *wp = bpf_map_lookup_elem(&rd_police, &idx), w, now, wire = len + cfg_overhead;
+	__u64 *wp = bpf_map_lookup_elem(&rd_police, &idx), w, now, t, wire = len + cfg_overhead;
 	struct xtx_rd_admit *a = bpf_map_lookup_elem(&rd_admit, &idx);
 	struct xtx_xdp_counter *c;
 	__u32 quota;
@@ -607,9 +607,11 @@ static __always_inline int police(__u32 cls, __u32 hash, __u64 len)
 		if (quota == XTX_ROOM_UNIT_MAX)
 			return 0;		/* no target: no limit */
 		now = bpf_ktime_get_ns();
-		if (a->gen != XTX_ROOM_GEN(w) || now - a->t > cfg_stale_ns) {
+		t = a->t;
+		/* one CPU restarts the count (t is its version); the others count on */
+		if ((a->gen != XTX_ROOM_GEN(w) || now - t > cfg_stale_ns) &&
+		    __sync_val_compare_and_swap(&a->t, t, now) == t) {
 			a->gen = XTX_ROOM_GEN(w);
-			a->t = now;
 			a->used = wire;
 			return 0;
 		}

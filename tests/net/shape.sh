@@ -32,9 +32,10 @@
 #                   2026-12-02): at the receiver each class within 2% of
 #                   its rate, and second by second (xtx-shape's interval lines, seconds 3
 #                   to 6) too; the excess dropped in XDP (xdp_policed of every class
-#                   > 0), none at a leaf's limit; one-way delay p99 at most 43.3 ms
-#                   (twice the target: the budget plus one room event's admission; the
-#                   sink's 3.2% bucket; 2 ms of rings); every frame accounted for.
+#                   > 0), none at a leaf's limit; one-way delay p99 at most 46.5 ms
+#                   (twice the target: the budget plus one room event's admission; 5 ms
+#                   beyond the scheduler; the sink's 3.2% bucket); every frame accounted
+#                   for.
 #                   XTX_POLICE_ARGS adds xtx-shape options after those (to measure
 #                   --police off or --deq-rt 0: docs/bench/shape-police.notes.md);
 #   latency         a light prio-0 class (1 Mbit/s offered by xtx-send, 200-byte frames)
@@ -341,8 +342,10 @@ test_police() {
   p99=$(jget $SINK_JSON .delay_ns.p99)
   echo "one-way delay at the sink: p50 $(jget $SINK_JSON .delay_ns.p50) ns, p99 $p99 ns (police_ns $(jget $TMPD/shape.json .police_ns))"
   # the backlog stays under the budget (20 ms of departures) plus what one room event
-  # admits (the budget again): 40 ms, + the histogram's 3.2% bucket, + 2 ms of rings
-  [ "$p99" != null ] && [ "$p99" -le 43300000 ] || fail "delay p99 $p99 ns above 43.3 ms (twice the 20 ms target, one bucket and the rings)"
+  # admits (the budget again): 40 ms; + 5 ms for what waits beyond the scheduler (TX
+  # ring, veths, receive rings: p99 43.0 ms in one of five runs, 2026-12-02); x 1.032,
+  # the histogram's bucket
+  [ "$p99" != null ] && [ "$p99" -le 46500000 ] || fail "delay p99 $p99 ns above 46.5 ms (twice the 20 ms target, 5 ms beyond the scheduler, one bucket)"
   [ "$(jget $TMPD/shape.json .xdp.policed.pkts)" = "$(jq '[.classes[].xdp_policed] | add' $TMPD/shape.json)" ] ||
     fail "the policed verdict and the classes' xdp_policed differ"
   check_frames
