@@ -45,6 +45,9 @@
 const volatile __u16 cfg_port_lo = 0;
 const volatile __u16 cfg_port_hi = 65535;
 const volatile __u32 cfg_action = XDP_DROP;	/* verdict for matched frames */
+const volatile __u32 cfg_ngroups = 0;		/* --delay-group: port ranges */
+const volatile __u16 cfg_group_lo[XTX_SINK_DELAY_GROUPS] = { 0 };
+const volatile __u16 cfg_group_hi[XTX_SINK_DELAY_GROUPS] = { 0 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -69,10 +72,11 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 1 + XTX_SINK_DELAY_GROUPS);
 	__type(key, __u32);
 	__type(value, struct xtx_sink_delay);
 } delay SEC(".maps");
+
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -153,13 +157,13 @@ static __always_inline void record_arrival(__u64 now)
 	sp->last_ns = now;
 }
 
-static __always_inline void record_delay(__u64 tstamp, __u64 now)
+static __always_inline void delay_add(__u32 idx, __u64 tstamp, __u64 now)
 {
 	__u64 v;
 	struct xtx_sink_delay *dl;
-	__u32 zero = 0, b;
+	__u32 b;
 
-	dl = bpf_map_lookup_elem(&delay, &zero);
+	dl = bpf_map_lookup_elem(&delay, &idx);
 	if (!dl)
 		return;
 	if (tstamp > now) {
@@ -177,6 +181,21 @@ static __always_inline void record_delay(__u64 tstamp, __u64 now)
 		dl->max_ns = v;
 	dl->sum_ns += v;
 	dl->samples++;
+}
+
+/* Into the histogram of every matched frame, and into its port's group's if it has one
+ * (groups do not overlap: the loader checks). */
+static __always_inline void record_delay(__u32 port, __u64 tstamp, __u64 now)
+{
+	delay_add(0, tstamp, now);
+	for (__u32 g = 0; g < XTX_SINK_DELAY_GROUPS; g++) {
+		if (g >= cfg_ngroups)
+			break;
+		if (port >= cfg_group_lo[g] && port <= cfg_group_hi[g]) {
+			delay_add(g + 1, tstamp, now);
+			break;
+		}
+	}
 }
 
 SEC("xdp")
@@ -306,7 +325,7 @@ int xtx_sink(struct xdp_md *ctx)
 		check_order(port, pl->seq);
 		if (ulen >= sizeof(*udp) + sizeof(*pl) && (void *)(pl + 1) <= end &&
 		    pl->tstamp_ns)
-			record_delay(pl->tstamp_ns, now);
+			record_delay(port, pl->tstamp_ns, now);
 	}
 	return cfg_action;
 }

@@ -9,7 +9,9 @@
  *   port_stats  per-CPU array [65536] of struct xtx_xdp_counter, index = UDP dst port;
  *               only ports within [cfg_port_lo, cfg_port_hi] are counted
  *   flows       array [65536] of struct xtx_sink_flow (shared, bpf_spin_lock), index = port
- *   delay       per-CPU array [1] of struct xtx_sink_delay
+ *   delay       per-CPU array [1 + XTX_SINK_DELAY_GROUPS] of struct xtx_sink_delay:
+ *               entry 0 every matched frame, entry g + 1 those whose port is in
+ *               [cfg_group_lo[g], cfg_group_hi[g]] (xtx-sink --delay-group)
  *   span        per-CPU array [1] of struct xtx_sink_span
  *
  * Bytes are the frame length as XDP sees it: Ethernet header to the end of the frame,
@@ -82,6 +84,8 @@ struct xtx_sink_flow {
 #define XTX_SINK_HIST_SUB_BITS	4
 #define XTX_SINK_HIST_SUB	(1u << XTX_SINK_HIST_SUB_BITS)
 #define XTX_SINK_HIST_BUCKETS	((64 - XTX_SINK_HIST_SUB_BITS + 1) * XTX_SINK_HIST_SUB)
+
+#define XTX_SINK_DELAY_GROUPS	8
 
 struct xtx_sink_delay {
 	__u64 samples;		/* payload packets with tstamp_ns != 0 and not in the future */

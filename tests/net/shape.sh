@@ -34,8 +34,10 @@
 #                   to 6) too; the excess dropped in XDP (xdp_policed of every class
 #                   > 0), none at a leaf's limit; one-way delay p99 at most 46.5 ms
 #                   (twice the target: the budget plus one room event's admission; 5 ms
-#                   beyond the scheduler; the sink's 3.2% bucket); every frame accounted
-#                   for.
+#                   beyond the scheduler; the sink's 3.2% bucket); each class's p50
+#                   and p99 printed (xtx-sink --delay-group, whose groups' samples must
+#                   add up to the whole's; not bounded: the 50 Mbit/s class's p99 varies
+#                   41-49 ms); every frame accounted for.
 #                   XTX_POLICE_ARGS adds xtx-shape options after those (to measure
 #                   --police off or --deq-rt 0: docs/bench/shape-police.notes.md);
 #   latency         a light prio-0 class (1 Mbit/s offered by xtx-send, 200-byte frames)
@@ -310,7 +312,8 @@ test_police() {
     --duration 7 --stamp --quiet --json > $TMPD/usend.json 2> $TMPD/usend.err &
   send_pid=$!
   sleep 2.5			# queues at their target, rates settled
-  sink_start --ports 9000-9011 --duration 3
+  sink_start --ports 9000-9011 --duration 3 --delay-group 9000-9003 \
+    --delay-group 9004-9007 --delay-group 9008-9011
   wait "$SINK_PID"; SINK_PID=
   wait $send_pid || { cat $TMPD/usend.err; fail "udp-send failed"; }
   sleep 1			# the queues drain
@@ -346,6 +349,17 @@ test_police() {
   # ring, veths, receive rings: p99 43.0 ms in one of five runs, 2026-12-02); x 1.032,
   # the histogram's bucket
   [ "$p99" != null ] && [ "$p99" -le 46500000 ] || fail "delay p99 $p99 ns above 46.5 ms (twice the 20 ms target, 5 ms beyond the scheduler, one bucket)"
+  # each class on its own (xtx-sink's delay groups, which cover every port), printed:
+  # the 50 Mbit/s class's p99 varied from 40.9 to 49.3 ms in runs of 2026-12-02, above
+  # the whole's bound, for a reason not yet known, so it is not bounded here
+  local g
+  for g in 0 1 2; do
+    p99=$(jget $SINK_JSON ".delay_groups[$g].delay_ns.p99")
+    echo "  class 1:$((g + 1))0 (ports $(jget $SINK_JSON ".delay_groups[$g].port_lo")-$(jget $SINK_JSON ".delay_groups[$g].port_hi")): p50 $(jget $SINK_JSON ".delay_groups[$g].delay_ns.p50") ns, p99 $p99 ns"
+    [ "$p99" != null ] || fail "class 1:$((g + 1))0: no delay samples"
+  done
+  [ "$(jq '[.delay_groups[].delay_ns.samples] | add' $SINK_JSON)" = "$(jget $SINK_JSON .delay_ns.samples)" ] ||
+    fail "the delay groups' samples do not add up to the whole's"
   [ "$(jget $TMPD/shape.json .xdp.policed.pkts)" = "$(jq '[.classes[].xdp_policed] | add' $TMPD/shape.json)" ] ||
     fail "the policed verdict and the classes' xdp_policed differ"
   check_frames

@@ -44,7 +44,8 @@ static void usage(FILE *out)
 "\n"
 "SYNOPSIS\n"
 "    xtx-sink --dev IF [--netns NS] [--duration S] [--interval S] [--ports A-B]\n"
-"             [--json] [--skb-mode] [--pass] [--ready-file F] [--verbose]\n"
+"             [--delay-group A-B]... [--json] [--skb-mode] [--pass] [--ready-file F]\n"
+"             [--verbose]\n"
 "\n"
 "DESCRIPTION\n"
 "    Attaches the xtx_sink XDP program to IF (native mode; if that fails, skb/generic\n"
@@ -85,6 +86,10 @@ static void usage(FILE *out)
 "    -i, --interval S     seconds between stderr lines; 0 = none (default 1)\n"
 "    -p, --ports A-B      matched UDP destination ports, inclusive; A alone = one port\n"
 "                         (default 0-65535)\n"
+"        --delay-group A-B\n"
+"                         ports (within --ports, in no other group) whose one-way\n"
+"                         delay also goes into a histogram of their own, e.g. one\n"
+"                         class's flows; repeatable, up to 8 groups\n"
 "    -j, --json           summary as one JSON object (see OUTPUT)\n"
 "    -S, --skb-mode       attach in skb (generic) mode only\n"
 "        --pass           give matched frames XDP_PASS instead of XDP_DROP\n"
@@ -108,7 +113,9 @@ static void usage(FILE *out)
 "    payload_pkts; in_order, out_of_order (= late + duplicates + old), late,\n"
 "    duplicates, old, gaps, gap_seqs (sums over ports); delay_ns {samples, negative\n"
 "    (stamped in the future, not in the histogram), p50, p99, p999, min, max, mean;\n"
-"    null without samples}; other {CLASS: {pkts, bytes}} for every class but matched;\n"
+"    null without samples}; delay_groups [{port_lo, port_hi, delay_ns {as above}}],\n"
+"    one per --delay-group in the order given; other {CLASS: {pkts, bytes}} for every\n"
+"    class but matched;\n"
 "    per_port [{port, pkts, bytes, in_order, out_of_order, late, duplicates, old,\n"
 "    gaps, gap_seqs, next_seq}] for every port in range with packets, ascending.\n"
 "\n"
@@ -127,36 +134,62 @@ static void usage(FILE *out)
 "    per-CPU. Reading per-port results at exit costs one map lookup per port in range.\n");
 }
 
-static unsigned parse_port(const char *arg, const char *s, char **end)
+static unsigned parse_port(const char *opt, const char *arg, const char *s, char **end)
 {
 	unsigned long v;
 
 	errno = 0;
 	v = strtoul(s, end, 10);
 	if (errno || *end == s || v > 65535 || *s == '-' || *s == '+')
-		cli_die_usage("--ports '%s': ports are numbers from 0 to 65535 (A or A-B)", arg);
+		cli_die_usage("%s '%s': ports are numbers from 0 to 65535 (A or A-B)", opt, arg);
 	return (unsigned)v;
 }
 
-static void parse_ports(const char *arg, struct sink_opts *o)
+/* A or A-B after option opt, into *lo and *hi. */
+static void parse_range(const char *opt, const char *arg, unsigned *lo, unsigned *hi)
 {
 	char *end;
 
-	o->port_lo = parse_port(arg, arg, &end);
+	*lo = parse_port(opt, arg, arg, &end);
 	if (*end == '-')
-		o->port_hi = parse_port(arg, end + 1, &end);
+		*hi = parse_port(opt, arg, end + 1, &end);
 	else
-		o->port_hi = o->port_lo;
+		*hi = *lo;
 	if (*end)
-		cli_die_usage("--ports '%s': give A or A-B, e.g. 5000-5099", arg);
-	if (o->port_lo > o->port_hi)
-		cli_die_usage("--ports '%s': the first port is above the second", arg);
+		cli_die_usage("%s '%s': give A or A-B, e.g. 5000-5099", opt, arg);
+	if (*lo > *hi)
+		cli_die_usage("%s '%s': the first port is above the second", opt, arg);
+}
+
+/* --delay-group A-B (repeatable): a histogram of its own for those ports. */
+static void parse_group(const char *arg, struct sink_opts *o)
+{
+	if (o->ngroups == XTX_SINK_DELAY_GROUPS)
+		cli_die_usage("--delay-group '%s': at most %d groups", arg, XTX_SINK_DELAY_GROUPS);
+	parse_range("--delay-group", arg, &o->group_lo[o->ngroups], &o->group_hi[o->ngroups]);
+	o->ngroups++;
+}
+
+/* After all options: every group inside --ports, no port in two groups. */
+static void check_groups(const struct sink_opts *o)
+{
+	for (unsigned g = 0; g < o->ngroups; g++) {
+		if (o->group_lo[g] < o->port_lo || o->group_hi[g] > o->port_hi)
+			cli_die_usage("--delay-group %u-%u: outside --ports %u-%u (only matched "
+				      "frames are timed)", o->group_lo[g], o->group_hi[g],
+				      o->port_lo, o->port_hi);
+		for (unsigned h = 0; h < g; h++)
+			if (o->group_lo[g] <= o->group_hi[h] && o->group_lo[h] <= o->group_hi[g])
+				cli_die_usage("--delay-group %u-%u overlaps %u-%u: a port is in one "
+					      "group", o->group_lo[g], o->group_hi[g],
+					      o->group_lo[h], o->group_hi[h]);
+	}
 }
 
 static void parse_args(int argc, char **argv, struct sink_opts *o)
 {
 	cli_set_prog("xtx-sink");
-	enum { OPT_PASS = 256 };
+	enum { OPT_PASS = 256, OPT_GROUP };
 	static const struct option longopts[] = {
 		{ "dev", required_argument, NULL, 'd' },
 		{ "netns", required_argument, NULL, 'n' },
@@ -166,6 +199,7 @@ static void parse_args(int argc, char **argv, struct sink_opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "skb-mode", no_argument, NULL, 'S' },
 		{ "pass", no_argument, NULL, OPT_PASS },
+		{ "delay-group", required_argument, NULL, OPT_GROUP },
 		{ "ready-file", required_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -181,10 +215,11 @@ static void parse_args(int argc, char **argv, struct sink_opts *o)
 		case 'n': o->netns = optarg; break;
 		case 't': o->duration_s = cli_parse_period("--duration", optarg); break;
 		case 'i': o->interval_s = cli_parse_period("--interval", optarg); break;
-		case 'p': parse_ports(optarg, o); break;
+		case 'p': parse_range("--ports", optarg, &o->port_lo, &o->port_hi); break;
 		case 'j': o->json = true; break;
 		case 'S': o->skb_mode = true; break;
 		case OPT_PASS: o->pass = true; break;
+		case OPT_GROUP: parse_group(optarg, o); break;
 		case 'r': o->ready_file = optarg; break;
 		case 'v': o->verbose = true; break;
 		case 'h': usage(stdout); exit(0);
@@ -194,6 +229,7 @@ static void parse_args(int argc, char **argv, struct sink_opts *o)
 	}
 	if (optind < argc)
 		cli_die_usage("unexpected argument '%s'", argv[optind]);
+	check_groups(o);
 	if (!o->dev)
 		cli_die_usage("--dev IF is required (the interface to count on)");
 	if (strlen(o->dev) >= IF_NAMESIZE)

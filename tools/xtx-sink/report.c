@@ -130,16 +130,16 @@ static int read_ports(const struct sink *s, struct port_row **rows_out, size_t *
 	return 0;
 }
 
-static int read_delay(const struct sink *s, struct xtx_sink_delay *sum)
+/* Histogram idx: 0 all matched frames, g + 1 the g-th --delay-group. */
+static int read_delay(const struct sink *s, __u32 idx, struct xtx_sink_delay *sum)
 {
 	struct xtx_sink_delay *v = calloc((size_t)s->ncpu, sizeof(*v));
-	__u32 zero = 0;
 	int err = 0;
 
 	memset(sum, 0, sizeof(*sum));
 	if (!v)
 		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.delay), &zero, v)) {
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.delay), &idx, v)) {
 		err = -errno;
 		fprintf(stderr, "xtx-sink: reading the delay map failed: %s\n", strerror(-err));
 		goto out;
@@ -271,6 +271,42 @@ static void print_text(const struct sink *s, double dur, const struct sink_snaps
 	else
 		fprintf(out, "  delay      no timestamped payloads; %" PRIu64 " stamped in the "
 			"future\n", (uint64_t)d->negative);
+	for (unsigned g = 0; g < s->opt.ngroups; g++) {
+		const struct xtx_sink_delay *dg = &d[1 + g];
+
+		if (dg->samples)
+			fprintf(out, "    ports %u-%u: %" PRIu64 " samples: p50 %s  p99 %s  "
+				"p99.9 %s\n", s->opt.group_lo[g], s->opt.group_hi[g],
+				(uint64_t)dg->samples, fmt_ns(quantile(dg, 0.5), a, sizeof(a)),
+				fmt_ns(quantile(dg, 0.99), b, sizeof(b)),
+				fmt_ns(quantile(dg, 0.999), c, sizeof(c)));
+		else
+			fprintf(out, "    ports %u-%u: no timestamped payloads\n",
+				s->opt.group_lo[g], s->opt.group_hi[g]);
+	}
+}
+
+/* One histogram's summary as a JSON object: samples, negative, p50 .. mean (null without
+ * samples). */
+static void json_delay(struct jsonw *w, const struct xtx_sink_delay *d)
+{
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "samples", d->samples);
+	jsonw_uint_field(w, "negative", d->negative);
+	if (d->samples) {
+		jsonw_uint_field(w, "p50", quantile(d, 0.5));
+		jsonw_uint_field(w, "p99", quantile(d, 0.99));
+		jsonw_uint_field(w, "p999", quantile(d, 0.999));
+		jsonw_uint_field(w, "min", d->min_ns);
+		jsonw_uint_field(w, "max", d->max_ns);
+		jsonw_float_field(w, "mean", (double)d->sum_ns / (double)d->samples, 1);
+	} else {
+		static const char *const none[] = { "p50", "p99", "p999", "min", "max", "mean" };
+
+		for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+			jsonw_null_field(w, none[i]);
+	}
+	jsonw_end_object(w);
 }
 
 static void print_json(const struct sink *s, double dur, const struct sink_snapshot *st,
@@ -304,23 +340,18 @@ static void print_json(const struct sink *s, double dur, const struct sink_snaps
 	jsonw_uint_field(&w, "gaps", o->gaps);
 	jsonw_uint_field(&w, "gap_seqs", o->gap_seqs);
 	jsonw_name(&w, "delay_ns");
-	jsonw_start_object(&w);
-	jsonw_uint_field(&w, "samples", d->samples);
-	jsonw_uint_field(&w, "negative", d->negative);
-	if (d->samples) {
-		jsonw_uint_field(&w, "p50", quantile(d, 0.5));
-		jsonw_uint_field(&w, "p99", quantile(d, 0.99));
-		jsonw_uint_field(&w, "p999", quantile(d, 0.999));
-		jsonw_uint_field(&w, "min", d->min_ns);
-		jsonw_uint_field(&w, "max", d->max_ns);
-		jsonw_float_field(&w, "mean", (double)d->sum_ns / (double)d->samples, 1);
-	} else {
-		static const char *const none[] = { "p50", "p99", "p999", "min", "max", "mean" };
-
-		for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
-			jsonw_null_field(&w, none[i]);
+	json_delay(&w, &d[0]);
+	jsonw_name(&w, "delay_groups");
+	jsonw_start_array(&w);
+	for (unsigned g = 0; g < s->opt.ngroups; g++) {
+		jsonw_start_object(&w);
+		jsonw_uint_field(&w, "port_lo", s->opt.group_lo[g]);
+		jsonw_uint_field(&w, "port_hi", s->opt.group_hi[g]);
+		jsonw_name(&w, "delay_ns");
+		json_delay(&w, &d[1 + g]);
+		jsonw_end_object(&w);
 	}
-	jsonw_end_object(&w);
+	jsonw_end_array(&w);
 	jsonw_name(&w, "other");
 	jsonw_start_object(&w);
 	for (int i = XTX_SINK_MATCHED + 1; i < XTX_SINK_CLASS_MAX; i++) {
@@ -357,7 +388,7 @@ static void print_json(const struct sink *s, double dur, const struct sink_snaps
 
 int sink_report(const struct sink *s, double duration_s, FILE *out)
 {
-	struct xtx_sink_delay *d = malloc(sizeof(*d));
+	struct xtx_sink_delay *d = calloc(1 + XTX_SINK_DELAY_GROUPS, sizeof(*d));
 	struct port_row *rows = NULL;
 	struct xtx_sink_span sp;
 	struct sink_snapshot st;
@@ -372,8 +403,8 @@ int sink_report(const struct sink *s, double duration_s, FILE *out)
 	err = sink_read_stats(s, &st);
 	if (!err)
 		err = read_ports(s, &rows, &n);
-	if (!err)
-		err = read_delay(s, d);
+	for (unsigned g = 0; !err && g <= s->opt.ngroups; g++)
+		err = read_delay(s, g, &d[g]);
 	if (!err)
 		err = read_span(s, &sp);
 	if (!err) {

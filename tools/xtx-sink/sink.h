@@ -24,6 +24,8 @@ struct sink_opts {
 	double duration_s;		/* 0: until SIGINT/SIGTERM */
 	double interval_s;		/* 0: no interval lines */
 	unsigned port_lo, port_hi;	/* matched UDP destination ports, inclusive */
+	unsigned ngroups;		/* --delay-group: port ranges with a histogram each */
+	unsigned group_lo[XTX_SINK_DELAY_GROUPS], group_hi[XTX_SINK_DELAY_GROUPS];
 	bool json;
 	bool skb_mode;			/* skip native, attach in skb (generic) mode */
 	bool pass;			/* XDP_PASS matched frames instead of XDP_DROP */
