@@ -586,15 +586,19 @@ static __always_inline void forward_rewrite(const struct pkt *p, struct ethhdr *
 /* Whether the frame exceeds class cls's room on the TX queue of hash (the engine's
  * choice of queue: (hash * queues) >> 32): its word says full, or the frames admitted
  * since its last room event reach twice the word's quota, a whole budget (wire bytes, as
- * the scheduler counts them). A new event (gen), or one older than cfg_stale_ns (frames admitted then may have
- * been lost before the scheduler, which then never sends the event), restarts the count.
- * Counted when it does. One CPU restarts a count (a compare-and-swap of its time); the
- * others may overshoot the quota by a frame each. */
+ * the scheduler counts them). A new event (gen), or a count older than cfg_stale_ns,
+ * restarts the count: frames admitted may have been lost before the scheduler, which
+ * then never sends the event that lets more in (a slow class's events may be further
+ * apart: its count then restarts early, and the full flag still caps its queue).
+ * Counted when it does. The count's version (gen and time in one word) is replaced by
+ * one compare-and-swap, so one CPU restarts a given count; adds of other CPUs between
+ * that and its reset of `used` are lost (a few frames over the quota). */
 static __always_inline int police(__u32 cls, __u32 hash, __u64 len)
 {
 	__u32 q = (__u32)(((__u64)hash * cfg_tx_queues) >> 32);
 	__u32 idx = q * cfg_ncls + cls;
-	__u64 *wp = bpf_map_lookup_elem(&rd_police, &idx), w, now, t, wire = len + cfg_overhead;
+	__u64 *wp = bpf_map_lookup_elem(&rd_police, &idx), w, now, ver, tv, nv;
+	__u64 wire = len + cfg_overhead;
 	struct xtx_rd_admit *a = bpf_map_lookup_elem(&rd_admit, &idx);
 	struct xtx_xdp_counter *c;
 	__u32 quota;
@@ -606,12 +610,13 @@ static __always_inline int police(__u32 cls, __u32 hash, __u64 len)
 	if (!XTX_ROOM_FULL(w)) {
 		if (quota == XTX_ROOM_UNIT_MAX)
 			return 0;		/* no target: no limit */
+		ver = a->ver;		/* before the clock: a later restart is not stale */
 		now = bpf_ktime_get_ns();
-		t = a->t;
-		/* one CPU restarts the count (t is its version); the others count on */
-		if ((a->gen != XTX_ROOM_GEN(w) || now - t > cfg_stale_ns) &&
-		    __sync_val_compare_and_swap(&a->t, t, now) == t) {
-			a->gen = XTX_ROOM_GEN(w);
+		tv = XTX_RD_ADMIT_T(ver);
+		nv = XTX_RD_ADMIT_VER(XTX_ROOM_GEN(w), now);
+		if ((XTX_RD_ADMIT_GEN(ver) != XTX_ROOM_GEN(w) ||
+		     (now > tv && now - tv > cfg_stale_ns)) &&
+		    __sync_val_compare_and_swap(&a->ver, ver, nv) == ver) {
 			a->used = wire;
 			return 0;
 		}

@@ -87,11 +87,15 @@ struct xtx_rd_rule {
 };
 
 struct xtx_rd_admit {
-	__u64 used;			/* wire bytes admitted since (gen, t) */
-	__u64 t;			/* when the program first saw gen (bpf_ktime_get_ns) */
-	__u32 gen;			/* the room word's event count it counts for */
-	__u32 _pad;
+	__u64 used;			/* wire bytes admitted since ver */
+	__u64 ver;			/* XTX_RD_ADMIT_VER(): the room event it counts for
+					 * and when it began */
 };
+/* gen in bits 48-62, the start in 65.5 us units (bpf_ktime_get_ns() >> 16) below. */
+#define XTX_RD_ADMIT_VER(gen, ns) \
+	((__u64)((gen) & 0x7fffu) << 48 | (((__u64)(ns) >> 16) & ((1ull << 48) - 1)))
+#define XTX_RD_ADMIT_GEN(v)	((__u32)((v) >> 48) & 0x7fffu)
+#define XTX_RD_ADMIT_T(v)	(((v) & ((1ull << 48) - 1)) << 16)
 
 enum xtx_rd_mode {
 	XTX_RD_MODE_ROUTER = 0,		/* FIB lookup, new MACs, TTL - 1 */

@@ -72,8 +72,9 @@ static int attach_mode(struct shape *s, const struct rd_rules *rs, enum xdp_atta
 	s->skel->rodata->cfg_tx_queues = s->opt.tx_queues;
 	s->skel->rodata->cfg_ncls = s->ncls;
 	s->skel->rodata->cfg_overhead = s->overhead;
-	/* room events come each half target of departures: four targets without one is a
-	 * lost event, not a slow class */
+	/* room events come each half target of departures: four targets without one is
+	 * most likely a lost one (a slow class's may be further apart: its count then
+	 * restarts early, and the full flag still caps its queue) */
 	s->skel->rodata->cfg_stale_ns = 4 * (s->opt.police_ns ? s->opt.police_ns : 1);
 	err = bpf_map__set_max_entries(s->skel->maps.rd_police, s->opt.tx_queues * s->ncls);
 	if (!err)
@@ -168,7 +169,8 @@ static int police_map(struct shape *s)
 		 bpf_map__fd(s->skel->maps.rd_police), 0);
 	if (m == MAP_FAILED) {
 		fprintf(stderr, "xtx-shape: cannot map the policing array: %s (needs a kernel "
-			"with mmapable BPF arrays, 5.5 or later; or --police off)\n",
+			"with mmapable BPF arrays, 5.5 or later, and BPF atomics, 5.12; or --police "
+			"off)\n",
 			strerror(errno));
 		return -errno;
 	}

@@ -197,8 +197,8 @@ static XTX_INTAKE_INLINE void wake_stage_room(struct xtx_dequeuer *q)
 int xtx_room_publish(struct xtx_dequeuer *q)
 {
 	struct xtx_room_state rs[XTX_DEQ_BATCH];
-	/* Acquire, pairs with the release store in xtx_engine__room_mirror(): the words it
-	 * zeroed are seen so. */
+	/* Acquire, pairs with the release store in xtx_engine__room_mirror(): the caller's
+	 * stores to the words are ordered before ours. */
 	_Atomic uint64_t *m = atomic_load_explicit(&q->mirror, memory_order_acquire);
 	unsigned k;
 	int opened = 0;

@@ -56,7 +56,7 @@ int xtx_ecn_set_ce(uint8_t *f, uint32_t len)
 		uint8_t *ip = f + off;
 		uint16_t old, neu;
 
-		if (len < off + 20 || ip[0] >> 4 != 4)
+		if (len < off + 20 || ip[0] >> 4 != 4 || (ip[0] & 15) < 5)
 			return 0;
 		if ((ip[1] & ECN_MASK) == 0)
 			return 0;		/* Not-ECT */

@@ -920,8 +920,9 @@ int xtx_engine__room_mirror(struct xtx_engine *e, uint64_t *words, unsigned n)
 			return -EBUSY;
 	}
 	for (unsigned i = 0; i < e->nq; i++)
-		/* Release, pairs with the acquire load in xtx_room_publish(): nothing of
-		 * the caller's is read there; the order only keeps the pointer whole. */
+		/* Release, pairs with the acquire load in xtx_room_publish(): what the
+		 * caller stored in the words (xtx-shape: no limit) is ordered before the
+		 * dequeuer's first stores to them. */
 		atomic_store_explicit(&e->q[i].deq.mirror, (_Atomic uint64_t *)words,
 				      memory_order_release);
 	return 0;

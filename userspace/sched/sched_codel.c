@@ -153,8 +153,10 @@ int _xtx_codel_head(struct xtx_sched *s, struct _xtx_leaf *L, uint32_t fi, uint6
 							    cv->count);
 				return _XTX_CODEL_SERVE;
 			}
-			if (!drop_head(s, L, fi, now))
+			if (!drop_head(s, L, fi, now)) {
+				cv->count--;	/* no drop: as if not due yet */
 				return _XTX_CODEL_SERVE;
+			}
 			if (!should_drop(s, L, cv, f, now))
 				cv->dropping = 0;
 			else

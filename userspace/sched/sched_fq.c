@@ -593,6 +593,10 @@ unsigned xtx_sched__purge(struct xtx_sched *s, struct xtx_desc *out, unsigned n)
 			p->next = s->free_head;
 			s->free_head = pi;
 		}
+		if (L->codel && !f->qlen) {	/* as a flow the walk finds empty */
+			L->cv[s->pg_flow].dropping = 0;
+			L->cv[s->pg_flow].first_above = 0;
+		}
 		if (was_ready && (!f->qlen || head_time(s, f) > s->now)) {
 			/* No longer an eligible head: not ready. A remaining head that must
 			 * wait keeps its list place and gets a timer (PENDING). */
