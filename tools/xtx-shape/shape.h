@@ -17,8 +17,8 @@
 #include "xdpattach.h"
 #include "xtx_redirect.skel.h"
 
-#define SHAPE_PROG_NAME	"xtx_redirect"
-#define SHAPE_POLICE_NS	20000000ull	/* --police default: 20 ms (docs/design.md, "Policing") */	/* the XDP function's name, as the kernel reports it */
+#define SHAPE_PROG_NAME	"xtx_redirect"	/* the XDP function's name, as the kernel reports it */
+#define SHAPE_POLICE_NS	20000000ull	/* --police default: 20 ms (docs/design.md, "Policing") */
 
 struct shape_opts {
 	const char *in, *out;		/* interfaces */

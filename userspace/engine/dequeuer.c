@@ -203,31 +203,29 @@ int xtx_room_publish(struct xtx_dequeuer *q)
 	unsigned k;
 	int opened = 0;
 
-	if (__builtin_expect(m != q->mirror_seen, 0)) {	/* first sight: the whole state */
+	if (m) {
+		bool first = m != q->mirror_seen;
+
 		q->mirror_seen = m;
-		m += (size_t)q->idx * q->ncls;
-		for (unsigned c = 0; c < q->ncls; c++)
-			/* Relaxed, as below. */
+		m += (size_t)q->idx * q->ncls;		/* this queue's row */
+		for (unsigned c = 0; first && c < q->ncls; c++)	/* first sight: all of it */
+			/* Relaxed: a hint for the XDP program (plain loads there); the
+			 * cls_room load reads our own store. */
 			atomic_store_explicit(&m[c], atomic_load_explicit(&q->cls_room[c],
 					      memory_order_relaxed), memory_order_relaxed);
-	} else if (m) {
-		m += (size_t)q->idx * q->ncls;
 	}
 
 	while ((k = xtx_sched__room_changes(q->sched, rs, XTX_DEQ_BATCH))) {
 		for (unsigned i = 0; i < k; i++) {
+			uint64_t w = XTX_ROOM_WORD(rs[i].full, rs[i].gen, rs[i].flow_quota,
+						   rs[i].quota);
+
 			/* Relaxed: a hint for producers; the wake below orders it for a
 			 * waiter (W1). */
-			atomic_store_explicit(&q->cls_room[rs[i].cls],
-					      XTX_ROOM_WORD(rs[i].full, rs[i].gen,
-							    rs[i].flow_quota, rs[i].quota),
-					      memory_order_relaxed);
+			atomic_store_explicit(&q->cls_room[rs[i].cls], w, memory_order_relaxed);
 			opened |= !rs[i].full;
 			if (m)	/* Relaxed: a hint for the XDP program (plain loads there) */
-				atomic_store_explicit(&m[rs[i].cls],
-						      atomic_load_explicit(&q->cls_room[rs[i].cls],
-									   memory_order_relaxed),
-						      memory_order_relaxed);
+				atomic_store_explicit(&m[rs[i].cls], w, memory_order_relaxed);
 		}
 	}
 	return opened;

@@ -9,7 +9,6 @@
  * 1624); IPv6 has none, and the ECN bits are outside every transport checksum.
  */
 #include <stdint.h>
-#include <string.h>
 
 #include "defs.h"
 #include "ecn.h"

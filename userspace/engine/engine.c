@@ -916,6 +916,8 @@ int xtx_engine__room_mirror(struct xtx_engine *e, uint64_t *words, unsigned n)
 	if (!e || !words || n / e->nq < e->ncls || ((uintptr_t)words & 7))
 		return -EINVAL;
 	for (unsigned i = 0; i < e->nq; i++) {
+		/* Relaxed: only this function stores it (below), from the caller's thread;
+		 * pairs with nothing. */
 		if (atomic_load_explicit(&e->q[i].deq.mirror, memory_order_relaxed))
 			return -EBUSY;
 	}

@@ -125,7 +125,7 @@ static int after_drops(const struct xtx_sched *s, const struct _xtx_flow *f, uin
 
 	if (!f->qlen)
 		return _XTX_CODEL_EMPTY;
-	h = s->pool[f->head].tts > f->tnp ? s->pool[f->head].tts : f->tnp;
+	h = _xtx_head_time(s, f);
 	if (h > now) {
 		*t = h;
 		return _XTX_CODEL_WAIT;

@@ -290,7 +290,7 @@ int _xtx_sched_config__add_class_set(struct xtx_sched_config *cfg,
 	if (c.o.ceil && c.o.ceil < c.o.rate)
 		return -EINVAL;
 	if (c.o.codel > XTX_CODEL_OFF || c.o.codel_ecn > 1 ||
-	    c.o.codel_target > _XTX_CODEL_TIME_MAX || c.o.codel_interval > _XTX_CODEL_TIME_MAX ||
+	    c.o.codel_target > _XTX_TIME_MAX || c.o.codel_interval > _XTX_TIME_MAX ||
 	    (c.o.codel == XTX_CODEL_OFF &&
 	     (c.o.codel_ecn || c.o.codel_target || c.o.codel_interval)))
 		return -EINVAL;

@@ -33,8 +33,9 @@ enum {
 #define _XTX_OPT_LEAF_ONLY	(_XTX_OPT_FQ | _XTX_OPT_LIMIT | _XTX_OPT_FLOWS | \
 				 _XTX_OPT_FLOW_LIMIT | _XTX_OPT_FQ_QUANTUM | _XTX_OPT_MAXRATE | \
 				 _XTX_OPT_TARGET | _XTX_OPT_CODEL)
-/* Longest CoDel target or interval, ns (an hour; keeps interval << 16 in 64 bits). */
-#define _XTX_CODEL_TIME_MAX	3600000000000ull
+/* Longest time of the class file (room target, CoDel target and interval), ns: an hour
+ * (keeps CoDel's interval << 32 within 128 bits with room). */
+#define _XTX_TIME_MAX	3600000000000ull
 /* Options that only mean something with fq on. */
 #define _XTX_OPT_FQ_ONLY	(_XTX_OPT_FLOWS | _XTX_OPT_FLOW_LIMIT | _XTX_OPT_FQ_QUANTUM | \
 				 _XTX_OPT_MAXRATE)

@@ -156,12 +156,6 @@ static inline uint32_t flow_age(uint64_t now)
 					 * by unsigned difference */
 }
 
-static inline uint64_t head_time(const struct xtx_sched *s, const struct _xtx_flow *f)
-{
-	uint64_t t = s->pool[f->head].tts;
-
-	return t > f->tnp ? t : f->tnp;
-}
 
 static void detach(struct _xtx_leaf *L, struct _xtx_flow *f, uint64_t now)
 {
@@ -416,7 +410,7 @@ serve(struct xtx_sched *s, struct _xtx_leaf *L, struct _xtx_flow *f, uint32_t fi
 		f->tnp = now + len_ns;
 	}
 	if (f->qlen) {
-		uint64_t t = head_time(s, f);
+		uint64_t t = _xtx_head_time(s, f);
 
 		if (__builtin_expect(t > now, 0))
 			throttle(s, L, fi, from_new, t);
@@ -521,7 +515,7 @@ void _xtx_fq_do_timers(struct xtx_sched *s, uint64_t now)
 				f->state = _XTX_FLOW_LISTED;
 			continue;
 		}
-		t = head_time(s, f);
+		t = _xtx_head_time(s, f);
 		if (t > now) {			/* head changed by purge + enqueue */
 			fh_push(s, t, e.leaf, e.flow);
 			continue;
@@ -597,13 +591,13 @@ unsigned xtx_sched__purge(struct xtx_sched *s, struct xtx_desc *out, unsigned n)
 			L->cv[s->pg_flow].dropping = 0;
 			L->cv[s->pg_flow].first_above = 0;
 		}
-		if (was_ready && (!f->qlen || head_time(s, f) > s->now)) {
+		if (was_ready && (!f->qlen || _xtx_head_time(s, f) > s->now)) {
 			/* No longer an eligible head: not ready. A remaining head that must
 			 * wait keeps its list place and gets a timer (PENDING). */
 			L->nready--;
 			if (f->qlen) {
 				f->state = _XTX_FLOW_PENDING;
-				fh_push(s, head_time(s, f), s->pg_leaf, s->pg_flow);
+				fh_push(s, _xtx_head_time(s, f), s->pg_leaf, s->pg_flow);
 			}
 			if (!L->nready)
 				_xtx_htb_deactivate(s, L->cls);

@@ -538,6 +538,15 @@ void _xtx_sched__set_defer(struct xtx_sched *s, bool on);
 /* Internal counters that have no place in struct xtx_class_stats. */
 uint64_t _xtx_sched__drop_no_class(const struct xtx_sched *s);
 
+/* When flow f's head may leave: max(its txtime, the flow's pacing clock). f holds a
+ * packet. */
+static inline uint64_t _xtx_head_time(const struct xtx_sched *s, const struct _xtx_flow *f)
+{
+	uint64_t t = s->pool[f->head].tts;
+
+	return t > f->tnp ? t : f->tnp;
+}
+
 /* --- CoDel per flow (sched_codel.c) ----------------------------------------------------- */
 
 enum {
@@ -556,10 +565,8 @@ int _xtx_codel_head(struct xtx_sched *s, struct _xtx_leaf *L, uint32_t fi, uint6
  * codel_dequeue() does when the flow has nothing. */
 static inline void _xtx_codel_empty(struct _xtx_leaf *L, uint32_t fi)
 {
-	if (L->codel)
-		L->cv[fi].dropping = 0;
+	L->cv[fi].dropping = 0;
 }
-
 
 /* --- room: back-pressure per leaf (sched_room.c) --------------------------------------- */
 

@@ -459,11 +459,20 @@ static int value_size(const struct parser *p, size_t *pos, const struct tok *kw,
 }
 
 /* A time in ns after kw; "off" and 0 give XTX_TARGET_OFF. At most 1 hour. */
+/* Token v as a time of at most _XTX_TIME_MAX; the error names expect. */
+static int time_tok(const struct parser *p, const struct tok *v, const char *expect,
+		    uint64_t *out)
+{
+	enum num_rc rc = unit_parse(v, time_units, sizeof(time_units) / sizeof(time_units[0]),
+				    _XTX_TIME_MAX, out);
+
+	return rc == NUM_OK ? 0 : num_err(p, v, rc, expect, "3600s");
+}
+
 static int value_target(const struct parser *p, size_t *pos, const struct tok *kw,
 			uint64_t *out)
 {
 	struct tok v;
-	enum num_rc rc;
 
 	if (value_tok(p, pos, kw, &v, EXPECT_TIME))
 		return -EINVAL;
@@ -471,10 +480,8 @@ static int value_target(const struct parser *p, size_t *pos, const struct tok *k
 		*out = XTX_TARGET_OFF;
 		return 0;
 	}
-	rc = unit_parse(&v, time_units, sizeof(time_units) / sizeof(time_units[0]),
-			3600000000000ull, out);
-	if (rc != NUM_OK)
-		return num_err(p, &v, rc, EXPECT_TIME, "3600s");
+	if (time_tok(p, &v, EXPECT_TIME, out))
+		return -EINVAL;
 	if (!*out)
 		*out = XTX_TARGET_OFF;
 	return 0;
@@ -486,14 +493,9 @@ static int value_time(const struct parser *p, size_t *pos, const struct tok *kw,
 {
 	char show[SHOW_LEN];
 	struct tok v;
-	enum num_rc rc;
 
-	if (value_tok(p, pos, kw, &v, EXPECT_TIME_ON))
+	if (value_tok(p, pos, kw, &v, EXPECT_TIME_ON) || time_tok(p, &v, EXPECT_TIME_ON, out))
 		return -EINVAL;
-	rc = unit_parse(&v, time_units, sizeof(time_units) / sizeof(time_units[0]),
-			_XTX_CODEL_TIME_MAX, out);
-	if (rc != NUM_OK)
-		return num_err(p, &v, rc, EXPECT_TIME_ON, "3600s");
 	if (!*out) {
 		perr(p, v.col, "found '%s', expected %s", tok_show(&v, show, sizeof(show)),
 		     EXPECT_TIME_ON);
