@@ -347,23 +347,23 @@ static void idle(struct xtx_dequeuer *q, struct deq_state *s, uint32_t ticket, u
 		publish_classes(q, now);
 		s->dirty = 0;
 	}
-	if (q->ring.outstanding) {
-		/* The kernel has not read everything yet (copy mode sends at most 32
-		 * frames per sendto): kick again at once if it asks for it. */
-		if (xtx_txring__unread(&q->ring) && !s->kick_rc &&
-		    xtx_txring__needs_kick(&q->ring))
-			return;		/* kicked again in the next step */
-		/* Waiting for completions only (zero-copy: the driver's NAPI). */
-		xtx_mpsc__wait_ticket(q->stage, ticket, 20 * 1000);
-		return;
-	}
+	if (q->ring.outstanding && xtx_txring__unread(&q->ring) && !s->kick_rc &&
+	    xtx_txring__needs_kick(&q->ring))
+		return;	/* copy mode sends at most 32 frames per sendto: kick again */
 	/* Adaptive poll: stay awake for XTX_IDLE_POLL_NS before sleeping. Under load the
 	 * stage is empty only for moments; sleeping then costs a futex wake in the
-	 * producer and two context switches per refill (docs/bench/engine.notes.md). */
+	 * producer and two context switches per refill (docs/bench/engine.notes.md),
+	 * and the sleep's retirement of the stage's lanes a membarrier() (an IPI to
+	 * every CPU running a producer). */
 	if (!s->idle_since)
 		s->idle_since = now;
 	if (now - s->idle_since < XTX_IDLE_POLL_NS && !stopping) {
 		sched_yield();	/* let a producer on this CPU run */
+		return;
+	}
+	if (q->ring.outstanding) {
+		/* Waiting for completions only (zero-copy: the driver's NAPI). */
+		xtx_mpsc__wait_ticket(q->stage, ticket, 20 * 1000);
 		return;
 	}
 	uint64_t timeout = next == UINT64_MAX ? UINT64_MAX : next > now ? next - now : 0;
