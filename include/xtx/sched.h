@@ -316,6 +316,13 @@ unsigned xtx_sched__room_changes(struct xtx_sched *s, struct xtx_room_state *out
 
 /* Packets queued in the whole scheduler. */
 uint32_t xtx_sched__qlen(const struct xtx_sched *s);
+
+/* 1 when XTX_SCHED_ABSORB more packets, whatever their classes and flows, can meet no
+ * packet limit: no leaf is within that many of its `limit` or (fq) `flow_limit`, and the
+ * packet pool has that many free. A caller that may hold packets back (a dequeuer whose
+ * stage is full) takes more only then, so taking more never drops at a limit. */
+#define XTX_SCHED_ABSORB	64u
+int xtx_sched__absorbs(struct xtx_sched *s);
 /* Class index of a handle (same as the config's), or -ENOENT. */
 int xtx_sched__class_index(const struct xtx_sched *s, uint32_t handle);
 unsigned xtx_sched__class_count(const struct xtx_sched *s);

@@ -81,7 +81,9 @@ enum xtx_huge {
  * - intake_batches: batches of 64 a dequeuer may take from its stage per step while the
  *   stage stays full; default 1 (a full stage holds producers back), at most 16. More
  *   moves overload into the scheduler, which drops by class (leaf limit): for senders
- *   that cannot wait, like a receive side (xtx-shape uses 4).
+ *   that cannot wait, like a receive side (xtx-shape uses 4). Whatever the value, one
+ *   batch more is taken while the scheduler holds fewer than 1024 packets and no leaf is
+ *   within 64 of a packet limit (docs/design.md, "Where a backlog waits").
  * - deq_nice: the dequeuers' nice value, -20..19 (0 leaves it). On CPUs shared with the
  *   threads that feed them, a negative value keeps the scheduler on time; dedicated cores
  *   (cpus) need none. Needs CAP_SYS_NICE (said if refused).

@@ -221,8 +221,75 @@ static void test_purge_waiting(void)
 	sim_finish(&m);
 }
 
+/* xtx_sched__absorbs(): 0 exactly while XTX_SCHED_ABSORB (64) more packets could meet a
+ * leaf's limit or flow_limit, or exhaust the pool; the checker recounts s->near after
+ * every operation (check_every = 1). */
+static void test_absorbs(void)
+{
+	struct xtx_desc out[64];
+	struct sim m;
+	uint64_t next;
+	uint32_t i;
+
+	/* fq leaf: limit 200, flow_limit 100 -> near from 37 queued; FIFO leaf from 137 */
+	sim_init(&m, two_leaves(200, 100, 0), 0, 0);
+	m.check_every = 1;
+	CHECK_EQ_I64(1, xtx_sched__absorbs(m.s));
+	for (i = 0; i < 36; i++)
+		CHECK_EQ_U64(1, sim_enq(&m, 1, i % 4, 64, 0, 1));
+	CHECK_EQ_I64(1, xtx_sched__absorbs(m.s));
+	CHECK_EQ_U64(1, sim_enq(&m, 1, 9, 64, 0, 1));		/* 37: 37 + 64 > 100 */
+	CHECK_EQ_I64(0, xtx_sched__absorbs(m.s));
+	CHECK_EQ_U64(1, sim_deq(&m, out, 1, &next));		/* back to 36 */
+	CHECK_EQ_I64(1, xtx_sched__absorbs(m.s));
+	CHECK_EQ_U64(136, sim_enq(&m, 2, 1, 64, 0, 136));
+	CHECK_EQ_I64(1, xtx_sched__absorbs(m.s));
+	CHECK_EQ_U64(1, sim_enq(&m, 2, 1, 64, 0, 1));		/* FIFO at 137 */
+	CHECK_EQ_I64(0, xtx_sched__absorbs(m.s));
+	while (sim_deq(&m, out, 64, &next))
+		;
+	CHECK_EQ_I64(1, xtx_sched__absorbs(m.s));
+	sim_finish(&m);
+
+	/* a flow limit below 64: never, even empty */
+	sim_init(&m, two_leaves(200, 63, 0), 0, 0);
+	m.check_every = 1;
+	CHECK_EQ_I64(0, xtx_sched__absorbs(m.s));
+	sim_finish(&m);
+	sim_init(&m, two_leaves(200, 64, 0), 0, 0);		/* 64: only while empty */
+	m.check_every = 1;
+	CHECK_EQ_I64(1, xtx_sched__absorbs(m.s));
+	CHECK_EQ_U64(1, sim_enq(&m, 1, 1, 64, 0, 1));
+	CHECK_EQ_I64(0, xtx_sched__absorbs(m.s));
+	sim_finish(&m);
+
+	/* the pool: 100 packets, absorbs while 64 are free */
+	sim_init(&m, two_leaves(1000, 1000, 0), 100, 0);
+	m.check_every = 1;
+	CHECK_EQ_U64(36, sim_enq(&m, 2, 1, 64, 0, 36));
+	CHECK_EQ_I64(1, xtx_sched__absorbs(m.s));
+	CHECK_EQ_U64(1, sim_enq(&m, 2, 1, 64, 0, 1));
+	CHECK_EQ_I64(0, xtx_sched__absorbs(m.s));
+	sim_finish(&m);
+
+	/* purge passes every crossing back down */
+	sim_init(&m, two_leaves(200, 100, 0), 0, 0);
+	m.check_every = 1;
+	CHECK_EQ_U64(90, sim_enq(&m, 1, 3, 64, 0, 90));
+	CHECK_EQ_U64(150, sim_enq(&m, 2, 3, 64, 0, 150));
+	CHECK_EQ_I64(0, xtx_sched__absorbs(m.s));
+	while ((i = xtx_sched__purge(m.s, out, 7)) > 0)
+		for (uint32_t k = 0; k < i; k++) {
+			led_back(&m, &out[k]);
+			m.inq[m.cls_of[out[k].addr]]--;
+		}
+	CHECK_EQ_I64(1, xtx_sched__absorbs(m.s));
+	sim_finish(&m);
+}
+
 int main(void)
 {
+	test_absorbs();
 	test_limits();
 	test_no_class();
 	test_no_bufs();

@@ -15,6 +15,7 @@
 #define XTX_HEADROOM		64	/* bytes before each packet; the EDT lives at -8 */
 #define XTX_PROD_CACHE		(2 * XTX_BATCH)
 #define XTX_IDLE_POLL_NS	50000	/* dequeuer polls this long before sleeping */
+#define XTX_DEQ_BACKLOG		1024	/* a full stage moves into the scheduler up to this */
 #define XTX_RX_BATCH		64	/* bound of every receive worker step */
 #define XTX_BUSY_POLL_US	20	/* SO_BUSY_POLL of the sockets with busy_poll: how long a
 					 * sendto()/poll() polls NAPI (the kernel's xdpsock

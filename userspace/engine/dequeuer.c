@@ -6,6 +6,7 @@
  *   1. take up to a batch from the stage (round robin over producers' lanes); with
  *      opts.intake_batches > 1, more batches while the stage keeps them full, so that
  *      overload reaches the scheduler and is dropped by class rather than at the stage;
+ *      and one more while the scheduler is short of a backlog (intake_more());
  *   2. enqueue it into the scheduler (refused frames are recycled; the scheduler counts
  *      them per class and reason);
  *   3. reap completions: frames back to the free pool, a batch at a time;
@@ -13,11 +14,12 @@
  *      descriptors in one reserve/submit (txring.h);
  *   5. kick the kernel with sendto() only if it set need_wakeup on the TX ring (a
  *      user-space device: run it).
- * When a step moved nothing, the thread sleeps on the stage's futex until a producer rings
- * or the scheduler's next departure time (busy_poll: spins instead). While the kernel still
- * has unread TX descriptors and asks for a wake-up it kicks again at once (copy mode sends
- * at most 32 frames per sendto); while it only awaits completions it naps 20 us at a time,
- * so a stuck link cannot make it spin.
+ * When a step moved nothing, the thread polls (sched_yield) for XTX_IDLE_POLL_NS since its
+ * last work, then sleeps on the stage's futex until a producer rings or the scheduler's
+ * next departure time (busy_poll: spins instead). While the kernel still has unread TX
+ * descriptors and asks for a wake-up it kicks again at once (copy mode sends at most 32
+ * frames per sendto); once the poll is over and it only awaits completions it naps 20 us
+ * at a time, so a stuck link cannot make it spin.
  *
  * Shutdown (ctl->stop): keep going until stage, scheduler and TX ring are empty; at the
  * drain deadline (or at once with drop) stop sending and purge what is queued, counting it.
@@ -239,17 +241,32 @@ static void publish_room(struct xtx_dequeuer *q)
 		wake_stage_room(q);
 }
 
-/* Steps 1 and 2 over one batch, or up to intake_batches while the stage keeps them
- * full. Producers waiting for stage space are woken once wake_descs were taken since the
- * last wake, or when the stage ran empty after some were (room.h). Returns how many were
- * taken. */
+_Static_assert(XTX_DEQ_BATCH <= XTX_SCHED_ABSORB, "a batch the scheduler can absorb");
+
+/* One more batch than intake_batches while the stage is full, if the scheduler holds
+ * less than XTX_DEQ_BACKLOG and can take a batch without meeting a limit: a dequeuer
+ * that falls behind keeps its backlog in the scheduler, where priority and fairness
+ * decide and leaves hold more than one packet each (a leaf that empties after every
+ * packet costs an HTB activation per packet), not in the stage's FIFO. Never a drop
+ * that intake_batches alone would not make. */
+static inline int intake_more(const struct xtx_dequeuer *q, unsigned b)
+{
+	return b == q->intake && xtx_sched__qlen(q->sched) < XTX_DEQ_BACKLOG &&
+	       xtx_sched__absorbs(q->sched);
+}
+
+/* Steps 1 and 2 over one batch, or up to intake_batches (and intake_more()) while the
+ * stage keeps them full. Producers waiting for stage space are woken once wake_descs
+ * were taken since the last wake, or when the stage ran empty after some were (room.h).
+ * Returns how many were taken. */
 static XTX_INTAKE_INLINE unsigned
 intake_batches(struct xtx_dequeuer *q, struct xtx_desc *in, struct xtx_desc *drops,
 	       uint64_t *txt, uint64_t now, int dropping)
 {
 	unsigned n = 0;
 
-	for (unsigned b = 0, got = XTX_DEQ_BATCH; b < q->intake && got == XTX_DEQ_BATCH; b++) {
+	for (unsigned b = 0, got = XTX_DEQ_BATCH;
+	     got == XTX_DEQ_BATCH && (b < q->intake || intake_more(q, b)); b++) {
 		got = intake(q, in, drops, txt, now, dropping);
 		n += got;
 		q->since_wake += got;

@@ -69,7 +69,7 @@ static unsigned log2_u32(uint32_t v)	/* v a power of two */
 
 /* Byte offsets of each array in the one allocation. */
 struct layout {
-	size_t cls, leaves, feeds, words, members, cls_leaf, dlist, room_chg, wq, fh, hmap, pool,
+	size_t cls, leaves, feeds, words, members, cls_leaf, dlist, room_chg, near_list, wq, fh, hmap, pool,
 	       flows, codel, dropped, total;
 };
 
@@ -88,6 +88,7 @@ static int make_layout(struct layout *lo, uint32_t ncls, uint32_t nleaves, uint3
 	PLACE(cls_leaf, (size_t)ncls * sizeof(uint32_t));
 	PLACE(dlist, (size_t)ncls * sizeof(uint32_t));
 	PLACE(room_chg, (size_t)(nleaves ? nleaves : 1) * sizeof(uint32_t));
+	PLACE(near_list, (size_t)(nleaves ? nleaves : 1) * sizeof(uint32_t));
 	PLACE(wq, (size_t)ncls * sizeof(struct _xtx_wev));
 	PLACE(fh, (size_t)fh_cap * sizeof(struct _xtx_fev));
 	PLACE(hmap, (size_t)ncls * sizeof(struct _xtx_hmap));
@@ -250,6 +251,7 @@ static void place_arrays(struct xtx_sched *s, const struct layout *lo, char *bas
 	s->cls_leaf = (uint32_t *)(base + lo->cls_leaf);
 	s->dlist = (uint32_t *)(base + lo->dlist);
 	s->room_chg = (uint32_t *)(base + lo->room_chg);
+	s->near_list = (uint32_t *)(base + lo->near_list);
 	s->wq = (struct _xtx_wev *)(base + lo->wq);
 	s->fh = (struct _xtx_fev *)(base + lo->fh);
 	s->hmap = (struct _xtx_hmap *)(base + lo->hmap);
@@ -294,6 +296,8 @@ static uint32_t init_leaf(struct xtx_sched *s, uint32_t i, uint32_t li,
 	L->flow_limit = co->fq ? co->flow_limit : co->limit;
 	if (L->flow_limit > _XTX_QLEN_MAX)
 		L->flow_limit = _XTX_QLEN_MAX;
+	if (_xtx_leaf_cap(L) < XTX_SCHED_ABSORB)	/* near a limit for good */
+		s->near_fixed++;
 	/* sch_fq clamps its quantum to [256, 1 << 20]; a FIFO's single flow needs no DRR,
 	 * so it rotates rarely. */
 	if (co->fq)
@@ -535,6 +539,21 @@ uint32_t xtx_sched__qlen(const struct xtx_sched *s)
 	return s->qlen;
 }
 
+int xtx_sched__absorbs(struct xtx_sched *s)
+{
+	if (s->near_fixed || s->npool - s->qlen < XTX_SCHED_ABSORB)
+		return 0;
+	while (s->nnear) {	/* prune from the top: each listing is popped once */
+		struct _xtx_leaf *L = &s->leaves[s->near_list[s->nnear - 1]];
+
+		if (L->qlen >= _xtx_leaf_near_at(L))
+			return 0;
+		L->near_listed = 0;
+		s->nnear--;
+	}
+	return 1;
+}
+
 unsigned xtx_sched__class_count(const struct xtx_sched *s)
 {
 	return s->ncls;
@@ -676,6 +695,7 @@ out:
 int _xtx_sched__check(const struct xtx_sched *s, char *err, size_t errlen)
 {
 	uint64_t total_q = 0, free_n = 0, row_mask = 0;
+	uint32_t nflagged = 0, fixed = 0;
 	uint32_t i, x;
 	int rc = 0;
 
@@ -840,9 +860,23 @@ int _xtx_sched__check(const struct xtx_sched *s, char *err, size_t errlen)
 			FAIL("leaf %u: nready %u but activity %#x", i, L->nready,
 			     s->cls[L->cls].prio_activity);
 		total_q += q;
+		if (_xtx_leaf_cap(L) < XTX_SCHED_ABSORB)
+			fixed++;
+		else if (L->qlen >= _xtx_leaf_near_at(L) && !L->near_listed)
+			FAIL("leaf %u: qlen %u near its cap %u, not listed", i, L->qlen,
+			     _xtx_leaf_cap(L));
+		nflagged += L->near_listed;
 	}
 	if (total_q != s->qlen)
 		FAIL("qlen %u, leaves hold %llu", s->qlen, (unsigned long long)total_q);
+	if (fixed != s->near_fixed)
+		FAIL("%u leaves with a cap below %u, counted %u", fixed, XTX_SCHED_ABSORB,
+		     s->near_fixed);
+	if (nflagged != s->nnear)
+		FAIL("%u leaves flagged near, %u listed", nflagged, s->nnear);
+	for (i = 0; i < s->nnear; i++)
+		if (s->near_list[i] >= s->nleaves || !s->leaves[s->near_list[i]].near_listed)
+			FAIL("near list entry %u: leaf %u not flagged", i, s->near_list[i]);
 
 	/* Flow heap entries: waiting flows, each once. */
 	for (i = 0; i < s->fh_n; i++) {

@@ -205,6 +205,10 @@ static inline unsigned enqueue_one(struct xtx_sched *s, struct _xtx_leaf *L, str
 	p->next = _XTX_NIL;
 	L->qlen++;
 	s->qlen++;
+	if (__builtin_expect(L->qlen == _xtx_leaf_near_at(L), 0) && !L->near_listed) {
+		L->near_listed = 1;
+		s->near_list[s->nnear++] = (uint32_t)(L - s->leaves);
+	}
 	if (__builtin_expect(slow, 0))
 		_xtx_slow_enq(s, L, (uint32_t)(f - L->flows), p, d->len, now);
 

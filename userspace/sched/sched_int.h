@@ -228,7 +228,8 @@ struct _xtx_leaf {
 	uint64_t enq_pkts, enq_bytes;	/* accepted (the class's counters) */
 	uint32_t nflows;	/* slots, power of two */
 	uint8_t fq;
-	uint8_t _pad[3];
+	uint8_t near_listed;	/* 1: in s->near_list (see _xtx_leaf_near_at) */
+	uint8_t _pad[2];
 	uint64_t collisions;	/* packets that joined a slot busy with another hash */
 	uint64_t pace_clamped;	/* pacing delays clamped to 1 s (sch_fq pkts_too_long) */
 	struct _xtx_codel *cv;	/* CoDel: per flow slot; NULL without */
@@ -255,6 +256,23 @@ struct _xtx_leaf {
 } __attribute__((aligned(64)));
 
 _Static_assert(sizeof(struct _xtx_leaf) == 192, "leaf layout: 3 cache lines");
+
+/* What xtx_sched__absorbs() needs: the leaves whose qlen may be within XTX_SCHED_ABSORB
+ * of their cap (limit, or flow_limit if lower: a flow holds at most the leaf's qlen).
+ * Enqueue lists a leaf in s->near_list when its qlen reaches _xtx_leaf_near_at(); the
+ * list is pruned from its top by absorbs(), not at dequeue, so the dequeue path does no
+ * work for it. Every leaf with qlen >= near_at is listed; a listed one may have fallen
+ * below. A leaf whose cap is below XTX_SCHED_ABSORB is near for good (s->near_fixed);
+ * its near_at (0, or wrapped) is never met after an increment. */
+static inline uint32_t _xtx_leaf_cap(const struct _xtx_leaf *L)
+{
+	return L->limit < L->flow_limit ? L->limit : L->flow_limit;
+}
+
+static inline uint32_t _xtx_leaf_near_at(const struct _xtx_leaf *L)
+{
+	return _xtx_leaf_cap(L) - (XTX_SCHED_ABSORB - 1);
+}
 
 /* A queued descriptor. 32 bytes; free nodes are chained through `next`. */
 struct _xtx_pkt {
@@ -389,6 +407,9 @@ struct xtx_sched {
 	uint32_t dn;			/* entries in dlist (<= ncls) */
 	uint32_t *room_chg;		/* leaves whose room_full changed, not yet taken */
 	uint32_t nroom_chg;		/* entries in room_chg (<= nleaves) */
+	uint32_t *near_list;		/* leaves that reached near_at (_xtx_leaf_near_at) */
+	uint32_t nnear;			/* entries in near_list (<= nleaves) */
+	uint32_t near_fixed;		/* leaves whose cap is below XTX_SCHED_ABSORB */
 	bool no_defer;			/* test hook: charge every packet in full */
 	bool small;			/* everything fits a core's cache: no prefetching */
 	struct _xtx_oset row[_XTX_MAXDEPTH][_XTX_NUMPRIO];	/* sch_htb's self feeds */
