@@ -6,9 +6,13 @@
 #   no_ipc_lock     without CAP_IPC_LOCK it fails and says what to do;
 #   no_net_raw      without CAP_NET_RAW it fails and names CAP_NET_RAW;
 #   running_caps    once running it holds no capability at all (CapEff/CapPrm in
-#                   /proc/PID/status).
+#                   /proc/PID/status);
+#   null_unprivileged  the null device needs nothing: as user nobody with every
+#                   capability dropped (setpriv), xtx-send --dev null sends and counts every
+#                   frame, and stress_null passes in the release, ASan and TSan builds.
 . "$(dirname "$0")/../lib/net.sh"
-ALL_TESTS="test_two_caps test_no_ipc_lock test_no_net_raw test_running_caps"
+ALL_TESTS="test_two_caps test_no_ipc_lock test_no_net_raw test_running_caps
+           test_null_unprivileged"
 # capsh is libcap2-bin, one of tools/deps.sh's packages: without it the test fails.
 [ "$(id -u)" = 0 ] || { echo "skip: needs root (namespaces, AF_XDP)"; exit 77; }
 command -v capsh >/dev/null || {
@@ -59,6 +63,31 @@ test_running_caps() {
   kill -INT $pid; wait $pid
   echo "running sender: CapEff $eff CapPrm $prm"
   [ "$eff" = 0000000000000000 ] && [ "$prm" = 0000000000000000 ] || fail "capabilities kept after setup"
+}
+
+
+# Nobody, no capability, in the test's own namespace (the null device sends nothing).
+nobody() {
+  in_tx setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+    --bounding-set=-all "$@"
+}
+test_null_unprivileged() {
+  local u v
+  u=$(nobody id -u) || { fail "setpriv to nobody failed"; return; }
+  [ "$u" != 0 ] || { fail "setpriv left uid 0"; return; }
+  nobody $BIN/xtx-send --dev null --dst-ip 198.18.0.2 --queues 2 --producers 2 --flows 8 \
+    --count 200000 --json > $TMPD/null.json 2>$TMPD/null.err ||
+    { cat $TMPD/null.err; fail "xtx-send --dev null as uid $u failed"; return; }
+  echo "uid $u, no capabilities: xtx-send --dev null sent $(jget $TMPD/null.json .sent_pkts)," \
+       "unaccounted $(jget $TMPD/null.json .unaccounted_pkts)"
+  [ "$(jget $TMPD/null.json .sent_pkts)" = 200000 ] || fail "sent $(jget $TMPD/null.json .sent_pkts) of 200000"
+  [ "$(jget $TMPD/null.json .unaccounted_pkts)" = 0 ] || fail "frames unaccounted"
+  for v in release asan tsan; do
+    [ -x build/$v/tests/stress/stress_null ] || { fail "build/$v/tests/stress/stress_null not built"; continue; }
+    nobody build/$v/tests/stress/stress_null > $TMPD/sn-$v.out 2>&1 ||
+      { tail -5 $TMPD/sn-$v.out; fail "stress_null [$v] as uid $u failed"; continue; }
+    echo "stress_null [$v] as uid $u: $(tail -1 $TMPD/sn-$v.out)"
+  done
 }
 
 net_run_tests
