@@ -66,6 +66,9 @@ static void reap(struct xtx_dequeuer *q, uint64_t now)
 	uint32_t idx = 0, n;
 
 	xtx_txring__poll(&q->ring, now);
+	/* The device's progress, not what this reap takes: after a stall it gave back more
+	 * than a batch, and the limit must see it (dql.h). */
+	xtx_dql__completed(&q->dql, xtx_txring__comp_new(&q->ring));
 	n = xtx_txring__comp_peek(&q->ring, XTX_DEQ_BATCH, &idx);
 
 	for (uint32_t i = 0; i < n; i++)
@@ -73,7 +76,6 @@ static void reap(struct xtx_dequeuer *q, uint64_t now)
 	if (n) {
 		xtx_txring__comp_release(&q->ring, n);
 		CTR_ADD(q->ctr.completed, n);
-		xtx_dql__completed(&q->dql, n);
 	}
 }
 

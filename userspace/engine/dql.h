@@ -10,7 +10,8 @@
  * Rules:
  * - transmit writes at most avail() = limit - outstanding; a transmit that filled the
  *   limit with more eligible right away marks it binding (limited()).
- * - completed() counts the completions reaped since the last look; look() (each
+ * - completed() counts what the device completed since the last look, reaped or not
+ *   (a reap takes a batch at most: after a stall the rest waits); look() (each
  *   transmit) takes that count as what the device drained between two looks.
  * - Grow: the limit was binding and the device drained half of it or more since: the
  *   next look may come too late, so the limit doubles (at most max). The device is not

@@ -563,6 +563,7 @@ static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
 			return rc;
 		if (!e->null)
 			q->deq.ring.fd = xsk_socket__fd(q->xsk);
+		xtx_txring__comp_start(&q->deq.ring);
 		q->deq.stage = xtx_mpsc__create(&mo);
 		q->deq.sched = xtx_sched__create(e->cfg, &so, xtx_now_ns(), cerr, sizeof(cerr));
 		q->deq.snap = calloc(e->ncls * SNAP_WORDS, sizeof(*q->deq.snap));

@@ -31,6 +31,7 @@ struct xtx_txring {
 	int fd;				/* the AF_XDP socket (kernel device) */
 	struct xtx_nulldev *null;	/* NULL: the kernel; else run instead of sendto() */
 	uint64_t outstanding;		/* written, not completed yet */
+	uint32_t comp_seen;		/* the completion ring's producer index, last read */
 };
 
 /* Room in the TX ring for up to max descriptors. */
@@ -73,6 +74,26 @@ static inline uint32_t xtx_txring__comp_peek(struct xtx_txring *t, uint32_t max,
 static inline uint64_t xtx_txring__comp_addr(const struct xtx_txring *t, uint32_t idx)
 {
 	return *xsk_ring_cons__comp_addr(&t->comp, idx);
+}
+
+/* Completions the device produced since the last call (or xtx_txring__comp_start()),
+ * reaped or not: how far it got, which a reap of at most a batch does not show after a
+ * stall. */
+static inline uint32_t xtx_txring__comp_new(struct xtx_txring *t)
+{
+	/* Relaxed: a count; the entries themselves are read after peek's acquire load of
+	 * the same index (pairs with the device's release store of it). */
+	uint32_t p = __atomic_load_n(t->comp.producer, __ATOMIC_RELAXED), n = p - t->comp_seen;
+
+	t->comp_seen = p;
+	return n;
+}
+
+/* Once the rings exist, before the first completion can come. */
+static inline void xtx_txring__comp_start(struct xtx_txring *t)
+{
+	/* Relaxed: nothing was produced yet; the owner's thread starts later. */
+	t->comp_seen = __atomic_load_n(t->comp.producer, __ATOMIC_RELAXED);
 }
 
 static inline void xtx_txring__comp_release(struct xtx_txring *t, uint32_t n)
