@@ -221,6 +221,21 @@ static void test_purge_waiting(void)
 	sim_finish(&m);
 }
 
+/* absorbs() holds with `below` packets queued in class cls, and not with one more. */
+static void absorbs_edge(struct xtx_sched_config *cfg, uint32_t pool, uint16_t cls,
+			 unsigned below)
+{
+	struct sim m;
+
+	sim_init(&m, cfg, pool, 0);
+	m.check_every = 1;
+	CHECK_EQ_U64(below, sim_enq(&m, cls, 1, 64, 0, below));
+	CHECK_EQ_I64(1, xtx_sched__absorbs(m.s));
+	CHECK_EQ_U64(1, sim_enq(&m, cls, 1, 64, 0, 1));
+	CHECK_EQ_I64(0, xtx_sched__absorbs(m.s));
+	sim_finish(&m);
+}
+
 /* xtx_sched__absorbs(): 0 exactly while XTX_SCHED_ABSORB (64) more packets could meet a
  * leaf's limit or flow_limit, or exhaust the pool; the checker recounts s->near after
  * every operation (check_every = 1). */
@@ -256,23 +271,10 @@ static void test_absorbs(void)
 	m.check_every = 1;
 	CHECK_EQ_I64(0, xtx_sched__absorbs(m.s));
 	sim_finish(&m);
-	sim_init(&m, two_leaves(200, 64, 0), 0, 0);		/* 64: only while empty */
-	m.check_every = 1;
-	CHECK_EQ_I64(1, xtx_sched__absorbs(m.s));
-	CHECK_EQ_U64(1, sim_enq(&m, 1, 1, 64, 0, 1));
-	CHECK_EQ_I64(0, xtx_sched__absorbs(m.s));
-	sim_finish(&m);
+	absorbs_edge(two_leaves(200, 64, 0), 0, 1, 0);		/* 64: only while empty */
+	absorbs_edge(two_leaves(1000, 1000, 0), 100, 2, 36);	/* pool of 100: 64 free */
 
-	/* the pool: 100 packets, absorbs while 64 are free */
-	sim_init(&m, two_leaves(1000, 1000, 0), 100, 0);
-	m.check_every = 1;
-	CHECK_EQ_U64(36, sim_enq(&m, 2, 1, 64, 0, 36));
-	CHECK_EQ_I64(1, xtx_sched__absorbs(m.s));
-	CHECK_EQ_U64(1, sim_enq(&m, 2, 1, 64, 0, 1));
-	CHECK_EQ_I64(0, xtx_sched__absorbs(m.s));
-	sim_finish(&m);
-
-	/* purge passes every crossing back down */
+	/* after a purge absorbs() prunes the list: it absorbs again */
 	sim_init(&m, two_leaves(200, 100, 0), 0, 0);
 	m.check_every = 1;
 	CHECK_EQ_U64(90, sim_enq(&m, 1, 3, 64, 0, 90));
