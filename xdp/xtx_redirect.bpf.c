@@ -605,24 +605,32 @@ static __always_inline int police(__u32 cls, __u32 hash, __u64 len)
 
 	if (!cfg_police || !wp || !a)
 		return 0;
+	/* A plain (relaxed) load of the dequeuer's relaxed store of the word
+	 * (xtx_room_publish()): a hint, one event stale at most. */
 	w = *(volatile __u64 *)wp;
 	quota = XTX_ROOM_Q(w);
 	if (!XTX_ROOM_FULL(w)) {
 		if (quota == XTX_ROOM_UNIT_MAX)
 			return 0;		/* no target: no limit */
-		ver = a->ver;		/* before the clock: a later restart is not stale */
+		/* Plain load; the CAS below checks it. Before the clock: a later restart
+		 * is not stale. */
+		ver = a->ver;
 		now = bpf_ktime_get_ns();
 		tv = XTX_RD_ADMIT_T(ver);
 		nv = XTX_RD_ADMIT_VER(XTX_ROOM_GEN(w), now);
 		if ((XTX_RD_ADMIT_GEN(ver) != XTX_ROOM_GEN(w) ||
 		     (now > tv && now - tv > cfg_stale_ns)) &&
+		    /* Full barrier (BPF's __sync CAS), pairs with the other CPUs' CAS of
+		     * the same word: one of them restarts this count. */
 		    __sync_val_compare_and_swap(&a->ver, ver, nv) == ver) {
-			a->used = wire;
+			a->used = wire;	/* plain: racing adds may be lost (see above) */
 			return 0;
 		}
 		/* twice the producers' quota (half the budget): the backlog grows to the
 		 * budget, where the word's full flag stops it, instead of walking at the
 		 * level it had (and sometimes to empty, handing the class's turn away) */
+		/* Full barrier (BPF's __sync add), pairs with the other CPUs' adds to and
+		 * the restarting CPU's store of `used`. */
 		if (__sync_fetch_and_add(&a->used, wire) + wire <= 2ull * quota * XTX_ROOM_UNIT)
 			return 0;
 	}

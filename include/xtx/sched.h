@@ -323,6 +323,7 @@ uint32_t xtx_sched__qlen(const struct xtx_sched *s);
  * stage is full) takes more only then, so taking more never drops at a limit. */
 #define XTX_SCHED_ABSORB	64u
 int xtx_sched__absorbs(struct xtx_sched *s);
+
 /* Class index of a handle (same as the config's), or -ENOENT. */
 int xtx_sched__class_index(const struct xtx_sched *s, uint32_t handle);
 unsigned xtx_sched__class_count(const struct xtx_sched *s);

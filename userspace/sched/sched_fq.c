@@ -156,7 +156,6 @@ static inline uint32_t flow_age(uint64_t now)
 					 * by unsigned difference */
 }
 
-
 static void detach(struct _xtx_leaf *L, struct _xtx_flow *f, uint64_t now)
 {
 	f->state = _XTX_FLOW_DETACHED;

@@ -458,7 +458,6 @@ static int value_size(const struct parser *p, size_t *pos, const struct tok *kw,
 	return 0;
 }
 
-/* A time in ns after kw; "off" and 0 give XTX_TARGET_OFF. At most 1 hour. */
 /* Token v as a time of at most _XTX_TIME_MAX; the error names expect. */
 static int time_tok(const struct parser *p, const struct tok *v, const char *expect,
 		    uint64_t *out)
@@ -469,6 +468,7 @@ static int time_tok(const struct parser *p, const struct tok *v, const char *exp
 	return rc == NUM_OK ? 0 : num_err(p, v, rc, expect, "3600s");
 }
 
+/* A time in ns after kw; "off" and 0 give XTX_TARGET_OFF. At most 1 hour. */
 static int value_target(const struct parser *p, size_t *pos, const struct tok *kw,
 			uint64_t *out)
 {
