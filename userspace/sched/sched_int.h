@@ -334,9 +334,11 @@ struct _xtx_shclass {
 				 * weight) and still take: half a slice */
 	int64_t patience;	/* ns a blocked queue's ask counts (a stalled one's expires) */
 	int64_t burst;		/* bytes of the rate bucket: the most a queue's vt lags */
-} __attribute__((aligned(64)));
+} __attribute__((aligned(128)));
 
-_Static_assert(sizeof(struct _xtx_shclass) == 128, "shared class: two cache lines");
+/* A 128-byte pair of its own: the queues that CAS one class's tat never pull in another
+ * class's (the adjacent-line prefetcher, struct _xtx_shq). */
+_Static_assert(sizeof(struct _xtx_shclass) == 128, "shared class: a pair of cache lines");
 
 /* How the queues share what a device-wide class has to give while more than one is
  * short of it: one queue's view of the class, written only by that queue's scheduler at
@@ -357,10 +359,12 @@ struct _xtx_shq {
 	_Atomic uint32_t w;	/* weight of its demand now; 0: none */
 	_Atomic uint32_t bprio;	/* rank of that demand: 1 + prio (sched_htb.c) */
 	_Atomic uint64_t seen;	/* now of its last publish with w > 0; 0: never */
-} __attribute__((aligned(64)));
+} __attribute__((aligned(128)));
 
-/* One per cache line: a queue's takes write only its own views' lines. */
-_Static_assert(sizeof(struct _xtx_shq) == 64, "queue view: one cache line");
+/* One per 128-byte pair of cache lines: a queue's takes write only its own views' lines,
+ * and no view shares a pair with another, as x86's adjacent-line prefetcher moves lines
+ * between cores in pairs (struct _xtx_shclass is a pair for the same reason). */
+_Static_assert(sizeof(struct _xtx_shq) == 128, "queue view: a pair of cache lines");
 
 struct xtx_sched_shared {
 	struct _xtx_shclass *cls;	/* [class index] */
