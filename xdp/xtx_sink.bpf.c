@@ -46,6 +46,7 @@ const volatile __u16 cfg_port_lo = 0;
 const volatile __u16 cfg_port_hi = 65535;
 const volatile __u32 cfg_action = XDP_DROP;	/* verdict for matched frames */
 const volatile __u32 cfg_ngroups = 0;		/* --delay-group: port ranges */
+const volatile __u32 cfg_group_mod = 0;		/* --delay-mod M: group (port - lo) % M */
 const volatile __u16 cfg_group_lo[XTX_SINK_DELAY_GROUPS] = { 0 };
 const volatile __u16 cfg_group_hi[XTX_SINK_DELAY_GROUPS] = { 0 };
 
@@ -184,10 +185,15 @@ static __always_inline void delay_add(__u32 idx, __u64 tstamp, __u64 now)
 }
 
 /* Into the histogram of every matched frame, and into its port's group's if it has one
- * (groups do not overlap: the loader checks). */
+ * (groups do not overlap: the loader checks; with cfg_group_mod every matched port has
+ * one, and there are no ranges). Precondition: port >= cfg_port_lo (matched). */
 static __always_inline void record_delay(__u32 port, __u64 tstamp, __u64 now)
 {
 	delay_add(0, tstamp, now);
+	if (cfg_group_mod) {
+		delay_add((port - cfg_port_lo) % cfg_group_mod + 1, tstamp, now);
+		return;
+	}
 	for (__u32 g = 0; g < XTX_SINK_DELAY_GROUPS; g++) {
 		if (g >= cfg_ngroups)
 			break;

@@ -11,7 +11,9 @@
  *   flows       array [65536] of struct xtx_sink_flow (shared, bpf_spin_lock), index = port
  *   delay       per-CPU array [1 + XTX_SINK_DELAY_GROUPS] of struct xtx_sink_delay:
  *               entry 0 every matched frame, entry g + 1 those whose port is in
- *               [cfg_group_lo[g], cfg_group_hi[g]] (xtx-sink --delay-group)
+ *               [cfg_group_lo[g], cfg_group_hi[g]] (xtx-sink --delay-group), or with
+ *               cfg_group_mod M > 0 those with (port - cfg_port_lo) % M == g
+ *               (--delay-mod)
  *   span        per-CPU array [1] of struct xtx_sink_span
  *
  * Bytes are the frame length as XDP sees it: Ethernet header to the end of the frame,

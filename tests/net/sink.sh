@@ -18,11 +18,15 @@
 #                  exit 0, full JSON, detached.
 #   sigkill        the program stays attached; the next run removes it and detaches itself.
 #   skb_pass       --skb-mode --pass: generic XDP while running, the stack sees every frame.
+#   delay_mod      --delay-mod 3 on --ports 40000-40009: each group's ports, step and
+#                  delay samples (timestamped frames to 40000 and 40003: group 0, 40004:
+#                  group 1; unstamped to 40002: group 2 counts none); the groups' samples
+#                  add up to all of them.
 # Exit 0 pass, 77 skip (not root, no bash /dev/udp), 1 fail.
 # The bash -c scripts below get their values as arguments, hence single quotes:
 # shellcheck disable=SC2016
 . "$(dirname "$0")/../lib/net.sh"
-ALL_TESTS="test_duration_drop test_sigint test_sigterm test_sigkill test_skb_pass"
+ALL_TESTS="test_duration_drop test_sigint test_sigterm test_sigkill test_skb_pass test_delay_mod"
 [ "$(id -u)" = 0 ] || { echo "skip: needs root (network namespaces, XDP)"; exit 77; }
 command -v ip >/dev/null || { echo "skip: iproute2 not installed"; exit 77; }
 bash -c 'exec 3>/dev/udp/127.0.0.1/9' 2>/dev/null || { echo "skip: this bash has no /dev/udp"; exit 77; }
@@ -245,6 +249,22 @@ test_skb_pass() {
 	nop1=$(udp_noports)
 	[ $((nop1 - nop0)) = "$N2" ] || fail "skb --pass: UdpNoPorts grew by $((nop1 - nop0)), expected $N2"
 	echo "skb/pass: $(jq -c '{mode, action, pkts}' "$TMP/skb.json")"
+}
+
+# --- --delay-mod ----------------------------------------------------------------------------
+test_delay_mod() {
+	start_sink mod --ports 40000-40009 --delay-mod 3 --interval 0 || return
+	send 40000 "$TMP/f2"
+	send 40003 "$TMP/f2"
+	send 40004 "$TMP/f2"
+	send 40002 "$TMP/f0"
+	wait_sink mod INT || return
+	expect mod '[.pkts, .delay_ns.samples]' "[$((3 * N2 + N0)),$((3 * N2))]"
+	expect mod '[.delay_groups[] | [.port_lo, .port_hi, .step, .delay_ns.samples]]' \
+		"[[40000,40009,3,$((2 * N2))],[40001,40007,3,$N2],[40002,40008,3,0]]"
+	expect mod '.delay_groups[2].delay_ns.p50' null
+	expect mod '.delay_groups[0].delay_ns | (.p50 > 0 and .p50 <= .p99 and .min <= .p50)' true
+	echo "delay-mod: $(jq -c '[.delay_groups[] | {port_lo, step, samples: .delay_ns.samples}]' "$TMP/mod.json")"
 }
 
 net_run_tests

@@ -54,6 +54,7 @@ static int attach_mode(struct sink *s, enum xdp_attach_mode mode, char *why, siz
 	s->skel->rodata->cfg_port_hi = (__u16)s->opt.port_hi;
 	s->skel->rodata->cfg_action = s->opt.pass ? XDP_PASS : XDP_DROP;
 	s->skel->rodata->cfg_ngroups = s->opt.ngroups;
+	s->skel->rodata->cfg_group_mod = s->opt.group_mod;
 	for (unsigned g = 0; g < s->opt.ngroups; g++) {
 		s->skel->rodata->cfg_group_lo[g] = (__u16)s->opt.group_lo[g];
 		s->skel->rodata->cfg_group_hi[g] = (__u16)s->opt.group_hi[g];

@@ -44,7 +44,8 @@ static void usage(FILE *out)
 "\n"
 "SYNOPSIS\n"
 "    xtx-sink --dev IF [--netns NS] [--duration S] [--interval S] [--ports A-B]\n"
-"             [--delay-group A-B]... [--json] [--skb-mode] [--pass] [--ready-file F]\n"
+"             [--delay-group A-B]... [--delay-mod M] [--json] [--skb-mode] [--pass]\n"
+"             [--ready-file F]\n"
 "             [--verbose]\n"
 "\n"
 "DESCRIPTION\n"
@@ -90,6 +91,10 @@ static void usage(FILE *out)
 "                         ports (within --ports, in no other group) whose one-way\n"
 "                         delay also goes into a histogram of their own, e.g. one\n"
 "                         class's flows; repeatable, up to 8 groups\n"
+"        --delay-mod M    instead of --delay-group: M groups (2 to 8), group g\n"
+"                         holding the ports A + g, A + g + M, ... of --ports A-B:\n"
+"                         the leaves of a tree whose flow i (port A + i) is in leaf\n"
+"                         i mod M, as in xtx-send and xtx-compare\n"
 "    -j, --json           summary as one JSON object (see OUTPUT)\n"
 "    -S, --skb-mode       attach in skb (generic) mode only\n"
 "        --pass           give matched frames XDP_PASS instead of XDP_DROP\n"
@@ -113,8 +118,10 @@ static void usage(FILE *out)
 "    payload_pkts; in_order, out_of_order (= late + duplicates + old), late,\n"
 "    duplicates, old, gaps, gap_seqs (sums over ports); delay_ns {samples, negative\n"
 "    (stamped in the future, not in the histogram), p50, p99, p999, min, max, mean;\n"
-"    null without samples}; delay_groups [{port_lo, port_hi, delay_ns {as above}}],\n"
-"    one per --delay-group in the order given; other {CLASS: {pkts, bytes}} for every\n"
+"    null without samples}; delay_groups [{port_lo, port_hi, step, delay_ns {as\n"
+"    above}}], one per --delay-group in the order given (step 1) or per --delay-mod\n"
+"    group in order of g (ports port_lo, port_lo + step, ... port_hi; step M);\n"
+"    other {CLASS: {pkts, bytes}} for every\n"
 "    class but matched;\n"
 "    per_port [{port, pkts, bytes, in_order, out_of_order, late, duplicates, old,\n"
 "    gaps, gap_seqs, next_seq}] for every port in range with packets, ascending.\n"
@@ -170,9 +177,23 @@ static void parse_group(const char *arg, struct sink_opts *o)
 	o->ngroups++;
 }
 
-/* After all options: every group inside --ports, no port in two groups. */
-static void check_groups(const struct sink_opts *o)
+/* After all options: every group inside --ports, no port in two groups; --delay-mod's
+ * groups made from --ports. */
+static void check_groups(struct sink_opts *o)
 {
+	if (o->group_mod) {
+		if (o->ngroups)
+			cli_die_usage("--delay-mod and --delay-group: give one of them");
+		if (o->port_hi - o->port_lo + 1 < o->group_mod)
+			cli_die_usage("--delay-mod %u: --ports %u-%u has fewer ports than groups",
+				      o->group_mod, o->port_lo, o->port_hi);
+		o->ngroups = o->group_mod;
+		for (unsigned g = 0; g < o->ngroups; g++) {
+			o->group_lo[g] = o->port_lo + g;
+			o->group_hi[g] = o->port_hi - (o->port_hi - o->group_lo[g]) % o->group_mod;
+		}
+		return;
+	}
 	for (unsigned g = 0; g < o->ngroups; g++) {
 		if (o->group_lo[g] < o->port_lo || o->group_hi[g] > o->port_hi)
 			cli_die_usage("--delay-group %u-%u: outside --ports %u-%u (only matched "
@@ -189,7 +210,7 @@ static void check_groups(const struct sink_opts *o)
 static void parse_args(int argc, char **argv, struct sink_opts *o)
 {
 	cli_set_prog("xtx-sink");
-	enum { OPT_PASS = 256, OPT_GROUP };
+	enum { OPT_PASS = 256, OPT_GROUP, OPT_MOD };
 	static const struct option longopts[] = {
 		{ "dev", required_argument, NULL, 'd' },
 		{ "netns", required_argument, NULL, 'n' },
@@ -200,6 +221,7 @@ static void parse_args(int argc, char **argv, struct sink_opts *o)
 		{ "skb-mode", no_argument, NULL, 'S' },
 		{ "pass", no_argument, NULL, OPT_PASS },
 		{ "delay-group", required_argument, NULL, OPT_GROUP },
+		{ "delay-mod", required_argument, NULL, OPT_MOD },
 		{ "ready-file", required_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -220,6 +242,10 @@ static void parse_args(int argc, char **argv, struct sink_opts *o)
 		case 'S': o->skb_mode = true; break;
 		case OPT_PASS: o->pass = true; break;
 		case OPT_GROUP: parse_group(optarg, o); break;
+		case OPT_MOD:
+			o->group_mod = (unsigned)cli_parse_uint("--delay-mod", optarg, 2,
+								XTX_SINK_DELAY_GROUPS);
+			break;
 		case 'r': o->ready_file = optarg; break;
 		case 'v': o->verbose = true; break;
 		case 'h': usage(stdout); exit(0);

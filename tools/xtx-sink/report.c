@@ -273,16 +273,19 @@ static void print_text(const struct sink *s, double dur, const struct sink_snaps
 			"future\n", (uint64_t)d->negative);
 	for (unsigned g = 0; g < s->opt.ngroups; g++) {
 		const struct xtx_sink_delay *dg = &d[1 + g];
+		char step[24] = "";
 
+		if (s->opt.group_mod)
+			snprintf(step, sizeof(step), " every %u", s->opt.group_mod);
 		if (dg->samples)
-			fprintf(out, "    ports %u-%u: %" PRIu64 " samples: p50 %s  p99 %s  "
-				"p99.9 %s\n", s->opt.group_lo[g], s->opt.group_hi[g],
+			fprintf(out, "    ports %u-%u%s: %" PRIu64 " samples: p50 %s  p99 %s  "
+				"p99.9 %s\n", s->opt.group_lo[g], s->opt.group_hi[g], step,
 				(uint64_t)dg->samples, fmt_ns(quantile(dg, 0.5), a, sizeof(a)),
 				fmt_ns(quantile(dg, 0.99), b, sizeof(b)),
 				fmt_ns(quantile(dg, 0.999), c, sizeof(c)));
 		else
-			fprintf(out, "    ports %u-%u: no timestamped payloads\n",
-				s->opt.group_lo[g], s->opt.group_hi[g]);
+			fprintf(out, "    ports %u-%u%s: no timestamped payloads\n",
+				s->opt.group_lo[g], s->opt.group_hi[g], step);
 	}
 }
 
@@ -347,6 +350,7 @@ static void print_json(const struct sink *s, double dur, const struct sink_snaps
 		jsonw_start_object(&w);
 		jsonw_uint_field(&w, "port_lo", s->opt.group_lo[g]);
 		jsonw_uint_field(&w, "port_hi", s->opt.group_hi[g]);
+		jsonw_uint_field(&w, "step", s->opt.group_mod ? s->opt.group_mod : 1);
 		jsonw_name(&w, "delay_ns");
 		json_delay(&w, &d[1 + g]);
 		jsonw_end_object(&w);

@@ -24,7 +24,9 @@ struct sink_opts {
 	double duration_s;		/* 0: until SIGINT/SIGTERM */
 	double interval_s;		/* 0: no interval lines */
 	unsigned port_lo, port_hi;	/* matched UDP destination ports, inclusive */
-	unsigned ngroups;		/* --delay-group: port ranges with a histogram each */
+	unsigned ngroups;		/* delay groups, each with a histogram */
+	unsigned group_mod;		/* --delay-mod M: group g holds the ports p with
+					 * (p - port_lo) % M == g; 0: --delay-group ranges */
 	unsigned group_lo[XTX_SINK_DELAY_GROUPS], group_hi[XTX_SINK_DELAY_GROUPS];
 	bool json;
 	bool skb_mode;			/* skip native, attach in skb (generic) mode */
