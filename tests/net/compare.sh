@@ -7,7 +7,8 @@
 #                    in order per flow;
 #   default_mode     xtx-compare makes and removes its own testbed, every path: exit 0,
 #                    every path produced packets at the sink in every leaf class, with
-#                    one-way delays (128-byte stamped frames), the JSON has every documented
+#                    one-way delays (128-byte stamped frames), overall and per class (the
+#                    overall p50 between the classes'), the JSON has every documented
 #                    field, the table names every path, and the tool's testbed is gone
 #                    afterwards;
 #   mq_htb           kernel-mq-htb with --queues 2 (the tool's own 2-queue testbed): the
@@ -123,6 +124,15 @@ test_default_mode() {
     nodelay=$(jq -r '.results[] | select(.delay_us.p50.median == null or .delay_us.p99.median == null) | .path' $TMPD/a.json)
     [ -z "$nodelay" ] && ok "one-way delay p50/p99 reported for every path (stamped 128-byte frames)" ||
       fail "no delay figures for: $nodelay"
+    nodelay=$(jq -r '.results[] | select([.classes[] | .delay_us.p50.median, .delay_us.p99.median] | any(. == null)) | .path' $TMPD/a.json)
+    [ -z "$nodelay" ] && ok "one-way delay p50/p99 reported for every class of every path" ||
+      fail "no per-class delay figures for: $nodelay"
+    # The median of all flows lies between the classes' medians (same histogram buckets).
+    nodelay=$(jq -r '.runs[] | select(.ok) | select((.class_delay_ns | length) != 2 or
+      .delay_ns.p50 < ([.class_delay_ns[][0]] | min) or .delay_ns.p50 > ([.class_delay_ns[][0]] | max)) | .path' $TMPD/a.json)
+    [ -z "$nodelay" ] && ok "every run: the overall p50 between its two classes' p50s" ||
+      fail "per-class delays inconsistent with the overall one in: $nodelay"
+    grep -q "Per class one-way delay" $TMPD/a.out || fail "no per-class delay table"
     for p in "${ALL[@]}"; do
       grep -q "^$p " $TMPD/a.out || fail "table has no row for $p"
       grep -q "| $p |" $TMPD/a.md || fail "markdown table has no row for $p"

@@ -72,3 +72,9 @@ void av_sink(struct argv_buf *a, const char *bindir, const char *netns, const ch
 	av_opt(a, "--ports", "%u-%u", lo, hi);
 	av_opt(a, "--interval", "0");
 }
+
+void av_delay_mod(struct argv_buf *a, const struct tc_plan *p)
+{
+	if (p->nleaves >= 2 && p->nleaves <= CMP_DELAY_GROUPS)
+		av_opt(a, "--delay-mod", "%u", p->nleaves);
+}

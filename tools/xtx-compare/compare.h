@@ -150,6 +150,8 @@ struct meas {
 	double *flow_pkts, *flow_bytes;	/* per flow at the sink (opts.flows) */
 	double *leaf_pkts, *leaf_bytes;	/* per leaf (plan.nleaves) */
 	double *leaf_jain;
+	double *leaf_delay;		/* per leaf one-way delay p50, p99, p99.9 (ns),
+					 * [leaf * 3 + k]; NaN: not measured */
 	double *queue_leaf_pkts;	/* kernel-mq-htb: packets each queue's htb sent per
 					 * leaf, [q * nleaves + leaf], from tc -s at the end of
 					 * the send time (NaN: not read) */
@@ -266,6 +268,11 @@ void av_load(struct argv_buf *a, const struct opts *o, unsigned size, double dur
  * starts (netns NULL or "": this namespace). */
 void av_sink(struct argv_buf *a, const char *bindir, const char *netns, const char *dev,
 	     unsigned lo, unsigned hi);
+/* --delay-mod L for a local sink of a tree of L leaves, 2 <= L <= CMP_DELAY_GROUPS: flow i
+ * (port base + i) is in leaf i mod L, so group l of the sink's delays is leaf l's. With
+ * one leaf its delay is the sink's overall one; above CMP_DELAY_GROUPS none per leaf. */
+#define CMP_DELAY_GROUPS	8	/* xtx-sink's most (XTX_SINK_DELAY_GROUPS) */
+void av_delay_mod(struct argv_buf *a, const struct tc_plan *p);
 /* The program's name (argument 0 without its directory), for messages. */
 static inline const char *av_prog(const struct argv_buf *a)
 {

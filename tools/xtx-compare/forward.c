@@ -250,6 +250,7 @@ static int sink_run(struct ctx *x, struct child *c, struct meas *m)
 	snprintf(out, sizeof(out), "%s/sink.json", e->tmpdir);
 	snprintf(err, sizeof(err), "%s/sink.err", e->tmpdir);
 	av_sink(&a, e->bindir, e->rx_netns, e->rx_dev, o->base_port, o->base_port + o->flows - 1);
+	av_delay_mod(&a, &x->plan);
 	av_opt(&a, "--duration", "%g", o->duration);
 	av_add(&a, "--json");
 	if (proc_spawn(c, NULL, a.v, out, err)) {

@@ -61,6 +61,9 @@ int meas_init(struct ctx *x, struct meas *m, enum path_id p, unsigned n, unsigne
 	m->leaf_pkts = calloc(x->plan.nleaves, sizeof(double));
 	m->leaf_bytes = calloc(x->plan.nleaves, sizeof(double));
 	m->leaf_jain = calloc(x->plan.nleaves, sizeof(double));
+	m->leaf_delay = calloc((size_t)x->plan.nleaves * 3, sizeof(double));
+	for (size_t i = 0; m->leaf_delay && i < (size_t)x->plan.nleaves * 3; i++)
+		m->leaf_delay[i] = NAN;
 	m->offered_pps = m->fwd_pkts = m->fwd_drops = NAN;
 	if (path_defs[p].qdisc == QD_MQ_HTB && x->mq_plan.queues) {
 		size_t nq = (size_t)x->mq_plan.queues * x->plan.nleaves;
@@ -74,7 +77,7 @@ int meas_init(struct ctx *x, struct meas *m, enum path_id p, unsigned n, unsigne
 		}
 	}
 	if (!m->flow_pkts || !m->flow_bytes || !m->leaf_pkts || !m->leaf_bytes ||
-	    !m->leaf_jain) {
+	    !m->leaf_jain || !m->leaf_delay) {
 		set_error(m, "out of memory");
 		return -1;
 	}
@@ -88,6 +91,7 @@ void meas_free(struct meas *m)
 	free(m->leaf_pkts);
 	free(m->leaf_bytes);
 	free(m->leaf_jain);
+	free(m->leaf_delay);
 	free(m->queue_leaf_pkts);
 	m->queue_leaf_pkts = NULL;
 	json_free(m->sender);
@@ -181,6 +185,22 @@ int parse_summary(struct meas *m, struct json **out, const char *text, const cha
 	return -1;
 }
 
+/* Each leaf's delay percentiles from the sink's --delay-mod groups (av_delay_mod), or
+ * with one leaf the overall ones. */
+static void leaf_delays(struct meas *m, unsigned nl)
+{
+	static const char *const q[3] = { "delay_ns.p50", "delay_ns.p99", "delay_ns.p999" };
+	const struct json *dg = json_get(m->sink, "delay_groups");
+
+	for (unsigned k = 0; nl == 1 && k < 3; k++)
+		m->leaf_delay[k] = json_num(m->sink, q[k]);
+	if (nl < 2 || nl > CMP_DELAY_GROUPS || !dg || dg->type != JSON_ARR || dg->n != nl)
+		return;
+	for (unsigned l = 0; l < nl; l++)
+		for (unsigned k = 0; k < 3; k++)
+			m->leaf_delay[l * 3 + k] = json_num(&dg->items[l], q[k]);
+}
+
 void figures(struct ctx *x, struct meas *m)
 {
 	const struct opts *o = x->o;
@@ -204,6 +224,7 @@ void figures(struct ctx *x, struct meas *m)
 		m->d50 = json_num(m->sink, "delay_ns.p50");
 		m->d99 = json_num(m->sink, "delay_ns.p99");
 		m->d999 = json_num(m->sink, "delay_ns.p999");
+		leaf_delays(m, nl);
 	}
 	for (unsigned i = 0; pp && pp->type == JSON_ARR && i < pp->n; i++) {
 		double port = json_num(&pp->items[i], "port");

@@ -49,6 +49,7 @@ struct group {
 	struct stat5 pps, bps, cpu, jain, d50, d99, d999;
 	struct stat5 offered, fwd_pkts, fwd_drops;	/* forward mode */
 	struct stat5 *leaf_pps, *leaf_Bps, *leaf_wire, *leaf_jain;	/* per leaf */
+	struct stat5 *leaf_delay;	/* per leaf p50, p99, p99.9 ns: [leaf * 3 + k] */
 	double *leaf_err;		/* (wire - expected) / expected, NaN if n/a */
 	const char **leaf_note;		/* why no error */
 	bool fq_fallback;
@@ -62,6 +63,7 @@ struct report {
 	unsigned nleaves;
 	double overhead;
 	bool any_fallback, any_nodelay, any_failed;
+	bool any_leaf_delay;		/* some group has a class's delay */
 };
 
 static struct group *find_group(const struct report *r, enum path_id p, unsigned size, unsigned n)
@@ -92,8 +94,9 @@ static void summarise(struct report *r, struct group *g)
 	g->leaf_jain = calloc(nl, sizeof(*g->leaf_jain));
 	g->leaf_err = calloc(nl, sizeof(*g->leaf_err));
 	g->leaf_note = calloc(nl, sizeof(*g->leaf_note));
+	g->leaf_delay = calloc((size_t)nl * 3, sizeof(*g->leaf_delay));
 	if (!v || !g->leaf_pps || !g->leaf_Bps || !g->leaf_wire || !g->leaf_jain ||
-	    !g->leaf_err || !g->leaf_note) {
+	    !g->leaf_err || !g->leaf_note || !g->leaf_delay) {
 		free(v);
 		return;
 	}
@@ -120,6 +123,10 @@ static void summarise(struct report *r, struct group *g)
 		STAT(g->leaf_wire[l], (m_->leaf_bytes[l] + r->overhead * m_->leaf_pkts[l]) * 8 /
 				      m_->duration_s);
 		STAT(g->leaf_jain[l], m_->leaf_jain[l]);
+		for (unsigned q = 0; q < 3; q++) {
+			STAT(g->leaf_delay[l * 3 + q], m_->leaf_delay[l * 3 + q]);
+			r->any_leaf_delay |= isfinite(g->leaf_delay[l * 3 + q].median);
+		}
 		total_exp += leaf_expected(r, l);
 		if (isfinite(g->leaf_wire[l].median))
 			total_wire += g->leaf_wire[l].median;
@@ -199,6 +206,7 @@ static void free_report(struct report *r)
 		free(g->leaf_Bps);
 		free(g->leaf_wire);
 		free(g->leaf_jain);
+		free(g->leaf_delay);
 		free(g->leaf_err);
 		free(g->leaf_note);
 	}
@@ -505,6 +513,53 @@ static void class_table(struct report *r, struct table *t)
 			}
 }
 
+/* Each class's one-way delay at the receiver, p50 / p99 µs, "-" where not measured. */
+static void class_delay_table(struct report *r, struct table *t)
+{
+	const struct opts *o = r->x->o;
+	unsigned nl = r->nleaves < MAX_TABLE_LEAVES ? r->nleaves : MAX_TABLE_LEAVES, row = 1;
+	bool fwd = o->mode == MODE_FORWARD;
+	unsigned k0 = fwd ? 2 : 3;
+
+	t_init(t, k0 + nl);
+	t_set(t, 0, 0, "path");
+	t_set(t, 0, 1, "size");
+	if (!fwd)
+		t_set(t, 0, 2, "N");
+	for (unsigned l = 0; l < nl; l++) {
+		char h[24];
+
+		tc_fmt_handle(r->x->plan.leaves[l].handle, h, sizeof(h));
+		t_set(t, 0, k0 + l, "%s p50 / p99 µs", h);
+		t->right[k0 + l] = true;
+	}
+	t->right[1] = t->right[k0 - 1] = true;
+	for (unsigned si = 0; si < o->nsizes; si++)
+		for (unsigned ni = 0; ni < o->nproducers; ni++)
+			for (int p = 0; p < P__MAX; p++) {
+				unsigned n = o->producers[ni], size = o->sizes[si];
+				struct group *g = find_group(r, (enum path_id)p, size, n);
+
+				if (!g || (!path_defs[p].per_producers && ni > 0))
+					continue;
+				t_set(t, row, 0, "%s", path_defs[p].name);
+				t_set(t, row, 1, "%u", size);
+				if (!fwd)
+					t_set(t, row, 2, "%u", g->n);
+				for (unsigned l = 0; l < nl; l++) {
+					char a[32], b[32];
+
+					fmt_us(a, sizeof(a), g->leaf_delay[l * 3].median);
+					fmt_us(b, sizeof(b), g->leaf_delay[l * 3 + 1].median);
+					if (isfinite(g->leaf_delay[l * 3].median))
+						t_set(t, row, k0 + l, "%s / %s", a, b);
+					else
+						t_set(t, row, k0 + l, "-");
+				}
+				row++;
+			}
+}
+
 static void describe_setup(struct report *r, FILE *f, bool md)
 {
 	const struct ctx *x = r->x;
@@ -671,6 +726,12 @@ static void notes(struct report *r, FILE *f, bool md)
 			"as pfifo of the same limit on the kernel paths (no per-flow fairness "
 			"there); xtx keeps its fq.\n", b);
 common:
+	if (r->any_leaf_delay)
+		fprintf(f, "%sPer class one-way delay: each leaf's flows' own histogram at the "
+			"receiver (xtx-sink --delay-mod: flow i is in leaf i mod L).\n", b);
+	else if (r->nleaves > CMP_DELAY_GROUPS)
+		fprintf(f, "%sPer class one-way delay: not measured with more than %d leaves "
+			"(xtx-sink's delay groups).\n", b, CMP_DELAY_GROUPS);
 	if (r->nleaves > MAX_TABLE_LEAVES)
 		fprintf(f, "%sPer class: the first %d of %u leaves; --json has all.\n", b,
 			MAX_TABLE_LEAVES, r->nleaves);
@@ -699,6 +760,14 @@ static void write_tables(struct report *r, FILE *f, bool md)
 	t_print(&t, f, md);
 	t_free(&t);
 	fputc('\n', f);
+	if (r->any_leaf_delay) {
+		if (!md)
+			fprintf(f, "Per class one-way delay:\n");
+		class_delay_table(r, &t);
+		t_print(&t, f, md);
+		t_free(&t);
+		fputc('\n', f);
+	}
 	notes(r, f, md);
 }
 
@@ -958,7 +1027,11 @@ static void put_result(const struct report *r, const struct group *g, FILE *f)
 		fprintf(f, "%s{\"handle\":\"%s\",", l ? "," : "", hs);
 		PUT_STATS(f, { "pps", g->leaf_pps[l], 1 }, { "bytes_per_s", g->leaf_Bps[l], 1 },
 			  { "wire_bps", g->leaf_wire[l], 1 }, { "jain", g->leaf_jain[l], 1 });
-		fputc(',', f);
+		fputs(",\"delay_us\":{", f);
+		PUT_STATS(f, { "p50", g->leaf_delay[l * 3], 1e-3 },
+			  { "p99", g->leaf_delay[l * 3 + 1], 1e-3 },
+			  { "p999", g->leaf_delay[l * 3 + 2], 1e-3 });
+		fputs("},", f);
 		PUT_NUMS(f, { "expected_bps", leaf_expected(r, l), 12 },
 			 { "rate_error", g->leaf_err[l], 6 });
 		fputs(",\"rate_error_note\":", f);
@@ -989,6 +1062,12 @@ static void put_run(const struct report *r, const struct meas *m, FILE *f)
 	put_num_array(f, m->leaf_pkts, m->ok ? r->nleaves : 0, 17);
 	fputs("],\"class_bytes\":[", f);
 	put_num_array(f, m->leaf_bytes, m->ok ? r->nleaves : 0, 17);
+	fputs("],\"class_delay_ns\":[", f);
+	for (unsigned l = 0; m->ok && l < r->nleaves; l++) {
+		fputs(l ? ",[" : "[", f);
+		put_num_array(f, m->leaf_delay + (size_t)l * 3, 3, 12);
+		fputc(']', f);
+	}
 	fputs("],\"flow_pkts\":[", f);
 	put_num_array(f, m->flow_pkts, m->ok ? r->x->o->flows : 0, 17);
 	fputs("],\"queue_class_pkts\":", f);

@@ -43,6 +43,7 @@ static int sink_start(struct ctx *x, struct child *c, struct meas *m)
 	snprintf(err, sizeof(err), "%s/sink.err", e->tmpdir);
 	unlink(ready);
 	av_sink(&a, e->bindir, e->rx_netns, e->rx_dev, o->base_port, o->base_port + o->flows - 1);
+	av_delay_mod(&a, &x->plan);
 	av_add(&a, "--json");
 	av_opt(&a, "--ready-file", "%s", ready);
 	if (proc_spawn(c, NULL, a.v, out, err)) {
