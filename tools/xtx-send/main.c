@@ -162,9 +162,9 @@ static inline uint64_t flow_share(uint32_t f)
 }
 
 /* send_burst, and when a class without room stopped it, again with the descriptors of
- * the classes that have room (a flow is of one class, so each flow stays in order): a
- * held class never holds the others back. The ones not taken are left in d[0..n - taken)
- * in their order. Returns how many were taken. */
+ * the flows that have room (room is per class and queue, and per flow): a held flow
+ * never holds the others back, its class's flows on other queues included. The ones not
+ * taken are left in d[0..n - taken) in their order. Returns how many were taken. */
 static unsigned send_room_first(struct xtx_producer *p, struct xtx_desc *d, unsigned n)
 {
 	struct xtx_desc held[BURST];
@@ -181,10 +181,10 @@ static unsigned send_room_first(struct xtx_producer *p, struct xtx_desc *d, unsi
 		for (unsigned i = 0; i < n; i++) {	/* stable: room first, then held */
 			bool hold = !xtx_producer__room(p, d[i].cls, d[i].hash);
 
-			/* A class held once stays held in this pass (its room may change
+			/* A flow held once stays held in this pass (its room may change
 			 * meanwhile; a flow's packets must not pass each other). */
 			for (unsigned j = 0; j < nh && !hold; j++)
-				hold = held[j].cls == d[i].cls;
+				hold = held[j].cls == d[i].cls && held[j].hash == d[i].hash;
 			if (hold)
 				held[nh++] = d[i];
 			else
