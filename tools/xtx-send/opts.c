@@ -100,10 +100,9 @@ DSTGUARD_USAGE("                       ")
 "                       a class that holds T of its departures on a queue is held back\n"
 "                       before its packets are built, so it waits instead of filling its\n"
 "                       leaf to the limit and dropping; other classes go on. A time in\n"
-"                       tc's units (1ms, 500us), or off: fill and drop as the kernel's\n"
-"                       qdiscs do for a sender that cannot wait. Default off: with a\n"
-"                       target, a class's flows on one queue are shared within 1% in\n"
-"                       one run and 7% in another (docs/design.md, \"Room\")\n"
+"                       tc's units (1ms, 500us), or off: fill each leaf to its limit\n"
+"                       and drop, as the kernel's qdiscs do for a sender that cannot\n"
+"                       wait. Default 500us (XTX_SCHED_TARGET_NS)\n"
 "    --drain S          at the end, wait up to S seconds for queued packets (default 2)\n"
 "    --drop             at the end, drop queued packets at once (counted)\n"
 "    --no-stamp         do not write send timestamps into the payload\n"
@@ -209,7 +208,7 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 	o->interval = 1;
 	o->stamp = 1;
 	o->drain = 2;
-	o->target_ns = XTX_TARGET_OFF;
+	o->target_ns = XTX_SCHED_TARGET_NS;
 	o->mode = XTX_MODE_AUTO;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
