@@ -134,9 +134,44 @@ static inline void pace_sent(struct pace *pc, unsigned i)
 	}
 }
 
-/* --stop-flows: drop flows stop_first..stop_last from flows[0..*n) (and their seq and
- * imix state), keeping the others' order; *fi follows the flow it pointed at, or the next. */
-static void stop_flows(uint32_t *flows, uint64_t *seq, uint8_t *pat, uint32_t *n, uint32_t *fi)
+/* --flow-rate: a paced flow's next departure, and the fraction of a ns carried (< den).
+ * Each flow of the group departs every (frame bytes or 1) * 1e9 * n / R ns, carried
+ * exactly as struct pace does. */
+struct frpace {
+	uint64_t due, rem;
+};
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
+
+	nanosleep(&ts, NULL);
+}
+
+static inline bool fr_paced(uint32_t f)
+{
+	return (o.fr_pps || o.fr_bps) && f >= o.fr_first && f <= o.fr_last;
+}
+
+/* A packet of template i of paced flow x left at now: at most 1 ms of lag is made up. */
+static inline void fr_sent(struct frpace *x, const uint64_t *q, const uint64_t *r,
+			   uint64_t den, unsigned i, uint64_t now)
+{
+	if (x->due + 1000000 < now)
+		x->due = now - 1000000;
+	x->due += q[i];
+	x->rem += r[i];
+	if (x->rem >= den) {
+		x->rem -= den;
+		x->due++;
+	}
+}
+
+/* --stop-flows: drop flows stop_first..stop_last from flows[0..*n) (and their seq, imix
+ * and pacing state), keeping the others' order; *fi follows the flow it pointed at, or
+ * the next. */
+static void stop_flows(uint32_t *flows, uint64_t *seq, uint8_t *pat, struct frpace *fr,
+		       uint32_t *n, uint32_t *fi)
 {
 	uint32_t k = 0, nfi = 0;
 
@@ -147,6 +182,7 @@ static void stop_flows(uint32_t *flows, uint64_t *seq, uint8_t *pat, uint32_t *n
 			continue;
 		flows[k] = flows[i];
 		seq[k] = seq[i];
+		fr[k] = fr[i];
 		pat[k++] = pat[i];
 	}
 	*n = k;
@@ -208,11 +244,15 @@ static void *producer_main(void *arg)
 	unsigned ntmpl = o.size ? 1 : 3;
 	uint32_t nflows = 0, fi = 0, *flows = NULL;
 	uint8_t *pat = NULL;		/* per flow: next imix_pattern index */
+	struct frpace *frp = NULL;	/* per flow: --flow-rate departures */
+	const bool fr_on = o.fr_pps || o.fr_bps;
+	const uint64_t fr_den = o.fr_pps ? o.fr_pps : o.fr_bps;
+	uint64_t fr_q[3] = { 0 }, fr_r[3] = { 0 };
 	uint64_t *seq = NULL, addrs[BURST];
 	struct xtx_desc d[BURST];
 	unsigned pending = 0;	/* d[0..pending) built but not taken yet */
 	int held;		/* this round found every flow's class without room */
-	const bool may_skip = o.count || use_room;	/* flows may be passed over */
+	const bool may_skip = o.count || use_room || fr_on;	/* flows may be passed over */
 	uint64_t stop_ns = stop_flows_ns;
 
 	if (!p) {
@@ -227,29 +267,42 @@ static void *producer_main(void *arg)
 	flows = calloc(o.flows / nprod + 1, sizeof(*flows));
 	seq = calloc(o.flows / nprod + 1, sizeof(*seq));
 	pat = calloc(o.flows / nprod + 1, sizeof(*pat));
-	if (!flows || !seq || !pat) {
+	frp = calloc(o.flows / nprod + 1, sizeof(*frp));
+	if (!flows || !seq || !pat || !frp) {
 		me->err = ENOMEM;
 		goto out;
 	}
 	for (uint32_t f = me->id; f < o.flows; f += nprod)
 		flows[nflows++] = f;
 	pace_init(&pc, t, ntmpl, nflows);
+	for (unsigned i = 0; fr_on && i < ntmpl; i++) {
+		/* <= 4032 * 1e9 * 65535 < 2^58 */
+		uint64_t num = (o.fr_pps ? 1 : t[i].len) * 1000000000ull *
+			       (o.fr_last - o.fr_first + 1);
+
+		fr_q[i] = num / fr_den;
+		fr_r[i] = num % fr_den;
+	}
+	for (uint32_t i = 0; fr_on && i < nflows; i++)
+		frp[i].due = cli_now_ns(CLOCK_MONOTONIC);
 
 	/* Relaxed: a stop flag polled each burst. */
 	while (!atomic_load_explicit(&stop_req, memory_order_relaxed) && nflows &&
 	       (!o.count || me->offered < me->quota)) {
 		unsigned want = BURST, k;
-		uint64_t now = 0;
+		uint64_t now = 0, next_due = UINT64_MAX;	/* the earliest paced flow's */
+		uint32_t rw_cls = 0, rw_hash = 0;	/* a flow passed over for room */
+		bool rw = false;
 
 		if (o.count && me->quota - me->offered < want)
 			want = (unsigned)(me->quota - me->offered);
-		if (pc.den || o.stamp || stop_ns)
+		if (pc.den || o.stamp || stop_ns || fr_on)
 			now = cli_now_ns(CLOCK_MONOTONIC);
 		if (stop_ns && now >= stop_ns) {
 			/* No new frame of a stopped flow; those built (at most a burst) go on,
 			 * unless no flow of this producer does (given back below). */
 			stop_ns = 0;
-			stop_flows(flows, seq, pat, &nflows, &fi);
+			stop_flows(flows, seq, pat, frp, &nflows, &fi);
 			if (!nflows)
 				break;
 			pace_init(&pc, t, ntmpl, nflows);
@@ -281,11 +334,24 @@ static void *producer_main(void *arg)
 				/* Only flows whose class has room (xtx_producer__room()): a
 				 * held class's packets are not built, and the others go on;
 				 * with --count only flows short of their share (skipping
-				 * held ones must not move packets between flows). */
-				while (may_skip && tries < nflows &&
-				       ((o.count && seq[fi] >= flow_share(f)) ||
-					(use_room && !xtx_producer__room(p, flow_cls[f],
-									 flow_hash[f])))) {
+				 * held ones must not move packets between flows); with
+				 * --flow-rate a paced flow only once it is due. */
+				while (may_skip && tries < nflows) {
+					bool paced = fr_on && fr_paced(f) && frp[fi].due > now;
+					bool held_room = !paced && use_room &&
+							 !xtx_producer__room(p, flow_cls[f],
+									     flow_hash[f]);
+
+					if (!paced && !held_room &&
+					    !(o.count && seq[fi] >= flow_share(f)))
+						break;
+					if (paced && frp[fi].due < next_due)
+						next_due = frp[fi].due;
+					if (held_room) {
+						rw = true;
+						rw_cls = flow_cls[f];
+						rw_hash = flow_hash[f];
+					}
 					fi = fi + 1 == nflows ? 0 : fi + 1;
 					f = flows[fi];
 					tries++;
@@ -307,6 +373,8 @@ static void *producer_main(void *arg)
 								  .cls = flow_cls[f] };
 				if (pc.den)
 					pace_sent(&pc, ti);
+				if (fr_on && fr_paced(f))
+					fr_sent(&frp[fi], fr_q, fr_r, fr_den, ti, now);
 				fi = fi + 1 == nflows ? 0 : fi + 1;
 			}
 			if (i < got)	/* every flow's class is held: not built */
@@ -324,6 +392,13 @@ static void *producer_main(void *arg)
 			continue;
 		if (pending && !xtx_producer__room(p, d[0].cls, d[0].hash))
 			xtx_producer__wait_room(p, d[0].cls, d[0].hash, 1000 * 1000);
+		else if (held && !pending && fr_on && !rw)
+			/* every flow paced and not due: sleep to the first (at most 50 ms, so
+			 * the stop flag is seen promptly) */
+			sleep_ns(next_due - now > 50000000 ? 50000000 : next_due - now);
+		else if (held && !pending && fr_on)
+			xtx_producer__wait_room(p, rw_cls, rw_hash,
+						next_due - now < 1000000 ? next_due - now : 1000000);
 		else if (held && !pending)
 			xtx_producer__wait_room(p, flow_cls[flows[fi]], flow_hash[flows[fi]],
 						1000 * 1000);
@@ -337,6 +412,7 @@ out:
 	free(flows);
 	free(seq);
 	free(pat);
+	free(frp);
 	if (p)
 		xtx_producer__close(p);
 	me->cpu_ns = cli_now_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -759,6 +835,17 @@ static void print_json(const struct run *r, const struct totals *t,
 		jsonw_uint_field(&w, "first", o.stop_first);
 		jsonw_uint_field(&w, "last", o.stop_last);
 		jsonw_float_field(&w, "at_s", o.stop_at_s, 6);
+		jsonw_end_object(&w);
+	} else {
+		jsonw_null(&w);
+	}
+	jsonw_name(&w, "flow_rate");
+	if (o.fr_pps || o.fr_bps) {
+		jsonw_start_object(&w);
+		jsonw_uint_field(&w, "first", o.fr_first);
+		jsonw_uint_field(&w, "last", o.fr_last);
+		jsonw_uint_field(&w, "pps", o.fr_pps);
+		jsonw_uint_field(&w, "bps", o.fr_bps * 8);
 		jsonw_end_object(&w);
 	} else {
 		jsonw_null(&w);

@@ -96,6 +96,13 @@ DSTGUARD_USAGE("                       ")
 "                       run while the others go on: the rest of a class's traffic, or of\n"
 "                       a queue's, then shows how the scheduler follows demand. At least\n"
 "                       one flow must go on; not with --count\n"
+"    --flow-rate FIRST[-LAST]@R\n"
+"                       flows FIRST to LAST (LAST defaults to FIRST) are offered at R\n"
+"                       together (each R over their number, in --rate's units), the\n"
+"                       others as fast as the producers can: a light class beside a\n"
+"                       flooded one, e.g. 0@1mbit with flow 0 in a prio 0 class. A\n"
+"                       paced flow that falls more than 1 ms behind catches up 1 ms of\n"
+"                       it. Not with --rate or --count\n"
 "    --target T         room target of every leaf without its own 'target' (docs/config.md):\n"
 "                       a class that holds T of its departures on a queue is held back\n"
 "                       before its packets are built, so it waits instead of filling its\n"
@@ -111,6 +118,7 @@ DSTGUARD_USAGE("                       ")
 "OUTPUT\n"
 "    --json prints one object: dev, mode, queues, class_scope (device|queue), target_ns\n"
 "    (--target; null when off), producers, flows, stop_flows ({first, last, at_s} or\n"
+"    null), flow_rate ({first, last, pps, bps}: --flow-rate, one of the rates 0; or\n"
 "    null), size; offered_pkts (taken by the engine), sent_pkts, sent_bytes,\n"
 "    dropped_pkts {total and one count per drop reason: leaf_limit, flow_limit,\n"
 "    no_class, no_bufs, horizon, purged}, unaccounted_pkts (offered - sent - dropped:\n"
@@ -139,6 +147,31 @@ static int bad(const char *opt, const char *val, const char *want)
 	fprintf(stderr, "xtx-send: bad value '%s' for %s: expected %s (see --help)\n", val, opt,
 		want);
 	return 2;
+}
+
+/* FIRST[-LAST]@R into o->fr_*. */
+static int parse_flow_rate(const char *arg, struct send_opts *o)
+{
+	char buf[64], *at, *dash;
+	uint64_t a, b;
+
+	if (strlen(arg) >= sizeof(buf))
+		return -1;
+	strcpy(buf, arg);
+	at = strchr(buf, '@');
+	if (!at)
+		return -1;
+	*at++ = 0;
+	dash = strchr(buf, '-');
+	if (dash)
+		*dash++ = 0;
+	if (cli_str_to_u64(buf, 10, 0, 65534, &a) ||
+	    (dash && cli_str_to_u64(dash, 10, a, 65534, &b)) ||
+	    units_parse_rate(at, &o->fr_pps, &o->fr_bps) || (!o->fr_pps && !o->fr_bps))
+		return -1;
+	o->fr_first = (uint32_t)a;
+	o->fr_last = dash ? (uint32_t)b : (uint32_t)a;
+	return 0;
 }
 
 /* FIRST[-LAST]@S into o->stop_*; *have_last says whether LAST was given. */
@@ -173,6 +206,7 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 	       O_FLOWS, O_SIZE, O_QUEUES, O_FIRST_Q, O_PRODUCERS, O_CLASSES, O_RATE,
 	       O_DURATION, O_COUNT, O_INTERVAL, O_JSON, O_COPY, O_ZC, O_BUSY, O_CPUS, O_PROD_CPUS, O_FRAMES,
 	       O_DRAIN, O_DROP, O_NO_STAMP, O_ALLOW_DST, O_ALLOW_ANY_DST, O_QCLS, O_STOP_FLOWS,
+	       O_FLOW_RATE,
 	       O_TARGET };
 	static const struct option lo[] = {
 		{ "dev", 1, 0, O_DEV }, { "dst-ip", 1, 0, O_DST_IP }, { "dst-mac", 1, 0, O_DST_MAC },
@@ -189,6 +223,7 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 		{ "no-stamp", 0, 0, O_NO_STAMP }, { "allow-dst", 1, 0, O_ALLOW_DST },
 		{ "allow-any-dst", 0, 0, O_ALLOW_ANY_DST }, { "queue-classes", 0, 0, O_QCLS },
 		{ "stop-flows", 1, 0, O_STOP_FLOWS }, { "target", 1, 0, O_TARGET },
+		{ "flow-rate", 1, 0, O_FLOW_RATE },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
 	int c, have_dur = 0, have_dst = 0, have_stop_last = 0;
@@ -350,6 +385,11 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 				return bad("--stop-flows", optarg, "FIRST[-LAST]@SECONDS, e.g. 8-15@2.5 "
 					   "(flows 0..65534, seconds above 0)");
 			break;
+		case O_FLOW_RATE:
+			if (parse_flow_rate(optarg, o))
+				return bad("--flow-rate", optarg, "FIRST[-LAST]@RATE, e.g. 0@1mbit or "
+					   "0-3@2000pps (flows 0..65534, a rate above 0)");
+			break;
 		case O_NO_STAMP:
 			o->stamp = 0;
 			break;
@@ -408,6 +448,18 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 		if (o->stop_at_s >= o->duration) {
 			fprintf(stderr, "xtx-send: --stop-flows at %g s is not inside the run "
 				"(--duration %g)\n", o->stop_at_s, o->duration);
+			return 2;
+		}
+	}
+	if (o->fr_pps || o->fr_bps) {
+		if (o->count || o->rate_pps || o->rate_bps) {
+			fprintf(stderr, "xtx-send: --flow-rate goes without --%s: it paces some "
+				"flows and leaves the others unpaced\n", o->count ? "count" : "rate");
+			return 2;
+		}
+		if (o->fr_last >= o->flows) {
+			fprintf(stderr, "xtx-send: --flow-rate: there is no flow %u, only flows "
+				"0-%u (--flows %u)\n", o->fr_last, o->flows - 1, o->flows);
 			return 2;
 		}
 	}

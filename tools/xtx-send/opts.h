@@ -44,6 +44,10 @@ struct send_opts {
 	 * the run; stop_at_s 0: none. */
 	uint32_t stop_first, stop_last;
 	double stop_at_s;
+	/* --flow-rate FIRST[-LAST]@R: flows FIRST..LAST offered at R together, each at R / n;
+	 * fr_pps and fr_bps both 0: none. */
+	uint32_t fr_first, fr_last;
+	uint64_t fr_pps, fr_bps;
 	struct dstguard guard;		/* --allow-dst, --allow-any-dst */
 };
 
