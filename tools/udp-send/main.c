@@ -36,6 +36,7 @@
 
 #include "cli.h"
 #include "dstguard.h"
+#include "units.h"
 #include "run.h"
 #include "traffic.h"
 #include <xtx/payload.h>
@@ -49,7 +50,7 @@ static const char usage_text[] =
 "\n"
 "SYNOPSIS\n"
 "    udp-send --dst-ip IP [--dev IF] [--src-ip IP] [--size BYTES] [--flows N]\n"
-"             [--dst-port P] [--src-port P] [--threads N] [--cpus LIST] [--batch N]\n"
+"             [--dst-port P] [--src-port P] [--threads N] [--cpus LIST] [--batch N] [--rate R]\n"
 "             [--priority P] [--tos TOS] [--sndbuf BYTES] [--duration S | --count N [--timeout S]]\n"
 "             [--stamp] [--json] [--quiet] [--allow-dst PREFIX]... [--allow-any-dst]\n"
 "\n"
@@ -85,6 +86,11 @@ DSTGUARD_USAGE("                      ")
 "    --cpus LIST       CPUs for the threads, e.g. 0,2-3; thread i gets entry i mod\n"
 "                      the list's length (default: the CPUs this process may use).\n"
 "    --batch N         datagrams per sendmmsg() call, 1..1024 (default 64).\n"
+"    --rate R          offer R in all (a packet rate such as 2000pps, or a bit rate\n"
+"                      of frames such as 1mbit), each thread R / threads, a batch at\n"
+"                      a time (--batch 1 for even spacing); a thread that falls more\n"
+"                      than 1 ms behind catches up 1 ms of it. Default: as fast as\n"
+"                      the threads can.\n"
 "    --sndbuf BYTES    socket send buffer (SO_SNDBUFFORCE, needs CAP_NET_ADMIN), so\n"
 "                      that a shaped qdisc, not the socket, holds the backlog.\n"
 "    --priority P      SO_PRIORITY of the sockets, 0..4294967295 (above 6 needs\n"
@@ -147,6 +153,15 @@ struct sender {
 	uint64_t econnrefused;
 };
 
+enum { O_RATE = TRAFFIC_OPT_OWN };
+
+static const struct option own_opts[] = {
+	{ "rate", required_argument, NULL, O_RATE },
+	{ NULL, 0, NULL, 0 },
+};
+
+static uint64_t rate_pps, rate_Bps;	/* --rate; both 0: not paced */
+
 static const struct traffic_spec spec = {
 	.usage = usage_text,
 	.threads_name = "threads",
@@ -158,6 +173,7 @@ static const struct traffic_spec spec = {
 	.unit = "datagram",
 	.units = "datagrams",
 	.bytes_name = "frame bytes",
+	.own = own_opts,
 	.calls = true,
 };
 
@@ -165,8 +181,13 @@ static void parse_args(struct traffic_opts *c, int argc, char **argv)
 {
 	cli_set_prog(PROG);
 	traffic_init(c);
-	/* No options of its own: one call reads them all. */
-	traffic_getopt(c, &spec, argc, argv);
+	int o;
+
+	while ((o = traffic_getopt(c, &spec, argc, argv)) != -1)
+		if (o == O_RATE && (units_parse_rate(optarg, &rate_pps, &rate_Bps) ||
+				    (!rate_pps && !rate_Bps)))
+			cli_die_usage("--rate '%s': give a rate above 0 such as 2000pps or 1mbit",
+				      optarg);
 	traffic_require(c, &spec, argc, argv);
 	traffic_finish(c, &spec);
 }
@@ -275,19 +296,67 @@ static void stamp_batch(struct sender *s, const struct flow *f, uint32_t n)
 	}
 }
 
+/* --rate: a thread's next batch is due at next; each datagram moves it by q + r / den
+ * ns (den the rate, r < den carried in rem), R / threads per thread. */
+struct pace {
+	uint64_t next, rem, q, r, den;
+};
+
+static void pace_init(struct pace *pc, const struct traffic_opts *c)
+{
+	/* <= 65535 * 1e9 * 1024 threads < 2^63 */
+	uint64_t num = (rate_pps ? 1 : c->size) * 1000000000ull * c->threads;
+
+	pc->den = rate_pps ? rate_pps : rate_Bps;
+	pc->q = pc->den ? num / pc->den : 0;
+	pc->r = pc->den ? num % pc->den : 0;
+	pc->rem = 0;
+	pc->next = cli_now_ns(CLOCK_MONOTONIC);
+}
+
+/* Wait until the next batch is due, at most 50 ms at a time (the stop flag). Returns
+ * false if it is not due yet. */
+static bool pace_due(struct pace *pc)
+{
+	uint64_t now = cli_now_ns(CLOCK_MONOTONIC), gap;
+	struct timespec ts = { 0, 0 };
+
+	if (pc->next + 1000000 < now)
+		pc->next = now - 1000000;
+	if (pc->next <= now)
+		return true;
+	gap = pc->next - now;
+	ts.tv_nsec = (long)(gap > 50000000 ? 50000000 : gap);
+	nanosleep(&ts, NULL);
+	return false;
+}
+
+/* n datagrams left (n <= 1024, r < den < 2^63 / 1024: rem does not wrap). */
+static void pace_sent(struct pace *pc, uint64_t n)
+{
+	pc->rem += n * pc->r;
+	pc->next += n * pc->q + pc->rem / pc->den;
+	pc->rem %= pc->den;
+}
+
 static void *sender_main(void *arg)
 {
 	struct sender *s = arg;
 	const struct traffic_opts *c = s->cfg;
 	const bool stamp = c->stamp && s->pay_fit;
 	uint32_t fi = 0;
+	struct pace pc;
 
+	pace_init(&pc, c);
 	run_sender_begin(&s->run);
 	while (!run_stopping()) {
 		struct flow *f = &s->flows[fi];
-		uint32_t n = run_batch(&s->run, c->batch, s->run.sent);
+		uint32_t n;
 		int r;
 
+		if (pc.den && !pace_due(&pc))
+			continue;
+		n = run_batch(&s->run, c->batch, s->run.sent);
 		if (!n)
 			break;
 		if (stamp)
@@ -297,6 +366,8 @@ static void *sender_main(void *arg)
 		if (r > 0) {
 			run_sent(&s->run, (uint64_t)r);
 			f->seq += (uint64_t)r;
+			if (pc.den)
+				pace_sent(&pc, (uint64_t)r);
 		} else if (traffic_send_error(&s->errs, errno)) {
 			if (errno == ECONNREFUSED || errno == EHOSTUNREACH || errno == ENETUNREACH) {
 				s->econnrefused += errno == ECONNREFUSED;
