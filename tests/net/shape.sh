@@ -40,6 +40,11 @@
 #                   41-49 ms); every frame accounted for.
 #                   XTX_POLICE_ARGS adds xtx-shape options after those (to measure
 #                   --police off or --deq-rt 0: docs/bench/shape-police.notes.md);
+#   police_kernel   the same flood through the kernel's forwarding and tc htb (the same
+#                   tree, rate = ceil, overhead 24, pfifo leaves: no sch_fq here) on fw1:
+#                   each class's rate at the sink and the delay printed beside xtx-shape's
+#                   (measured, not bounded), and in both runs the CPU left over (the
+#                   host's idle share over the sink's window, /proc/stat);
 #   latency         a light prio-0 class (1 Mbit/s offered by xtx-send, 200-byte frames)
 #                   beside a bulk prio-1 class flooded by kernel UDP senders, both able to
 #                   borrow up to the root's 100 Mbit/s (--deq-rt 1, as police): none of
@@ -57,7 +62,7 @@
 # neighbour entry for fw0 at rx0's MAC and puts it back before it returns.
 . "$(dirname "$0")/../lib/net.sh"
 ALL_TESTS="test_rates test_router test_arp_icmp test_deq_rt_refused test_l2 test_ipv6
-  test_police test_latency test_sigkill"
+  test_police test_police_kernel test_latency test_sigkill"
 PROBE=build/release/tests/net/test_icmp_probe
 for b in xtx-shape udp-send; do
   [ -x $BIN/$b ] || { echo "missing $BIN/$b: run make"; exit 1; }
@@ -298,10 +303,21 @@ for i in range(300):
 }
 
 # --- policing in XDP under a flood --------------------------------------------------------
+# XTX_POLICE_SCALE=K multiplies the police tree's rates by K (10: the issue's 1500 / 1000
+# / 500 Mbit/s, beyond what this VM forwards; for measurements, not make test).
+K=${XTX_POLICE_SCALE:-1}
+# idle_start / idle_end: the host's idle share (idle + iowait over all CPUs' time, from
+# /proc/stat's first line) between the two calls, as a percentage of all CPUs
+idle_start() { IDLE0=$(awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print t, $5 + $6 }' /proc/stat); }
+idle_end() {
+  awk -v s="$IDLE0" '/^cpu / { split(s, a, " "); t = 0; for (i = 2; i <= NF; i++) t += $i
+    printf "%.1f", ($5 + $6 - a[2]) * 100 / (t - a[1]) }' /proc/stat
+}
+
 test_police() {
-  local send_pid dur x e m pol lim p99
-  printf '%s\n' 'class 1:   rate 300mbit' 'class 1:10 parent 1: rate 150mbit fq' \
-    'class 1:20 parent 1: rate 100mbit fq' 'class 1:30 parent 1: rate 50mbit fq' \
+  local send_pid dur x e m pol lim p99 idle
+  printf '%s\n' "class 1:   rate $((300 * K))mbit" "class 1:10 parent 1: rate $((150 * K))mbit fq" \
+    "class 1:20 parent 1: rate $((100 * K))mbit fq" "class 1:30 parent 1: rate $((50 * K))mbit fq" \
     > $TMPD/police.conf
   printf '%s\n' 'match proto udp dport 9000-9003 class 1:10' \
     'match proto udp dport 9004-9007 class 1:20' \
@@ -314,14 +330,17 @@ test_police() {
   sleep 2.5			# queues at their target, rates settled
   sink_start --ports 9000-9011 --duration 3 --delay-group 9000-9003 \
     --delay-group 9004-9007 --delay-group 9008-9011
+  idle_start
   wait "$SINK_PID"; SINK_PID=
+  idle=$(idle_end)
   wait $send_pid || { cat $TMPD/usend.err; fail "udp-send failed"; }
   sleep 1			# the queues drain
   shape_stop
+  echo "CPU left over over the sink's window: $idle% of the host's CPUs idle"
   echo "udp-send: $(jget $TMPD/usend.json .sent_pkts) datagrams offered at $(jget $TMPD/usend.json .pps) pps"
   echo "shaper: rx $(jget $TMPD/shape.json .rx.pkts) fwd $(jget $TMPD/shape.json .rx.fwd_pkts) sent $(jget $TMPD/shape.json .tx.sent_pkts) sched drops $(jq -c .tx.drops $TMPD/shape.json) rx drops $(jq -c .rx.drops $TMPD/shape.json) kernel $(jq -c .rx.kernel $TMPD/shape.json)"
   dur=$(jget $SINK_JSON .arrival_s)
-  for x in "1:10 9000 9003 150" "1:20 9004 9007 100" "1:30 9008 9011 50"; do
+  for x in "1:10 9000 9003 $((150 * K))" "1:20 9004 9007 $((100 * K))" "1:30 9008 9011 $((50 * K))"; do
     set -- $x
     m=$(wire $2 $3)
     e=$(awk -v m="$m" -v w="$4" 'BEGIN { printf "%.2f", (m - w) / w * 100 }')
@@ -363,6 +382,44 @@ test_police() {
   [ "$(jget $TMPD/shape.json .xdp.policed.pkts)" = "$(jq '[.classes[].xdp_policed] | add' $TMPD/shape.json)" ] ||
     fail "the policed verdict and the classes' xdp_policed differ"
   check_frames
+}
+
+# --- the same flood through kernel forwarding + tc htb -------------------------------------
+test_police_kernel() {
+  local t="ip netns exec $FW_NS tc" send_pid x m e idle p50 p99 dur
+  $t qdisc replace dev "$FW_OUT_DEV" root handle 1: htb default 30 &&
+  $t class add dev "$FW_OUT_DEV" parent 1: classid 1:1 htb rate $((300 * K))mbit overhead 24 &&
+  $t class add dev "$FW_OUT_DEV" parent 1:1 classid 1:10 htb rate $((150 * K))mbit overhead 24 &&
+  $t class add dev "$FW_OUT_DEV" parent 1:1 classid 1:20 htb rate $((100 * K))mbit overhead 24 &&
+  $t class add dev "$FW_OUT_DEV" parent 1:1 classid 1:30 htb rate $((50 * K))mbit overhead 24 &&
+  $t filter add dev "$FW_OUT_DEV" parent 1: protocol ip prio 1 u32 match ip dport 9000 0xfffc flowid 1:10 &&
+  $t filter add dev "$FW_OUT_DEV" parent 1: protocol ip prio 1 u32 match ip dport 9004 0xfffc flowid 1:20 &&
+  $t filter add dev "$FW_OUT_DEV" parent 1: protocol ip prio 1 u32 match ip dport 9008 0xfffc flowid 1:30 ||
+    { fail "cannot set up tc htb on $FW_OUT_DEV"; $t qdisc del dev "$FW_OUT_DEV" root 2>/dev/null; return; }
+  in_tx timeout 30 $BIN/udp-send --dst-ip "$RX_IP" --flows 12 --threads 3 --size 1500 \
+    --duration 7 --stamp --quiet --json > $TMPD/ksend.json 2> $TMPD/ksend.err &
+  send_pid=$!
+  sleep 2.5
+  sink_start --ports 9000-9011 --duration 3 --delay-group 9000-9003 \
+    --delay-group 9004-9007 --delay-group 9008-9011
+  idle_start
+  wait "$SINK_PID"; SINK_PID=
+  idle=$(idle_end)
+  wait $send_pid || { cat $TMPD/ksend.err; fail "udp-send failed"; }
+  echo "kernel forwarding + htb on $FW_OUT_DEV: $($t -s -j qdisc show dev "$FW_OUT_DEV" | jq -c '.[] | select(.kind == "htb") | {sent: .packets, drops, overlimits, backlog: .qlen}')"
+  $t qdisc del dev "$FW_OUT_DEV" root || fail "cannot remove the htb qdisc from $FW_OUT_DEV"
+  echo "udp-send: $(jget $TMPD/ksend.json .sent_pkts) datagrams offered at $(jget $TMPD/ksend.json .pps) pps"
+  dur=$(jget $SINK_JSON .arrival_s)
+  for x in "1:10 9000 9003 $((150 * K)) 0" "1:20 9004 9007 $((100 * K)) 1" "1:30 9008 9011 $((50 * K)) 2"; do
+    set -- $x
+    m=$(wire $2 $3)
+    e=$(awk -v m="$m" -v w="$4" 'BEGIN { printf "%.2f", (m - w) / w * 100 }')
+    p50=$(jget $SINK_JSON ".delay_groups[$5].delay_ns.p50")
+    p99=$(jget $SINK_JSON ".delay_groups[$5].delay_ns.p99")
+    echo "kernel htb class $1: $(printf %.3f "$m") Mbit/s on the wire at the sink, rate $4 ($e%), delay p50 $p50 ns, p99 $p99 ns"
+    awk -v m="$m" 'BEGIN { exit !(m > 0) }' || fail "kernel htb: nothing of class $1 at the sink"
+  done
+  echo "CPU left over over the sink's window: $idle% of the host's CPUs idle"
 }
 
 # --- a latency-sensitive class beside a flooded one ---------------------------------------
