@@ -10,6 +10,9 @@
 #   xtx-fq-2q-p4    the same on 2 queues: device-wide classes (xtx-send's default)
 #   *-qc            the same with --queue-classes: per-queue classes (mq + HTB), no
 #                   shared state (xtx-2q-p4-qc, xtx-fq-2q-p4-qc)
+#   *-nt            the same with --target off: no room, producers run ahead to the
+#                   leaf's limit (xtx-send's behaviour before its 500 us default; not in
+#                   the default set, for an A/B: E2E_CONFIGS="xtx-1q-p4 xtx-1q-p4-nt")
 #   kernel-htb-tN   tools/udp-send, N threads on UDP sockets through a one-class tc htb
 #   xtx-idle        xtx-send offering 100 pps: the engine's CPU use when nearly idle
 #
@@ -112,6 +115,7 @@ measure() { # config
       [[ $c == xtx-fq-* ]] && { flows=1024; cls=(--classes "$tmp/fq.conf"); }
       [[ $c == xtx-idle ]] && { p=1; rate=(--rate 100pps); }
       [[ $c == *-qc ]] && qc=(--queue-classes)
+      [[ $c == *-nt ]] && qc+=(--target off)
       sender=($BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC"
               --queues $q --producers $p --flows $flows "${cls[@]}" "${rate[@]}" "${qc[@]}"
               --duration "$dur" --drop --interval 0 --json) ;;
