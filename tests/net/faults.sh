@@ -5,10 +5,12 @@
 #                  most the frames the kernel held when the link went down, counted in
 #                  tx0's tx_dropped (sent = counted at the sink + that count); every flow's
 #                  packets arrive again after the link is back;
-#   slow_egress    a 2 Mbit/s class offered far more: back-pressure (what is queued at the
-#                  end is at most the UMEM's frames; --drop purges it, counted as purged),
-#                  no frame lost uncounted, memory flat (RSS after 1 s and after 4 s within
-#                  2 MiB);
+#   slow_egress    a 2 Mbit/s class offered far more, twice: with xtx-send's default room
+#                  target the producers wait (room waits counted, nothing dropped but the
+#                  final purge, memory flat: RSS after 1 s and after 4 s within 2 MiB);
+#                  with --target off they run ahead until the frames run out: what is
+#                  queued at the end (> 0) is at most the UMEM's frames and --drop purges
+#                  it, counted as purged; no frame lost uncounted in either;
 #   two_instances  two instances on the same interface and queue: the second one fails
 #                  with a clear error, the first is unharmed (its packets all arrive);
 #   sigterm        exit 0, every frame accounted, no socket left;
@@ -88,17 +90,26 @@ test_slow_egress() {
   sleep 1; rss1=$(awk '/^VmRSS/ {print $2}' /proc/$pid/status)
   sleep 3; rss2=$(awk '/^VmRSS/ {print $2}' /proc/$pid/status)
   wait $pid || fail "slow: xtx-send failed"
-  echo "slow egress: offered $(jget $TMPD/slow.json .offered_pkts) sent $(jget $TMPD/slow.json .sent_pkts) dropped $(jget $TMPD/slow.json .dropped_pkts.total), RSS $rss1 -> $rss2 KiB"
+  echo "slow egress, room: offered $(jget $TMPD/slow.json .offered_pkts) sent $(jget $TMPD/slow.json .sent_pkts) dropped $(jget $TMPD/slow.json .dropped_pkts.total), room waits $(jget $TMPD/slow.json .room.waits), RSS $rss1 -> $rss2 KiB"
   acct $TMPD/slow.json slow
-  # Back-pressure: producers wait for free frames, so what is still queued at the end is at
-  # most the UMEM's frames; --drop purges exactly that at the end, counted as purged.
-  sd=$(jget $TMPD/slow.json .dropped_pkts.total)
-  [ "$sd" -gt 0 ] 2>/dev/null || fail "slow: nothing was queued at the end of an overloaded run"
-  [ "$(jget $TMPD/slow.json .dropped_pkts.purged)" = "$sd" ] ||
+  # Room: the producers wait for the class, so nothing is dropped but what --drop purges.
+  [ "$(jget $TMPD/slow.json .room.waits)" -gt 0 ] 2>/dev/null ||
+    fail "slow: the producers never waited for room in an overloaded run"
+  [ "$(jget $TMPD/slow.json .dropped_pkts.purged)" = "$(jget $TMPD/slow.json .dropped_pkts.total)" ] ||
     fail "slow: drops other than the final purge: $(jq -c .dropped_pkts $TMPD/slow.json)"
-  [ "$sd" -le "$(jget $TMPD/slow.json .frames.total)" ] ||
-    fail "slow: $sd queued at the end, more than the $(jget $TMPD/slow.json .frames.total) frames"
   [ $((rss2 - rss1)) -lt 2048 ] || fail "slow: RSS grew from $rss1 to $rss2 KiB"
+  # Without room the producers wait for free frames only, so what is still queued at the
+  # end is at most the UMEM's frames; --drop purges exactly that, counted as purged.
+  "${X[@]}" --classes $TMPD/slow.conf --flows 8 --producers 2 --duration 2 --drop --json \
+    --target off > $TMPD/slow-off.json 2>/dev/null || fail "slow --target off: xtx-send failed"
+  echo "slow egress, --target off: offered $(jget $TMPD/slow-off.json .offered_pkts) sent $(jget $TMPD/slow-off.json .sent_pkts) dropped $(jq -c .dropped_pkts $TMPD/slow-off.json)"
+  acct $TMPD/slow-off.json slow-off
+  sd=$(jget $TMPD/slow-off.json .dropped_pkts.total)
+  [ "$sd" -gt 0 ] 2>/dev/null || fail "slow --target off: nothing was queued at the end of an overloaded run"
+  [ "$(jget $TMPD/slow-off.json .dropped_pkts.purged)" = "$sd" ] ||
+    fail "slow --target off: drops other than the final purge: $(jq -c .dropped_pkts $TMPD/slow-off.json)"
+  [ "$sd" -le "$(jget $TMPD/slow-off.json .frames.total)" ] ||
+    fail "slow --target off: $sd queued at the end, more than the $(jget $TMPD/slow-off.json .frames.total) frames"
 }
 
 # --- two instances on one queue ------------------------------------------------------------
