@@ -314,8 +314,25 @@ idle_end() {
     printf "%.1f", ($5 + $6 - a[2]) * 100 / (t - a[1]) }' /proc/stat
 }
 
+# flood TAG: three unpaced udp-send threads (1500-byte frames, 12 flows) for 7 s, their
+# summary in $TMPD/TAG.json; the sink over 3 s after 2.5 s (queues at their target,
+# rates settled), a delay group per class; the CPU left over in that window into $idle
+flood() {
+  local send_pid
+  in_tx timeout 30 $BIN/udp-send --dst-ip "$RX_IP" --flows 12 --threads 3 --size 1500 \
+    --duration 7 --stamp --quiet --json > $TMPD/$1.json 2> $TMPD/$1.err &
+  send_pid=$!
+  sleep 2.5
+  sink_start --ports 9000-9011 --duration 3 --delay-group 9000-9003 \
+    --delay-group 9004-9007 --delay-group 9008-9011
+  idle_start
+  wait "$SINK_PID"; SINK_PID=
+  idle=$(idle_end)
+  wait $send_pid || { cat $TMPD/$1.err; fail "udp-send failed"; }
+}
+
 test_police() {
-  local send_pid dur x e m pol lim p99 idle
+  local dur x e m pol lim p99 idle
   printf '%s\n' "class 1:   rate $((300 * K))mbit" "class 1:10 parent 1: rate $((150 * K))mbit fq" \
     "class 1:20 parent 1: rate $((100 * K))mbit fq" "class 1:30 parent 1: rate $((50 * K))mbit fq" \
     > $TMPD/police.conf
@@ -324,16 +341,7 @@ test_police() {
     'match proto udp dport 9008-9011 class 1:30' > $TMPD/police.rules
   shape_start --classes $TMPD/police.conf --rules $TMPD/police.rules --queues 2 \
     --interval 1 --deq-rt 1 ${XTX_POLICE_ARGS:-} || return
-  in_tx timeout 30 $BIN/udp-send --dst-ip "$RX_IP" --flows 12 --threads 3 --size 1500 \
-    --duration 7 --stamp --quiet --json > $TMPD/usend.json 2> $TMPD/usend.err &
-  send_pid=$!
-  sleep 2.5			# queues at their target, rates settled
-  sink_start --ports 9000-9011 --duration 3 --delay-group 9000-9003 \
-    --delay-group 9004-9007 --delay-group 9008-9011
-  idle_start
-  wait "$SINK_PID"; SINK_PID=
-  idle=$(idle_end)
-  wait $send_pid || { cat $TMPD/usend.err; fail "udp-send failed"; }
+  flood usend
   sleep 1			# the queues drain
   shape_stop
   echo "CPU left over over the sink's window: $idle% of the host's CPUs idle"
@@ -386,7 +394,7 @@ test_police() {
 
 # --- the same flood through kernel forwarding + tc htb -------------------------------------
 test_police_kernel() {
-  local t="ip netns exec $FW_NS tc" send_pid x m e idle p50 p99 dur
+  local t="ip netns exec $FW_NS tc" x m e idle p50 p99 dur
   $t qdisc replace dev "$FW_OUT_DEV" root handle 1: htb default 30 &&
   $t class add dev "$FW_OUT_DEV" parent 1: classid 1:1 htb rate $((300 * K))mbit overhead 24 &&
   $t class add dev "$FW_OUT_DEV" parent 1:1 classid 1:10 htb rate $((150 * K))mbit overhead 24 &&
@@ -396,16 +404,7 @@ test_police_kernel() {
   $t filter add dev "$FW_OUT_DEV" parent 1: protocol ip prio 1 u32 match ip dport 9004 0xfffc flowid 1:20 &&
   $t filter add dev "$FW_OUT_DEV" parent 1: protocol ip prio 1 u32 match ip dport 9008 0xfffc flowid 1:30 ||
     { fail "cannot set up tc htb on $FW_OUT_DEV"; $t qdisc del dev "$FW_OUT_DEV" root 2>/dev/null; return; }
-  in_tx timeout 30 $BIN/udp-send --dst-ip "$RX_IP" --flows 12 --threads 3 --size 1500 \
-    --duration 7 --stamp --quiet --json > $TMPD/ksend.json 2> $TMPD/ksend.err &
-  send_pid=$!
-  sleep 2.5
-  sink_start --ports 9000-9011 --duration 3 --delay-group 9000-9003 \
-    --delay-group 9004-9007 --delay-group 9008-9011
-  idle_start
-  wait "$SINK_PID"; SINK_PID=
-  idle=$(idle_end)
-  wait $send_pid || { cat $TMPD/ksend.err; fail "udp-send failed"; }
+  flood ksend
   echo "kernel forwarding + htb on $FW_OUT_DEV: $($t -s -j qdisc show dev "$FW_OUT_DEV" | jq -c '.[] | select(.kind == "htb") | {sent: .packets, drops, overlimits, backlog: .qlen}')"
   $t qdisc del dev "$FW_OUT_DEV" root || fail "cannot remove the htb qdisc from $FW_OUT_DEV"
   echo "udp-send: $(jget $TMPD/ksend.json .sent_pkts) datagrams offered at $(jget $TMPD/ksend.json .pps) pps"

@@ -465,7 +465,12 @@ static void fwd_main_table(struct report *r, struct table *t)
 	}
 }
 
-static void class_table(struct report *r, struct table *t)
+/* A table with a column per leaf (the first MAX_TABLE_LEAVES) and a row per path, size
+ * and N: head() writes leaf l's header cell, cell() group g's cell of leaf l. */
+static void leaf_table(struct report *r, struct table *t,
+		       void (*head)(struct report *r, struct table *t, unsigned col, unsigned l),
+		       void (*cell)(struct table *t, unsigned row, unsigned col,
+				    const struct group *g, unsigned l))
 {
 	const struct opts *o = r->x->o;
 	unsigned nl = r->nleaves < MAX_TABLE_LEAVES ? r->nleaves : MAX_TABLE_LEAVES, row = 1;
@@ -478,12 +483,7 @@ static void class_table(struct report *r, struct table *t)
 	if (!fwd)
 		t_set(t, 0, 2, "N");
 	for (unsigned l = 0; l < nl; l++) {
-		const struct tc_leaf *lf = &r->x->plan.leaves[l];
-		char h[24], e1[24];
-
-		tc_fmt_handle(lf->handle, h, sizeof(h));
-		fmt_mbit(e1, sizeof(e1), leaf_expected(r, l));
-		t_set(t, 0, k0 + l, "%s Mbit/s (expect %s)", h, e1);
+		head(r, t, k0 + l, l);
 		t->right[k0 + l] = true;
 	}
 	t->right[1] = t->right[k0 - 1] = true;
@@ -499,65 +499,55 @@ static void class_table(struct report *r, struct table *t)
 				t_set(t, row, 1, "%u", size);
 				if (!fwd)
 					t_set(t, row, 2, "%u", g->n);
-				for (unsigned l = 0; l < nl; l++) {
-					char w[24];
-
-					fmt_mbit(w, sizeof(w), g->leaf_wire[l].median);
-					if (isfinite(g->leaf_err[l]))
-						t_set(t, row, k0 + l, "%s (%+.1f%%)", w,
-						      g->leaf_err[l] * 100);
-					else
-						t_set(t, row, k0 + l, "%s", w);
-				}
+				for (unsigned l = 0; l < nl; l++)
+					cell(t, row, k0 + l, g, l);
 				row++;
 			}
 }
 
-/* Each class's one-way delay at the receiver, p50 / p99 µs, "-" where not measured. */
-static void class_delay_table(struct report *r, struct table *t)
+/* The per-class table: each leaf's wire Mbit/s and its error against its share. */
+static void rate_head(struct report *r, struct table *t, unsigned col, unsigned l)
 {
-	const struct opts *o = r->x->o;
-	unsigned nl = r->nleaves < MAX_TABLE_LEAVES ? r->nleaves : MAX_TABLE_LEAVES, row = 1;
-	bool fwd = o->mode == MODE_FORWARD;
-	unsigned k0 = fwd ? 2 : 3;
+	char h[24], e1[24];
 
-	t_init(t, k0 + nl);
-	t_set(t, 0, 0, "path");
-	t_set(t, 0, 1, "size");
-	if (!fwd)
-		t_set(t, 0, 2, "N");
-	for (unsigned l = 0; l < nl; l++) {
-		char h[24];
+	tc_fmt_handle(r->x->plan.leaves[l].handle, h, sizeof(h));
+	fmt_mbit(e1, sizeof(e1), leaf_expected(r, l));
+	t_set(t, 0, col, "%s Mbit/s (expect %s)", h, e1);
+}
 
-		tc_fmt_handle(r->x->plan.leaves[l].handle, h, sizeof(h));
-		t_set(t, 0, k0 + l, "%s p50 / p99 µs", h);
-		t->right[k0 + l] = true;
-	}
-	t->right[1] = t->right[k0 - 1] = true;
-	for (unsigned si = 0; si < o->nsizes; si++)
-		for (unsigned ni = 0; ni < o->nproducers; ni++)
-			for (int p = 0; p < P__MAX; p++) {
-				unsigned n = o->producers[ni], size = o->sizes[si];
-				struct group *g = find_group(r, (enum path_id)p, size, n);
+static void rate_cell(struct table *t, unsigned row, unsigned col, const struct group *g,
+		      unsigned l)
+{
+	char w[24];
 
-				if (!g || (!path_defs[p].per_producers && ni > 0))
-					continue;
-				t_set(t, row, 0, "%s", path_defs[p].name);
-				t_set(t, row, 1, "%u", size);
-				if (!fwd)
-					t_set(t, row, 2, "%u", g->n);
-				for (unsigned l = 0; l < nl; l++) {
-					char a[32], b[32];
+	fmt_mbit(w, sizeof(w), g->leaf_wire[l].median);
+	if (isfinite(g->leaf_err[l]))
+		t_set(t, row, col, "%s (%+.1f%%)", w, g->leaf_err[l] * 100);
+	else
+		t_set(t, row, col, "%s", w);
+}
 
-					fmt_us(a, sizeof(a), g->leaf_delay[l * 3].median);
-					fmt_us(b, sizeof(b), g->leaf_delay[l * 3 + 1].median);
-					if (isfinite(g->leaf_delay[l * 3].median))
-						t_set(t, row, k0 + l, "%s / %s", a, b);
-					else
-						t_set(t, row, k0 + l, "-");
-				}
-				row++;
-			}
+/* The per-class delay table: each leaf's one-way delay p50 / p99 µs, "-" where not
+ * measured. */
+static void delay_head(struct report *r, struct table *t, unsigned col, unsigned l)
+{
+	char h[24];
+
+	tc_fmt_handle(r->x->plan.leaves[l].handle, h, sizeof(h));
+	t_set(t, 0, col, "%s p50 / p99 µs", h);
+}
+
+static void delay_cell(struct table *t, unsigned row, unsigned col, const struct group *g,
+		       unsigned l)
+{
+	char a[32], b[32];
+
+	fmt_us(a, sizeof(a), g->leaf_delay[l * 3].median);
+	fmt_us(b, sizeof(b), g->leaf_delay[l * 3 + 1].median);
+	if (isfinite(g->leaf_delay[l * 3].median))
+		t_set(t, row, col, "%s / %s", a, b);
+	else
+		t_set(t, row, col, "-");
 }
 
 static void describe_setup(struct report *r, FILE *f, bool md)
@@ -756,14 +746,14 @@ static void write_tables(struct report *r, FILE *f, bool md)
 	fputc('\n', f);
 	if (!md)
 		fprintf(f, "Per class:\n");
-	class_table(r, &t);
+	leaf_table(r, &t, rate_head, rate_cell);
 	t_print(&t, f, md);
 	t_free(&t);
 	fputc('\n', f);
 	if (r->any_leaf_delay) {
 		if (!md)
 			fprintf(f, "Per class one-way delay:\n");
-		class_delay_table(r, &t);
+		leaf_table(r, &t, delay_head, delay_cell);
 		t_print(&t, f, md);
 		t_free(&t);
 		fputc('\n', f);

@@ -149,8 +149,10 @@ static int bad(const char *opt, const char *val, const char *want)
 	return 2;
 }
 
-/* FIRST[-LAST]@R into o->fr_*. */
-static int parse_flow_rate(const char *arg, struct send_opts *o)
+/* FIRST[-LAST]@WHAT (flows 0..65534, LAST >= FIRST): *first, *last (FIRST when not
+ * given), *have_last, and WHAT copied into what[0..whatlen). 0, or -1 if malformed. */
+static int parse_flow_span(const char *arg, uint32_t *first, uint32_t *last, int *have_last,
+			   char *what, size_t whatlen)
 {
 	char buf[64], *at, *dash;
 	uint64_t a, b;
@@ -159,44 +161,42 @@ static int parse_flow_rate(const char *arg, struct send_opts *o)
 		return -1;
 	strcpy(buf, arg);
 	at = strchr(buf, '@');
-	if (!at)
+	if (!at || strlen(at + 1) >= whatlen)
 		return -1;
 	*at++ = 0;
 	dash = strchr(buf, '-');
 	if (dash)
 		*dash++ = 0;
 	if (cli_str_to_u64(buf, 10, 0, 65534, &a) ||
-	    (dash && cli_str_to_u64(dash, 10, a, 65534, &b)) ||
-	    units_parse_rate(at, &o->fr_pps, &o->fr_bps) || (!o->fr_pps && !o->fr_bps))
+	    (dash && cli_str_to_u64(dash, 10, a, 65534, &b)))
 		return -1;
-	o->fr_first = (uint32_t)a;
-	o->fr_last = dash ? (uint32_t)b : (uint32_t)a;
+	*first = (uint32_t)a;
+	*last = dash ? (uint32_t)b : (uint32_t)a;
+	*have_last = dash != NULL;
+	strcpy(what, at);
+	return 0;
+}
+
+/* FIRST[-LAST]@R into o->fr_*. */
+static int parse_flow_rate(const char *arg, struct send_opts *o)
+{
+	char rate[64];
+	int have_last;
+
+	if (parse_flow_span(arg, &o->fr_first, &o->fr_last, &have_last, rate, sizeof(rate)) ||
+	    units_parse_rate(rate, &o->fr_pps, &o->fr_bps) || (!o->fr_pps && !o->fr_bps))
+		return -1;
 	return 0;
 }
 
 /* FIRST[-LAST]@S into o->stop_*; *have_last says whether LAST was given. */
 static int parse_stop_flows(const char *arg, struct send_opts *o, int *have_last)
 {
-	char buf[64], *at, *dash;
-	uint64_t a, b;
+	char at[64];
 
-	if (strlen(arg) >= sizeof(buf))
-		return -1;
-	strcpy(buf, arg);
-	at = strchr(buf, '@');
-	if (!at)
-		return -1;
-	*at++ = 0;
-	dash = strchr(buf, '-');
-	if (dash)
-		*dash++ = 0;
-	if (cli_str_to_u64(buf, 10, 0, 65534, &a) ||
-	    (dash && cli_str_to_u64(dash, 10, a, 65534, &b)) ||
+	if (parse_flow_span(arg, &o->stop_first, &o->stop_last, have_last, at, sizeof(at)) ||
 	    cli_str_to_double(at, 0.001, 1e6, &o->stop_at_s))
 		return -1;
-	o->stop_first = (uint32_t)a;
-	o->stop_last = dash ? (uint32_t)b : 0;
-	*have_last = dash != NULL;
 	return 0;
 }
 
