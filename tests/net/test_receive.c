@@ -143,6 +143,9 @@ static struct xtx_engine *open_engine(const struct xtx_sched_config *cfg, int co
 		.rx_ifname = "a1", .rx_copy = copy, .frame_count = frames, .quiet = 1,
 		.tx_ring_size = 256, .comp_ring_size = 256, .rx_ring_size = 256,
 		.fill_ring_size = 512, .drop_on_close = 1,
+		/* a lane holds every frame: the stage cannot fill before the pool runs dry,
+		 * however far the dequeuer lags (starvation; ASan once filled a 1024 lane) */
+		.lane_size = 4096,
 	};
 	char err[512];
 	struct xtx_engine *e = xtx_engine__open(&o, err, sizeof(err));
