@@ -96,6 +96,7 @@ capture() { # ns dev file
   tb_run "$1" timeout 20 tshark -q -i "$2" -c 300 -w "$3" \
     -f "udp dst portrange 9000-9029" 2>/dev/null &
 }
+off_pct() { awk -v m="$1" -v w="$2" 'BEGIN { printf "%.2f", (m - w) / w * 100 }'; } # GOT WANT
 wire() { # port_lo port_hi -> Mbit/s on the wire at the sink (over the caller's $dur)
   jq --argjson lo "$1" --argjson hi "$2" --argjson d "$dur" \
     '[.per_port[] | select(.port >= $lo and .port <= $hi)] | ((map(.bytes) | add) + 24 * (map(.pkts) | add)) * 8 / $d / 1e6' \
@@ -155,7 +156,7 @@ test_rates() {
   exp_c=4.096 exp_b=10 exp_a=$(awk -v c="$exp_c" 'BEGIN { print 30 - 10 - c }')
   for x in "1:10 $a $exp_a" "1:20 $b $exp_b" "1:30 $c $exp_c"; do
     set -- $x
-    e=$(awk -v m="$2" -v w="$3" 'BEGIN { printf "%.2f", (m - w) / w * 100 }')
+    e=$(off_pct "$2" "$3")
     echo "class $1: $(printf %.3f "$2") Mbit/s at the sink, HTB gives $3 ($e%)"
     awk -v e="$e" 'BEGIN { exit !(e <= 2 && e >= -2) }' || fail "class $1 off by $e%"
   done
@@ -351,7 +352,7 @@ test_police() {
   for x in "1:10 9000 9003 $((150 * K))" "1:20 9004 9007 $((100 * K))" "1:30 9008 9011 $((50 * K))"; do
     set -- $x
     m=$(wire $2 $3)
-    e=$(awk -v m="$m" -v w="$4" 'BEGIN { printf "%.2f", (m - w) / w * 100 }')
+    e=$(off_pct "$m" "$4")
     pol=$(jget $TMPD/shape.json ".classes[] | select(.handle == \"$1\") | .xdp_policed")
     lim=$(jget $TMPD/shape.json ".classes[] | select(.handle == \"$1\") | .dropped_pkts")
     echo "class $1: $(printf %.3f "$m") Mbit/s on the wire at the sink, rate $4 ($e%); policed in XDP $pol, dropped in the scheduler $lim"
@@ -412,7 +413,7 @@ test_police_kernel() {
   for x in "1:10 9000 9003 $((150 * K)) 0" "1:20 9004 9007 $((100 * K)) 1" "1:30 9008 9011 $((50 * K)) 2"; do
     set -- $x
     m=$(wire $2 $3)
-    e=$(awk -v m="$m" -v w="$4" 'BEGIN { printf "%.2f", (m - w) / w * 100 }')
+    e=$(off_pct "$m" "$4")
     p50=$(jget $SINK_JSON ".delay_groups[$5].delay_ns.p50")
     p99=$(jget $SINK_JSON ".delay_groups[$5].delay_ns.p99")
     echo "kernel htb class $1: $(printf %.3f "$m") Mbit/s on the wire at the sink, rate $4 ($e%), delay p50 $p50 ns, p99 $p99 ns"

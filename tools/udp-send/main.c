@@ -36,6 +36,7 @@
 
 #include "cli.h"
 #include "dstguard.h"
+#include "pace.h"
 #include "units.h"
 #include "run.h"
 #include "traffic.h"
@@ -296,47 +297,32 @@ static void stamp_batch(struct sender *s, const struct flow *f, uint32_t n)
 	}
 }
 
-/* --rate: a thread's next batch is due at next; each datagram moves it by q + r / den
- * ns (den the rate, r < den carried in rem), R / threads per thread. */
+/* --rate: a thread's next batch is due at next; each datagram moves it by gap (pace.h),
+ * R / threads per thread. */
 struct pace {
-	uint64_t next, rem, q, r, den;
+	uint64_t next, rem, den;	/* den 0: not paced */
+	struct pace_gap gap;
 };
 
 static void pace_init(struct pace *pc, const struct traffic_opts *c)
 {
-	/* <= 65535 * 1e9 * 1024 threads < 2^63 */
-	uint64_t num = (rate_pps ? 1 : c->size) * 1000000000ull * c->threads;
-
-	pc->den = rate_pps ? rate_pps : rate_Bps;
-	pc->q = pc->den ? num / pc->den : 0;
-	pc->r = pc->den ? num % pc->den : 0;
-	pc->rem = 0;
-	pc->next = cli_now_ns(CLOCK_MONOTONIC);
+	*pc = (struct pace){ .den = rate_pps ? rate_pps : rate_Bps,
+			     .next = cli_now_ns(CLOCK_MONOTONIC) };
+	if (pc->den)	/* <= 65535 * 1e9 * 1024 threads < 2^63 */
+		pc->gap = pace_gap((rate_pps ? 1 : c->size) * 1000000000ull * c->threads,
+				   pc->den);
 }
 
-/* Wait until the next batch is due, at most 50 ms at a time (the stop flag). Returns
- * false if it is not due yet. */
+/* Whether the next batch is due; if not, a nap toward it. */
 static bool pace_due(struct pace *pc)
 {
-	uint64_t now = cli_now_ns(CLOCK_MONOTONIC), gap;
-	struct timespec ts = { 0, 0 };
+	uint64_t now = cli_now_ns(CLOCK_MONOTONIC);
 
-	if (pc->next + 1000000 < now)
-		pc->next = now - 1000000;
+	pace_catch_up(&pc->next, now);
 	if (pc->next <= now)
 		return true;
-	gap = pc->next - now;
-	ts.tv_nsec = (long)(gap > 50000000 ? 50000000 : gap);
-	nanosleep(&ts, NULL);
+	pace_nap(pc->next, now);
 	return false;
-}
-
-/* n datagrams left (n <= 1024, r < den < 2^63 / 1024: rem does not wrap). */
-static void pace_sent(struct pace *pc, uint64_t n)
-{
-	pc->rem += n * pc->r;
-	pc->next += n * pc->q + pc->rem / pc->den;
-	pc->rem %= pc->den;
 }
 
 static void *sender_main(void *arg)
@@ -366,8 +352,8 @@ static void *sender_main(void *arg)
 		if (r > 0) {
 			run_sent(&s->run, (uint64_t)r);
 			f->seq += (uint64_t)r;
-			if (pc.den)
-				pace_sent(&pc, (uint64_t)r);
+			if (pc.den)	/* r <= 1024, gap.r < den <= UNITS_MAX_PPS < 2^50 */
+				pace_step_n(&pc.next, &pc.rem, pc.gap, pc.den, (uint64_t)r);
 		} else if (traffic_send_error(&s->errs, errno)) {
 			if (errno == ECONNREFUSED || errno == EHOSTUNREACH || errno == ENETUNREACH) {
 				s->econnrefused += errno == ECONNREFUSED;

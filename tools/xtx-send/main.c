@@ -23,6 +23,7 @@
 #include "neigh.h"
 #include "netdev.h"
 #include "opts.h"
+#include "pace.h"
 
 #define BURST 32
 
@@ -47,13 +48,13 @@ struct tmpl {
 /* --rate, per producer. Each flow is paced at R/F whatever the producer count: a
  * producer that owns k of the F flows paces its own stream at k*R/F and sends its flows
  * in turn, so each flow gets every k-th packet of it, R/F. The gap after a packet of
- * template i is q[i] + r[i]/den ns (packet rate: 1e9*F / (R*k); frame-byte rate:
- * len*1e9*F / (R*k)), carried exactly: no drift, no division per packet. */
+ * template i is gap[i] (packet rate: 1e9*F / (R*k); frame-byte rate: len*1e9*F /
+ * (R*k)), carried exactly (pace.h). */
 struct pace {
 	uint64_t next_ns;		/* departure of the next packet, CLOCK_MONOTONIC */
 	uint64_t rem;			/* fraction of a ns carried, in 1/den; < den */
 	uint64_t den;			/* R*k (pps or bytes/s); 0 = not paced */
-	uint64_t q[3], r[3];		/* per template: whole ns, remainder (< den) */
+	struct pace_gap gap[3];		/* per template */
 };
 
 struct prod {
@@ -102,6 +103,16 @@ static int build_tmpl(struct tmpl *t, uint32_t len)
 	return 0;
 }
 
+/* Per template, the gap of a packet at rate den (pps if per_pkt, else frame bytes/s)
+ * for a stream that has mul / k of it: (1 or len) * 1e9 * mul / den. */
+static void tmpl_gaps(struct pace_gap *gap, const struct tmpl *t, unsigned ntmpl,
+		      bool per_pkt, uint32_t mul, uint64_t den)
+{
+	for (unsigned i = 0; i < ntmpl; i++)
+		/* <= 4032 * 1e9 * 65535 < 2^58 */
+		gap[i] = pace_gap((per_pkt ? 1 : t[i].len) * 1000000000ull * mul, den);
+}
+
 /* pc for a producer of k flows with templates t[0..ntmpl), starting now. R*k >= 2^63
  * (a gap under 1e-5 ns) is not paced: as fast as it goes. */
 static void pace_init(struct pace *pc, const struct tmpl *t, unsigned ntmpl, uint32_t k)
@@ -113,58 +124,19 @@ static void pace_init(struct pace *pc, const struct tmpl *t, unsigned ntmpl, uin
 	if (!den || den >= (unsigned __int128)1 << 63)
 		return;
 	pc->den = (uint64_t)den;
-	for (unsigned i = 0; i < ntmpl; i++) {
-		/* <= 4032 * 1e9 * 65535 < 2^58 */
-		uint64_t num = (o.rate_pps ? 1 : t[i].len) * 1000000000ull * o.flows;
-
-		pc->q[i] = num / pc->den;
-		pc->r[i] = num % pc->den;
-	}
-}
-
-/* A packet of template i left: the next one is due a gap later. rem + r < 2 * den
- * <= 2^64, so the sum does not wrap. */
-static inline void pace_sent(struct pace *pc, unsigned i)
-{
-	pc->next_ns += pc->q[i];
-	pc->rem += pc->r[i];
-	if (pc->rem >= pc->den) {
-		pc->rem -= pc->den;
-		pc->next_ns++;
-	}
+	tmpl_gaps(pc->gap, t, ntmpl, o.rate_pps != 0, o.flows, pc->den);
 }
 
 /* --flow-rate: a paced flow's next departure, and the fraction of a ns carried (< den).
- * Each flow of the group departs every (frame bytes or 1) * 1e9 * n / R ns, carried
- * exactly as struct pace does. */
+ * Each flow of the group departs every (frame bytes or 1) * 1e9 * n / R ns (pace.h). */
 struct frpace {
 	uint64_t due, rem;
 };
 
-static void sleep_ns(uint64_t ns)
-{
-	struct timespec ts = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) };
-
-	nanosleep(&ts, NULL);
-}
-
+/* Flow f is in --flow-rate's group (precondition: --flow-rate given). */
 static inline bool fr_paced(uint32_t f)
 {
-	return (o.fr_pps || o.fr_bps) && f >= o.fr_first && f <= o.fr_last;
-}
-
-/* A packet of template i of paced flow x left at now: at most 1 ms of lag is made up. */
-static inline void fr_sent(struct frpace *x, const uint64_t *q, const uint64_t *r,
-			   uint64_t den, unsigned i, uint64_t now)
-{
-	if (x->due + 1000000 < now)
-		x->due = now - 1000000;
-	x->due += q[i];
-	x->rem += r[i];
-	if (x->rem >= den) {
-		x->rem -= den;
-		x->due++;
-	}
+	return f >= o.fr_first && f <= o.fr_last;
 }
 
 /* --stop-flows: drop flows stop_first..stop_last from flows[0..*n) (and their seq, imix
@@ -247,7 +219,7 @@ static void *producer_main(void *arg)
 	struct frpace *frp = NULL;	/* per flow: --flow-rate departures */
 	const bool fr_on = o.fr_pps || o.fr_bps;
 	const uint64_t fr_den = o.fr_pps ? o.fr_pps : o.fr_bps;
-	uint64_t fr_q[3] = { 0 }, fr_r[3] = { 0 };
+	struct pace_gap fr_gap[3];
 	uint64_t *seq = NULL, addrs[BURST];
 	struct xtx_desc d[BURST];
 	unsigned pending = 0;	/* d[0..pending) built but not taken yet */
@@ -275,14 +247,8 @@ static void *producer_main(void *arg)
 	for (uint32_t f = me->id; f < o.flows; f += nprod)
 		flows[nflows++] = f;
 	pace_init(&pc, t, ntmpl, nflows);
-	for (unsigned i = 0; fr_on && i < ntmpl; i++) {
-		/* <= 4032 * 1e9 * 65535 < 2^58 */
-		uint64_t num = (o.fr_pps ? 1 : t[i].len) * 1000000000ull *
-			       (o.fr_last - o.fr_first + 1);
-
-		fr_q[i] = num / fr_den;
-		fr_r[i] = num % fr_den;
-	}
+	if (fr_on)
+		tmpl_gaps(fr_gap, t, ntmpl, o.fr_pps != 0, o.fr_last - o.fr_first + 1, fr_den);
 	for (uint32_t i = 0; fr_on && i < nflows; i++)
 		frp[i].due = cli_now_ns(CLOCK_MONOTONIC);
 
@@ -308,16 +274,11 @@ static void *producer_main(void *arg)
 			pace_init(&pc, t, ntmpl, nflows);
 		}
 		if (pc.den) {
-			/* Credit up to one burst; never more than 1 ms of lag. */
-			if (pc.next_ns + 1000000 < now)
-				pc.next_ns = now - 1000000;
+			/* Credit up to one burst; never more than PACE_LAG_NS of lag. */
+			pace_catch_up(&pc.next_ns, now);
 			if (pc.next_ns > now) {
-				uint64_t gap = pc.next_ns - now;
-				/* At most 50 ms, so the stop flag is seen promptly. */
-				struct timespec ts = { 0, (long)(gap > 50000000 ? 50000000 : gap) };
-
-				if (gap > 50000)
-					nanosleep(&ts, NULL);
+				if (pc.next_ns - now > 50000)
+					pace_nap(pc.next_ns, now);
 				continue;
 			}
 		}
@@ -372,9 +333,11 @@ static void *producer_main(void *arg)
 								  .hash = flow_hash[f],
 								  .cls = flow_cls[f] };
 				if (pc.den)
-					pace_sent(&pc, ti);
-				if (fr_on && fr_paced(f))
-					fr_sent(&frp[fi], fr_q, fr_r, fr_den, ti, now);
+					pace_step(&pc.next_ns, &pc.rem, pc.gap[ti], pc.den);
+				if (fr_on && fr_paced(f)) {
+					pace_catch_up(&frp[fi].due, now);
+					pace_step(&frp[fi].due, &frp[fi].rem, fr_gap[ti], fr_den);
+				}
 				fi = fi + 1 == nflows ? 0 : fi + 1;
 			}
 			if (i < got)	/* every flow's class is held: not built */
@@ -393,9 +356,7 @@ static void *producer_main(void *arg)
 		if (pending && !xtx_producer__room(p, d[0].cls, d[0].hash))
 			xtx_producer__wait_room(p, d[0].cls, d[0].hash, 1000 * 1000);
 		else if (held && !pending && fr_on && !rw)
-			/* every flow paced and not due: sleep to the first (at most 50 ms, so
-			 * the stop flag is seen promptly) */
-			sleep_ns(next_due - now > 50000000 ? 50000000 : next_due - now);
+			pace_nap(next_due, now);	/* every flow paced, none due */
 		else if (held && !pending && fr_on)
 			xtx_producer__wait_room(p, rw_cls, rw_hash,
 						next_due - now < 1000000 ? next_due - now : 1000000);

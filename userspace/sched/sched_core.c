@@ -69,8 +69,8 @@ static unsigned log2_u32(uint32_t v)	/* v a power of two */
 
 /* Byte offsets of each array in the one allocation. */
 struct layout {
-	size_t cls, leaves, feeds, words, members, cls_leaf, dlist, room_chg, near_list, wq, fh, hmap, pool,
-	       flows, codel, dropped, total;
+	size_t cls, leaves, feeds, words, members, cls_leaf, dlist, room_chg, near_list, wq, fh,
+	       hmap, pool, flows, codel, dropped, total;
 };
 
 static int make_layout(struct layout *lo, uint32_t ncls, uint32_t nleaves, uint32_t ninner,
