@@ -16,7 +16,9 @@
 #             with u32 filters on the destination port, on tx0 of the test's namespace
 # Checked, each path: the light class's packets all arrive in order (no gap but the one
 # where the sink joins the flow: the tree gives it its rate first), through xtx at
-# 625 frames/s within 2% (--flow-rate), its p99 in the loaded run is printed beside its idle p99.
+# 625 frames/s within 2% (--flow-rate), through the kernel within 2% idle and at most 2%
+# over beside the bulk sender (udp-send --rate); its p99 in the loaded run is printed
+# beside its idle p99.
 # Bound for xtx: the light class's p99 in the loaded run below the bulk class's p50 in
 # the same run (the bulk class keeps its room target's worth queued): the light class
 # does not wait behind the bulk backlog. The bound, 2x the idle p99, is printed,
@@ -58,6 +60,15 @@ check_light() {
   [ "$(jget $TMPD/$1.json '.delay_groups[0].delay_ns.p99')" != null ] || fail "$1: no delay samples"
 }
 
+# light_rate TAG LO HI: the light flow (1 Mbit/s of 200-byte frames: 625 frames/s) arrived
+# at LO to HI times that
+light_rate() {
+  local pps
+  pps=$(jq '([.per_port[] | select(.port == 9000) | .pkts] | add) / .arrival_s' $TMPD/$1.json)
+  awk -v p="$pps" -v lo="$2" -v hi="$3" 'BEGIN { exit !(p >= 625 * lo && p <= 625 * hi) }' ||
+    fail "$1: the light flow arrived at $pps frames/s, not $2 to $3 times 625"
+}
+
 xtx_run() { # TAG FLOWS
   send --classes $TMPD/lat.conf --flows "$2" --flow-rate 0@1mbit --size $SIZE --duration 3.5 \
     --interval 0 --json > $TMPD/$1-send.json 2> $TMPD/$1-send.err &
@@ -65,9 +76,7 @@ xtx_run() { # TAG FLOWS
   window "$1" || { wait $pid; return 1; }
   wait $pid || { cat $TMPD/$1-send.err; fail "$1: xtx-send failed"; return 1; }
   check_light "$1"
-  # --flow-rate 0@1mbit of 200-byte frames: 625 frames/s
-  [ "$(jq '([.per_port[] | select(.port == 9000) | .pkts] | add) / .arrival_s / 625 - 1 | fabs < 0.02' $TMPD/$1.json)" = true ] ||
-    fail "$1: the light flow arrived at $(jq '([.per_port[] | select(.port == 9000) | .pkts] | add) / .arrival_s' $TMPD/$1.json) frames/s, not 625 within 2%"
+  light_rate "$1" 0.98 1.02
 }
 
 test_xtx() {
@@ -102,6 +111,9 @@ kernel_run() { # TAG WITH_BULK
   wait $lpid || { cat $TMPD/$1-light.err; fail "$1: udp-send (light) failed"; }
   [ -z "$bpid" ] || wait $bpid || { cat $TMPD/$1-bulk.err; fail "$1: udp-send (bulk) failed"; }
   check_light "$1"
+  # udp-send --rate: 625 frames/s alone; beside the bulk sender it may get less (its
+  # thread shares the CPUs), never more
+  if [ "$2" = 1 ]; then light_rate "$1" 0 1.02; else light_rate "$1" 0.98 1.02; fi
 }
 
 test_kernel_htb() {
