@@ -132,6 +132,12 @@ test_default_mode() {
       .delay_ns.p50 < ([.class_delay_ns[][0]] | min) or .delay_ns.p50 > ([.class_delay_ns[][0]] | max)) | .path' $TMPD/a.json)
     [ -z "$nodelay" ] && ok "every run: the overall p50 between its two classes' p50s" ||
       fail "per-class delays inconsistent with the overall one in: $nodelay"
+    # Every stamped frame of a class lands in its class's delay group: the sink's port
+    # residues (--delay-mod) and the tool's leaf of a port agree.
+    nodelay=$(jq -r '.runs[] | select(.ok) | select((.sink.delay_groups | length) != (.class_pkts | length) or
+      ([.sink.delay_groups[] | .delay_ns.samples + .delay_ns.negative] != .class_pkts)) | .path' $TMPD/a.json)
+    [ -z "$nodelay" ] && ok "every run: each class's delay samples are its packets at the sink" ||
+      fail "delay groups do not match the classes' packets in: $nodelay"
     grep -q "Per class one-way delay" $TMPD/a.out || fail "no per-class delay table"
     for p in "${ALL[@]}"; do
       grep -q "^$p " $TMPD/a.out || fail "table has no row for $p"
