@@ -332,6 +332,37 @@ unsigned xtx_sched__class_count(const struct xtx_sched *s);
 /* Copy a class's counters. -ENOENT for a bad index. */
 int xtx_sched__class_stats(const struct xtx_sched *s, unsigned idx, struct xtx_class_stats *st);
 
+/* --- changing a running tree (docs/config.md, "Changing a running tree") ------------
+ *
+ * A scheduler takes new class parameters while it runs, as `tc class change` does:
+ * rate, ceil, burst, cburst, quantum and prio of any class, and of a leaf its limit,
+ * flow_limit, fq_quantum, maxrate, room target (a new value; not on or off) and
+ * CoDel's target, interval and ecn (not on or off), and the default class. What the
+ * running tree was built with stays: the classes in config order (the index a
+ * descriptor carries), their parents and scope, fq and flows, whether CoDel and a room
+ * target are on, the overhead; and the limits together fit the packet pool it was
+ * built with. Tokens carry over in nanoseconds of transmission time (sch_htb's
+ * htb_change_class), cut to the new burst; queued packets stay, and a leaf above a
+ * lowered limit refuses new ones until it is below it; counters go on.
+ *
+ * change_check: 0 if cfg is a valid tree that the running one can take; -EINVAL with
+ * validate()'s message, or -EOPNOTSUPP naming the class (and its file:line) and what
+ * needs a restart. Reads only what a running scheduler never changes but through
+ * change(), so another thread may call it while the owner runs.
+ * change: change_check(), then apply, in the owner thread between two calls; nothing
+ * changes on an error. cfg is not kept.
+ * shared change: the device-wide buckets' depths, slices and fairness of cfg (checked
+ * by the caller against a scheduler that uses sh); any thread, while the schedulers
+ * run: a bucket that grows does not gain the tokens it could not hold before. Each
+ * scheduler then takes its own change(); until it has, it charges with its old
+ * rates (one step of its dequeuer). */
+int xtx_sched__change_check(const struct xtx_sched *s, const struct xtx_sched_config *cfg,
+			    char *err, size_t errlen);
+int xtx_sched__change(struct xtx_sched *s, const struct xtx_sched_config *cfg, uint64_t now_ns,
+		      char *err, size_t errlen);
+int xtx_sched_shared__change(struct xtx_sched_shared *sh, const struct xtx_sched_config *cfg,
+			     uint64_t now_ns);
+
 #ifdef __cplusplus
 }
 #endif

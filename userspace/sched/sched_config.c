@@ -112,9 +112,8 @@ char *_xtx_rate_fmt(char *buf, size_t len, uint64_t bytes)
 }
 
 /* "NAME:LINE: " + message. Without a source name the line alone; without either, bare. */
-__attribute__((format(printf, 5, 6)))
-static void cfg_err(const struct xtx_sched_config *cfg, uint32_t line, char *err,
-		    size_t errlen, const char *fmt, ...)
+void _xtx_cfg_err(const struct xtx_sched_config *cfg, uint32_t line, char *err,
+		  size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 	int n = 0;
@@ -508,20 +507,20 @@ static int check_links(const struct xtx_sched_config *cfg, int32_t *pidx, int32_
 		}
 		_xtx_handle_fmt(ph, sizeof(ph), o->parent);
 		if (XTX_HANDLE_MIN(o->handle) == 0) {
-			cfg_err(cfg, o->line, err, errlen,
+			_xtx_cfg_err(cfg, o->line, err, errlen,
 				"class %s: minor 0 is only for a root class, but it has parent %s; "
 				"give it a non-zero minor, or no parent", h, ph);
 			return -EINVAL;
 		}
 		p = cfg_find(cfg, o->parent);
 		if (p < 0) {
-			cfg_err(cfg, o->line, err, errlen,
+			_xtx_cfg_err(cfg, o->line, err, errlen,
 				"class %s: parent %s does not exist; define class %s or fix the "
 				"parent", h, ph, ph);
 			return -EINVAL;
 		}
 		if (XTX_HANDLE_MAJ(o->parent) != XTX_HANDLE_MAJ(o->handle)) {
-			cfg_err(cfg, o->line, err, errlen,
+			_xtx_cfg_err(cfg, o->line, err, errlen,
 				"class %s: major %x differs from parent %s's major %x; as in tc, a "
 				"class and its parent share the major number (use %x:%x)",
 				h, XTX_HANDLE_MAJ(o->handle), ph, XTX_HANDLE_MAJ(o->parent),
@@ -533,7 +532,7 @@ static int check_links(const struct xtx_sched_config *cfg, int32_t *pidx, int32_
 			child[p] = (int32_t)i;
 	}
 	if (!roots) {
-		cfg_err(cfg, 0, err, errlen,
+		_xtx_cfg_err(cfg, 0, err, errlen,
 			"no root class: every class has a parent; give the top class no parent "
 			"(or parent root)");
 		return -EINVAL;
@@ -571,7 +570,7 @@ static int check_cycles(const struct xtx_sched_config *cfg, const int32_t *pidx,
 			} while (k != j);
 			snprintf(path + off, sizeof(path) - off, "%s%s", k == j ? "" : "... -> ",
 				 _xtx_handle_fmt(h, sizeof(h), cfg->cls[j].o.handle));
-			cfg_err(cfg, cfg->cls[j].o.line, err, errlen,
+			_xtx_cfg_err(cfg, cfg->cls[j].o.line, err, errlen,
 				"class %s: parents form a cycle (%s); give one class of the cycle a "
 				"parent outside it", h, path);
 			return -EINVAL;
@@ -598,14 +597,14 @@ static int check_class(const struct xtx_sched_config *cfg, unsigned i, const int
 
 		_xtx_handle_fmt(ph, sizeof(ph), p->handle);
 		if (o->rate > p->ceil) {
-			cfg_err(cfg, o->line, err, errlen,
+			_xtx_cfg_err(cfg, o->line, err, errlen,
 				"class %s: rate %s exceeds parent %s's ceil %s; lower the rate or "
 				"raise the parent's ceil", h, _xtx_rate_fmt(r1, sizeof(r1), o->rate),
 				ph, _xtx_rate_fmt(r2, sizeof(r2), p->ceil));
 			return -EINVAL;
 		}
 		if (o->ceil > p->ceil) {
-			cfg_err(cfg, o->line, err, errlen,
+			_xtx_cfg_err(cfg, o->line, err, errlen,
 				"class %s: ceil %s exceeds parent %s's ceil %s; lower ceil to at "
 				"most %s", h, _xtx_rate_fmt(r1, sizeof(r1), o->ceil), ph,
 				_xtx_rate_fmt(r2, sizeof(r2), p->ceil), r2);
@@ -616,7 +615,7 @@ static int check_class(const struct xtx_sched_config *cfg, unsigned i, const int
 		const struct xtx_class_opts *k = &cfg->cls[child[i]].o;
 		char kh[_XTX_HANDLE_STRLEN];
 
-		cfg_err(cfg, o->line, err, errlen,
+		_xtx_cfg_err(cfg, o->line, err, errlen,
 			"class %s: %s is a leaf option, but %s has child %s; move it to the leaf "
 			"classes", h, leaf_opt_name(c->set & _XTX_OPT_LEAF_ONLY), h,
 			_xtx_handle_fmt(kh, sizeof(kh), k->handle));
@@ -626,19 +625,19 @@ static int check_class(const struct xtx_sched_config *cfg, unsigned i, const int
 	if (!o->fq && fq_only) {
 		const char *name = leaf_opt_name(fq_only);
 
-		cfg_err(cfg, o->line, err, errlen,
+		_xtx_cfg_err(cfg, o->line, err, errlen,
 			"class %s: %s only applies with fq; turn fq on for this class or drop %s",
 			h, name, name);
 		return -EINVAL;
 	}
 	if (o->flows & (o->flows - 1)) {
-		cfg_err(cfg, o->line, err, errlen,
+		_xtx_cfg_err(cfg, o->line, err, errlen,
 			"class %s: flows %u is not a power of two; use %u", h, o->flows,
 			round_up_pow2(o->flows) > FLOWS_MAX ? FLOWS_MAX : round_up_pow2(o->flows));
 		return -EINVAL;
 	}
 	if (o->flows > FLOWS_MAX) {
-		cfg_err(cfg, o->line, err, errlen,
+		_xtx_cfg_err(cfg, o->line, err, errlen,
 			"class %s: flows %u is above the maximum %u (sch_fq's); use at most %u",
 			h, o->flows, FLOWS_MAX, FLOWS_MAX);
 		return -EINVAL;
@@ -657,12 +656,12 @@ static int check_default(const struct xtx_sched_config *cfg, const int32_t *chil
 	_xtx_handle_fmt(h, sizeof(h), cfg->dflt);
 	d = cfg_find(cfg, cfg->dflt);
 	if (d < 0) {
-		cfg_err(cfg, cfg->dflt_line, err, errlen,
+		_xtx_cfg_err(cfg, cfg->dflt_line, err, errlen,
 			"default %s: no such class; name one of the leaf classes", h);
 		return -EINVAL;
 	}
 	if (child[d] >= 0) {
-		cfg_err(cfg, cfg->dflt_line, err, errlen,
+		_xtx_cfg_err(cfg, cfg->dflt_line, err, errlen,
 			"default %s: class %s has child %s, but the default must be a leaf class; "
 			"name a leaf", h, h,
 			_xtx_handle_fmt(kh, sizeof(kh), cfg->cls[child[d]].o.handle));
@@ -681,18 +680,18 @@ int xtx_sched_config__validate(const struct xtx_sched_config *cfg, char *err, si
 	if (err && errlen)
 		err[0] = '\0';
 	if (!cfg) {
-		cfg_err(NULL, 0, err, errlen, "no configuration (NULL)");
+		_xtx_cfg_err(NULL, 0, err, errlen, "no configuration (NULL)");
 		return -EINVAL;
 	}
 	if (!cfg->n) {
-		cfg_err(cfg, 0, err, errlen, cfg->source ?
+		_xtx_cfg_err(cfg, 0, err, errlen, cfg->source ?
 			"no classes defined; add at least one line like 'class 1: rate 1gbit'" :
 			"no classes defined; add at least one with xtx_sched_config__add_class()");
 		return -EINVAL;
 	}
 	pidx = malloc((size_t)cfg->n * (2 * sizeof(int32_t) + 1));
 	if (!pidx) {
-		cfg_err(cfg, 0, err, errlen, "out of memory checking %u classes", cfg->n);
+		_xtx_cfg_err(cfg, 0, err, errlen, "out of memory checking %u classes", cfg->n);
 		return -ENOMEM;
 	}
 	child = pidx + cfg->n;

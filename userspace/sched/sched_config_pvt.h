@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* sched_config_pvt.h - private link between the config container (sched_config.c) and the
- * text parser (sched_parse.c). Do not include directly from anywhere else; nothing here is
+/* sched_config_pvt.h - private link between the config container (sched_config.c), the
+ * text parser (sched_parse.c) and the live change (sched_change.c). Do not include directly from anywhere else; nothing here is
  * exported (libxtx.map does not list it).
  *
  * The public add_class() can only say "set" by a non-zero field. The parser knows more: the
@@ -10,6 +10,7 @@
 #ifndef XTX_SCHED_CONFIG_PVT_H
 #define XTX_SCHED_CONFIG_PVT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <xtx/sched.h>
 
@@ -55,6 +56,12 @@ const char *_xtx_sched_config__source(const struct xtx_sched_config *cfg); /* NU
 /* set_default() that also records the line of the "default" statement for messages. */
 int _xtx_sched_config__set_default_at(struct xtx_sched_config *cfg, uint32_t handle,
 				      uint32_t line);
+
+/* A message "NAME:LINE: " + fmt in err, as validate() writes them (the line of a class
+ * is its opts' line; 0: none). */
+__attribute__((format(printf, 5, 6)))
+void _xtx_cfg_err(const struct xtx_sched_config *cfg, uint32_t line, char *err,
+		  size_t errlen, const char *fmt, ...);
 
 /* Format helpers shared by both files; each writes a NUL-terminated string and returns buf.
  * A handle as tc prints it: "1:" for minor 0, "1:10" (hex) otherwise, "root". */

@@ -206,8 +206,7 @@ static int shape_measure(struct shape *sh, const struct xtx_sched_config *cfg, c
 	return 0;
 }
 
-/* Whether leaf class co runs CoDel under the scheduler's default dflt. */
-static bool leaf_codel(const struct xtx_class_opts *co, uint8_t dflt)
+bool _xtx_leaf_codel(const struct xtx_class_opts *co, uint8_t dflt)
 {
 	return co->codel == XTX_CODEL_ON || (co->codel == XTX_CODEL_DEFAULT && dflt == XTX_CODEL_ON);
 }
@@ -218,7 +217,7 @@ static void shape_codel(struct shape *sh, const struct xtx_sched_config *cfg, ui
 	for (uint32_t i = 0; i < sh->n; i++) {
 		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, i);
 
-		if (!sh->nchild[i] && leaf_codel(co, dflt))
+		if (!sh->nchild[i] && _xtx_leaf_codel(co, dflt))
 			sh->ncodel += co->fq ? co->flows : 1;
 	}
 }
@@ -292,12 +291,29 @@ static uint32_t init_leaf(struct xtx_sched *s, uint32_t i, uint32_t li,
 	L->nflows = fl;
 	L->fq = co->fq;
 	L->new_head = L->new_tail = L->old_head = L->old_tail = _XTX_NIL;
+	L->hash_shift = 32 - log2_u32(fl);
+	L->cls = i;
+	init_flows(L);
+	if (_xtx_leaf_codel(co, codel_dflt)) {	/* state zeroed by the allocation */
+		L->codel = 1;
+		L->cv = *cv;
+		*cv += fl;
+	}
+	_xtx_leaf_params(L, co);
+	if (_xtx_leaf_cap(L) < XTX_SCHED_ABSORB)	/* near a limit for good */
+		s->near_fixed++;
+	/* after the class's ceil_mult */
+	_xtx_room_init(s, L, co->target ? co->target : s->dflt_target, s->now);
+	L->slow = L->room | L->codel;
+	return fl;
+}
+
+void _xtx_leaf_params(struct _xtx_leaf *L, const struct xtx_class_opts *co)
+{
 	L->limit = co->limit;
 	L->flow_limit = co->fq ? co->flow_limit : co->limit;
 	if (L->flow_limit > _XTX_QLEN_MAX)
 		L->flow_limit = _XTX_QLEN_MAX;
-	if (_xtx_leaf_cap(L) < XTX_SCHED_ABSORB)	/* near a limit for good */
-		s->near_fixed++;
 	/* sch_fq clamps its quantum to [256, 1 << 20]; a FIFO's single flow needs no DRR,
 	 * so it rotates rarely. */
 	if (co->fq)
@@ -305,22 +321,28 @@ static uint32_t init_leaf(struct xtx_sched *s, uint32_t i, uint32_t li,
 			co->fq_quantum > (1u << 20) ? (1u << 20) : co->fq_quantum);
 	else
 		L->quantum = 1 << 20;
-	L->hash_shift = 32 - log2_u32(fl);
 	L->pace_mult = co->fq && co->maxrate ? _xtx_rate_mult(co->maxrate) : 0;
-	L->cls = i;
-	init_flows(L);
-	if (leaf_codel(co, codel_dflt)) {	/* state zeroed by the allocation */
-		L->codel = 1;
+	if (L->codel) {
 		L->codel_ecn = co->codel_ecn;
-		L->cv = *cv;
-		*cv += fl;
 		L->cd_target = co->codel_target ? co->codel_target : XTX_CODEL_TARGET_NS;
 		L->cd_interval = co->codel_interval ? co->codel_interval : XTX_CODEL_INTERVAL_NS;
 	}
-	/* after the class's ceil_mult */
-	_xtx_room_init(s, L, co->target ? co->target : s->dflt_target, s->now);
-	L->slow = L->room | L->codel;
-	return fl;
+}
+
+void _xtx_class_params(struct _xtx_class *cl, const struct xtx_class_opts *co, uint32_t r2q)
+{
+	uint64_t q = co->quantum, ceil = co->ceil ? co->ceil : co->rate;
+
+	if (!q) {	/* the config fills it; sch_htb's rule if not */
+		q = co->rate / (r2q ? r2q : 10);
+		q = q < 1000 ? 1000 : q > 200000 ? 200000 : q;
+	}
+	cl->rate_mult = _xtx_rate_mult(co->rate);
+	cl->ceil_mult = _xtx_rate_mult(ceil);
+	cl->buffer = _xtx_bytes_to_ns(co->burst, co->rate);
+	cl->cbuffer = _xtx_bytes_to_ns(co->cburst, ceil);
+	cl->prio = co->prio > XTX_PRIO_MAX ? XTX_PRIO_MAX : co->prio;
+	cl->quantum = q > INT32_MAX ? INT32_MAX : (int32_t)q;
 }
 
 /* Step 4: classes (token buckets full at now_ns), leaves, flow tables, the handle map. */
@@ -334,30 +356,20 @@ static void init_classes(struct xtx_sched *s, const struct xtx_sched_config *cfg
 	for (i = 0; i < sh->n; i++) {
 		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, i);
 		struct _xtx_class *cl = &s->cls[i];
-		uint64_t q = co->quantum;
 
-		if (!q) {	/* the config fills it; sch_htb's rule if not */
-			q = co->rate / (r2q ? r2q : 10);
-			q = q < 1000 ? 1000 : q > 200000 ? 200000 : q;
-		}
-		cl->rate_mult = _xtx_rate_mult(co->rate);
-		cl->ceil_mult = _xtx_rate_mult(co->ceil ? co->ceil : co->rate);
-		cl->buffer = _xtx_bytes_to_ns(co->burst, co->rate);
-		cl->cbuffer = _xtx_bytes_to_ns(co->cburst, co->ceil ? co->ceil : co->rate);
+		_xtx_class_params(cl, co, r2q);
 		cl->tokens = cl->buffer;
 		cl->ctokens = cl->cbuffer;
 		if (s->sh && sh_dev && sh_dev[i]) {	/* local buckets: one slice, taken */
 			cl->shared = 1;
-			cl->buffer = s->sh[i].rate.slice;
-			cl->cbuffer = s->sh[i].ceil.slice;
+			cl->buffer = _xtx_sh_par(&s->sh[i].rate.slice);
+			cl->cbuffer = _xtx_sh_par(&s->sh[i].ceil.slice);
 			cl->tokens = cl->ctokens = 0;
 		}
 		cl->t_c = now_ns;
 		cl->parent = sh->parent[i];
 		cl->pq_idx = _XTX_NIL;
 		cl->mode = _XTX_CAN_SEND;
-		cl->prio = co->prio > XTX_PRIO_MAX ? XTX_PRIO_MAX : co->prio;
-		cl->quantum = q > INT32_MAX ? INT32_MAX : (int32_t)q;
 		cl->feed_w = (uint32_t)cl->quantum;
 		cl->handle = co->handle;
 		s->hmap[i] = (struct _xtx_hmap){ co->handle, i };
@@ -436,11 +448,16 @@ static void init_sets(struct xtx_sched *s, const struct shape *sh, uint64_t *w,
 /* Step 6: the free packet list and the default leaf. */
 static void init_pool_default(struct xtx_sched *s, const struct xtx_sched_config *cfg)
 {
-	uint32_t i, dflt;
-
-	for (i = 0; i < s->npool; i++)
+	for (uint32_t i = 0; i < s->npool; i++)
 		s->pool[i].next = i + 1 < s->npool ? i + 1 : _XTX_NIL;
 	s->free_head = 0;
+	_xtx_sched_set_default(s, cfg);
+}
+
+void _xtx_sched_set_default(struct xtx_sched *s, const struct xtx_sched_config *cfg)
+{
+	uint32_t i, dflt;
+
 	s->dflt_leaf = _XTX_NIL;
 	dflt = xtx_sched_config__default(cfg);
 	if (dflt) {
@@ -516,6 +533,7 @@ struct xtx_sched *xtx_sched__create(const struct xtx_sched_config *cfg,
 		     o.shared ? o.shared->device : NULL, now_ns);
 	init_sets(s, &sh, (uint64_t *)(base + lo.words), (uint32_t *)(base + lo.members));
 	init_pool_default(s, cfg);
+	s->codel_dflt = o.codel;
 	shape_free(&sh);
 	return s;
 

@@ -438,7 +438,7 @@ static inline uint32_t sh_demand(struct xtx_sched *s, uint32_t c, uint32_t *rank
 /* A view's time t (0: never) is within the class's patience of now. */
 static inline bool sh_recent(uint64_t t, const struct _xtx_shclass *sc, uint64_t now)
 {
-	return t && (t >= now || now - t <= (uint64_t)sc->patience);
+	return t && (t >= now || now - t <= (uint64_t)_xtx_sh_par(&sc->patience));
 }
 
 /* A class's device-wide buckets, as bits of struct _xtx_shq.ask: short of it. */
@@ -503,7 +503,7 @@ static unsigned sh_may_take(struct xtx_sched *s, uint32_t c, unsigned want, uint
 	vt += step / wl;
 	cl->vt_rem = (uint32_t)(step % wl);
 	cl->fair_wire = 0;
-	slack = ((uint64_t)sc->slack << 10) / wl;
+	slack = ((uint64_t)_xtx_sh_par(&sc->slack) << 10) / wl;
 	for (j = 0; j < s->nq; j++) {
 		const struct _xtx_shq *o = &s->shq[(size_t)j * s->ncls + c];
 		uint32_t ow, orank;
@@ -531,7 +531,7 @@ static unsigned sh_may_take(struct xtx_sched *s, uint32_t c, unsigned want, uint
 	/* No more credit than one burst for a queue that had no demand (within patience):
 	 * coming back, it catches up with the others at most by the class's burst (at its
 	 * weight). A queue that kept its demand keeps what it is behind. */
-	lag = ((uint64_t)sc->burst << 10) / wl;
+	lag = ((uint64_t)_xtx_sh_par(&sc->burst) << 10) / wl;
 	if (w && low != UINT64_MAX && low > lag && vt < low - lag &&
 	    !sh_recent(atomic_load_explicit(&me->seen, memory_order_relaxed), sc, now))
 		vt = low - lag;
@@ -559,8 +559,10 @@ static int64_t sh_pay_owed(uint32_t *owed, uint64_t mult, struct _xtx_shbucket *
 	uint32_t rem = 0;
 	int64_t owe = _xtx_sh_charge(b, (int64_t)_xtx_l2t(mult, *owed, &rem) + 1, now);
 
+	int64_t room = _xtx_sh_par(&b->slice) - toks;
+
 	*owed = 0;
-	return owe > b->slice - toks ? b->slice - toks : owe;	/* one slice at most */
+	return owe > room ? room : owe;	/* one slice at most */
 }
 
 /* Top class c's local buckets up to one slice from the device-wide ones where they are
@@ -584,9 +586,9 @@ static void sh_refill(struct xtx_sched *s, uint32_t c, bool rate, uint64_t now)
 	want = (nt && cl->tokens < 0 ? SH_RATE : 0) | (nc && cl->ctokens < 0 ? SH_CEIL : 0);
 	may = s->nq > 1 && want ? sh_may_take(s, c, want, now) : want;
 	if (may & SH_RATE)
-		cl->tokens += _xtx_sh_take(&sc->rate, sc->rate.slice - cl->tokens, now);
+		cl->tokens += _xtx_sh_take(&sc->rate, _xtx_sh_par(&sc->rate.slice) - cl->tokens, now);
 	if (may & SH_CEIL)
-		cl->ctokens += _xtx_sh_take(&sc->ceil, sc->ceil.slice - cl->ctokens, now);
+		cl->ctokens += _xtx_sh_take(&sc->ceil, _xtx_sh_par(&sc->ceil.slice) - cl->ctokens, now);
 	short_of = (cl->tokens < 0 ? SH_RATE : 0) | (cl->ctokens < 0 ? SH_CEIL : 0);
 	if (want & ~may)
 		st = SH_DEFERRED;
@@ -615,7 +617,7 @@ static inline uint64_t sh_key(struct xtx_sched *s, uint32_t c, uint64_t now)
 	struct _xtx_shclass *sc = &s->sh[c];
 
 	if (cl->blocked == SH_DEFERRED)
-		return now + (uint64_t)sc->rate.min_take;
+		return now + (uint64_t)_xtx_sh_par(&sc->rate.min_take);
 	if (cl->mode == _XTX_CANT_SEND)
 		return cl->owed_c ? now + 1 : _xtx_sh_ready(&sc->ceil, -cl->ctokens, now);
 	return cl->owed_t ? now + 1 : _xtx_sh_ready(&sc->rate, -cl->tokens, now);
@@ -753,6 +755,39 @@ static void do_events(struct xtx_sched *s, uint64_t now)
 		else
 			wq_remove(s, c);
 	}
+}
+
+/* --- live change (sched_change.c) ------------------------------------------------------ */
+
+void _xtx_htb_unlink(struct xtx_sched *s)
+{
+	s->dn = 0;
+	for (uint32_t c = 0; c < s->ncls; c++)
+		if (s->cls[c].leaf != _XTX_NIL && s->cls[c].prio_activity) {
+			_xtx_htb_deactivate(s, c);
+			s->dlist[s->dn++] = c;
+		}
+}
+
+void _xtx_htb_relink(struct xtx_sched *s, uint64_t now)
+{
+	for (uint32_t c = 0; c < s->ncls; c++) {
+		struct _xtx_class *cl = &s->cls[c];
+		int64_t diff = cl->shared ? 0 : elapsed(cl, now);
+		unsigned mode = class_mode(cl, &diff);
+
+		if (mode < cl->mode)
+			cl->throttled++;
+		cl->mode = (uint8_t)mode;	/* unlinked: no row or feed to move */
+		if (mode == _XTX_CAN_SEND && cl->pq_idx != _XTX_NIL)
+			wq_remove(s, c);
+		else if (mode != _XTX_CAN_SEND && cl->pq_idx != _XTX_NIL)
+			wq_update(s, c, now);	/* do_events() re-keys it */
+		else if (mode != _XTX_CAN_SEND)
+			wq_push(s, c, now);
+	}
+	while (s->dn)
+		_xtx_htb_activate(s, s->dlist[--s->dn]);
 }
 
 /* --- dequeue ---------------------------------------------------------------------------- */

@@ -321,20 +321,32 @@ struct _xtx_hmap {
  * class's tokens / ctokens are then what it took and has not spent (at most one slice, the
  * class's local buffer / cbuffer). So tokens are never made twice: every ns a local bucket
  * gains, tat gave up. tat only moves forward and never past the taker's now. */
+/* Every field but tat is a parameter: written at create and by a live change
+ * (xtx_sched_shared__change()), read through _xtx_sh_par(). */
 struct _xtx_shbucket {
 	_Atomic uint64_t tat;	/* device-wide tokens at t: min(depth, t - tat) ns */
-	int64_t depth;		/* burst (or cburst) in ns: the device-wide bucket */
-	int64_t slice;		/* ns a scheduler holds at most: its local bucket depth */
-	int64_t min_take;	/* a take smaller than this waits (one CAS per half slice) */
+	_Atomic int64_t depth;	/* burst (or cburst) in ns: the device-wide bucket */
+	_Atomic int64_t slice;	/* ns a scheduler holds at most: its local bucket depth */
+	_Atomic int64_t min_take; /* a take smaller than this waits (one CAS per half slice) */
 };
 
 struct _xtx_shclass {
 	struct _xtx_shbucket rate, ceil;
-	int64_t slack;		/* bytes a queue may be ahead of a blocked one (at its
+	_Atomic int64_t slack;	/* bytes a queue may be ahead of a blocked one (at its
 				 * weight) and still take: half a slice */
-	int64_t patience;	/* ns a blocked queue's ask counts (a stalled one's expires) */
-	int64_t burst;		/* bytes of the rate bucket: the most a queue's vt lags */
+	_Atomic int64_t patience; /* ns a blocked queue's ask counts (a stalled one's
+				 * expires) */
+	_Atomic int64_t burst;	/* bytes of the rate bucket: the most a queue's vt lags */
 } __attribute__((aligned(128)));
+
+/* A device-wide parameter. Relaxed: each is one word on its own, and a live change
+ * publishes no other data through it (pairs with the relaxed stores of
+ * xtx_sched_shared__change()); a queue that reads the old value for one take moves a
+ * share of one slice, never a token (tat's CAS does that). */
+static inline int64_t _xtx_sh_par(const _Atomic int64_t *p)
+{
+	return atomic_load_explicit(p, memory_order_relaxed);
+}
 
 /* A 128-byte pair of its own: the queues that CAS one class's tat never pull in another
  * class's (the adjacent-line prefetcher, struct _xtx_shq). */
@@ -390,7 +402,8 @@ struct xtx_sched {
 	uint32_t fh_cap;
 	uint32_t dflt_leaf;		/* leaf index of the default class, _XTX_NIL = none */
 	uint32_t overhead;		/* bytes added to each frame on the wire */
-	uint32_t _pad0;
+	uint8_t codel_dflt;		/* xtx_sched_opts.codel */
+	uint8_t _pad0[3];
 	uint64_t horizon_ns;
 	uint64_t dflt_target;		/* room target of leaves without their own, ns */
 	int (*ecn_mark)(void *ctx, const struct xtx_desc *d);	/* CoDel's, or NULL */
@@ -458,7 +471,9 @@ static inline uint64_t _xtx_l2t(uint64_t mult, uint32_t len, uint32_t *rem)
  * than its depth holds its depth (tat = now - depth); in debt (t >= now) it is t. */
 static inline uint64_t _xtx_sh_base(const struct _xtx_shbucket *b, uint64_t t, uint64_t now)
 {
-	return now > t && now - t > (uint64_t)b->depth ? now - (uint64_t)b->depth : t;
+	uint64_t depth = (uint64_t)_xtx_sh_par(&b->depth);
+
+	return now > t && now - t > depth ? now - depth : t;
 }
 
 /* Charge `ns` (> 0) to a device-wide bucket at now whatever it holds, as sch_htb charges
@@ -494,7 +509,8 @@ static inline int64_t _xtx_sh_take(struct _xtx_shbucket *b, int64_t want, uint64
 	 * word is what keeps two takers from taking the same ns (pairs with the other
 	 * schedulers' CAS on it). */
 	uint64_t t = atomic_load_explicit(&b->tat, memory_order_relaxed);
-	int64_t need = want < b->min_take ? want : b->min_take;
+	int64_t min_take = _xtx_sh_par(&b->min_take);
+	int64_t need = want < min_take ? want : min_take;
 	int tries;
 
 	for (tries = 0; tries < 4; tries++) {
@@ -524,16 +540,35 @@ static inline uint64_t _xtx_sh_ready(struct _xtx_shbucket *b, int64_t need, uint
 	/* Relaxed: a hint for the wait heap; a stale value only makes a take fail and the
 	 * class wait again (pairs with nothing). */
 	uint64_t t = atomic_load_explicit(&b->tat, memory_order_relaxed), at;
+	int64_t min_take = _xtx_sh_par(&b->min_take), depth = _xtx_sh_par(&b->depth);
 
-	if (need < b->min_take)
-		need = b->min_take;
-	if (need > b->depth)
-		need = b->depth;
+	if (need < min_take)
+		need = min_take;
+	if (need > depth)
+		need = depth;
 	at = t + (uint64_t)need;
 	return at > now ? at : now + 1;
 }
 
 /* --- functions shared between the files (hidden by libxtx.map) ------------------------ */
+
+/* sched_core.c: a class's and a leaf's parameters from its options, at create and at a
+ * live change (sched_change.c); whether leaf class co runs CoDel under the scheduler's
+ * default dflt. _xtx_class_params sets rate_mult, ceil_mult, buffer, cbuffer, prio and
+ * quantum; _xtx_leaf_params limit, flow_limit, quantum, pace_mult and, with L->codel,
+ * CoDel's target, interval and ecn. */
+void _xtx_class_params(struct _xtx_class *cl, const struct xtx_class_opts *co, uint32_t r2q);
+void _xtx_leaf_params(struct _xtx_leaf *L, const struct xtx_class_opts *co);
+bool _xtx_leaf_codel(const struct xtx_class_opts *co, uint8_t dflt);
+/* The default leaf of cfg: its default class, or its first leaf. */
+void _xtx_sched_set_default(struct xtx_sched *s, const struct xtx_sched_config *cfg);
+
+/* sched_htb.c, a live change: unlink takes every active leaf out of its rows and feeds
+ * (remembered in s->dlist, unused between dequeue calls); the caller then changes the
+ * classes' parameters; relink makes every class that is not CAN_SEND under them due in
+ * the wait heap at now, and puts the leaves back at their new prio and quantum. */
+void _xtx_htb_unlink(struct xtx_sched *s);
+void _xtx_htb_relink(struct xtx_sched *s, uint64_t now);
 
 /* sched_htb.c. Preconditions: c is a leaf class; the caller has just made its leaf's
  * nready go 0 -> 1 (activate) or found it 0 (deactivate). */
@@ -601,6 +636,9 @@ void _xtx_room_init(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t target_ns
 		    uint64_t now);
 void _xtx_room_roll(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now);
 void _xtx_room_note(struct xtx_sched *s, struct _xtx_leaf *L);
+/* A live change: a new target (the leaf has one), its budget kept within the new floor
+ * and cap. */
+void _xtx_room_retarget(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t target_ns);
 
 /* The flows a leaf with a target counts as active: the most attached over its last
  * window, or now if more (its flows' queues are a packet or two, so the flows queued

@@ -55,6 +55,21 @@ static uint32_t room_floor(const struct xtx_sched *s, const struct _xtx_leaf *L)
 	return f > pk ? f : pk;
 }
 
+/* b within [floor, cap] of the leaf's target and its class's ceil. */
+static uint32_t clamp_budget(const struct xtx_sched *s, const struct _xtx_leaf *L, uint64_t b)
+{
+	uint32_t floor = room_floor(s, L), cap = target_bytes(&s->cls[L->cls], L->target_us);
+
+	cap = cap > floor ? cap : floor;
+	return b < floor ? floor : b > cap ? cap : (uint32_t)b;
+}
+
+static uint32_t target_us(uint64_t target_ns)
+{
+	return target_ns / 1000 > UINT32_MAX ? UINT32_MAX :
+	       target_ns / 1000 ? (uint32_t)(target_ns / 1000) : 1;
+}
+
 /* The leaf's first budget (create): its floor; UINT32_MAX without a target. */
 void _xtx_room_init(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t target_ns,
 		    uint64_t now)
@@ -67,10 +82,17 @@ void _xtx_room_init(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t target_ns
 		return;
 	}
 	L->room = 1;
-	L->target_us = target_ns / 1000 > UINT32_MAX ? UINT32_MAX :
-		       target_ns / 1000 ? (uint32_t)(target_ns / 1000) : 1;
+	L->target_us = target_us(target_ns);
 	L->budget = room_floor(s, L);
 	_xtx_room_note(s, L);	/* its first state, for the first room_changes() */
+}
+
+void _xtx_room_retarget(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t target_ns)
+{
+	L->target_us = target_us(target_ns);
+	L->budget = clamp_budget(s, L, L->budget);
+	_xtx_room_update(s, L);
+	_xtx_room_note(s, L);
 }
 
 void _xtx_room_note(struct xtx_sched *s, struct _xtx_leaf *L)
@@ -84,17 +106,12 @@ void _xtx_room_note(struct xtx_sched *s, struct _xtx_leaf *L)
 void _xtx_room_roll(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now)
 {
 	uint32_t now_us = (uint32_t)(now >> 10), el = now_us - L->win_t;
-	uint32_t floor, cap;
 	uint64_t sample;
 
 	if (el) {	/* called for leaves with a target only */
 		/* dep < 2^32 and target_us < 2^32: the product fits 64 bits. */
 		sample = (uint64_t)L->dep * L->target_us / el;
-		floor = room_floor(s, L);
-		cap = target_bytes(&s->cls[L->cls], L->target_us);
-		cap = cap > floor ? cap : floor;
-		sample = ((uint64_t)L->budget + sample) / 2;
-		L->budget = sample < floor ? floor : sample > cap ? cap : (uint32_t)sample;
+		L->budget = clamp_budget(s, L, ((uint64_t)L->budget + sample) / 2);
 		_xtx_room_update(s, L);
 	}
 	L->win_t = now_us;

@@ -21,7 +21,8 @@
  *     Q * (one slice held + one slice of hysteresis debt + one packet), docs/design.md.
  *   - A scheduler that stops taking (stalled, idle) holds at most its slice; the others
  *     take the rest of the class's rate.
- * Slow path only: created once per engine, read per charge through s->sh.
+ * Slow path only: created once per engine, read per charge through s->sh; a live change
+ * (xtx_sched_shared__change()) rewrites the parameters, each a word of its own.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -32,22 +33,48 @@
 #include "mem.h"
 #include "sched_int.h"
 
+/* A bucket's parameters: depth, slice = min(slice_ns, depth / 2), min_take = slice / 2,
+ * each at least 1. Relaxed stores: see _xtx_sh_par(). */
+static void set_bucket(struct _xtx_shbucket *b, int64_t depth, uint64_t slice_ns)
+{
+	int64_t slice = depth / 2 < (int64_t)slice_ns ? depth / 2 : (int64_t)slice_ns;
+
+	slice = slice > 1 ? slice : 1;
+	atomic_store_explicit(&b->depth, depth > 1 ? depth : 1, memory_order_relaxed);
+	atomic_store_explicit(&b->slice, slice, memory_order_relaxed);
+	atomic_store_explicit(&b->min_take, slice / 2 > 1 ? slice / 2 : 1, memory_order_relaxed);
+}
+
 static void init_bucket(struct _xtx_shbucket *b, int64_t depth, uint64_t slice_ns,
 			uint64_t now_ns)
 {
-	int64_t slice = depth / 2 < (int64_t)slice_ns ? depth / 2 : (int64_t)slice_ns;
 	uint64_t full;
 
-	b->depth = depth > 1 ? depth : 1;
-	b->slice = slice > 1 ? slice : 1;
-	b->min_take = b->slice / 2 > 1 ? b->slice / 2 : 1;
+	set_bucket(b, depth, slice_ns);
+	depth = _xtx_sh_par(&b->depth);
 	/* Full: tat = now - depth; a depth beyond now (a huge burst at a tiny rate, soon after
 	 * boot) starts at 0, holding now ns: tat must not wrap past now, or no take would
 	 * ever succeed. */
-	full = now_ns > (uint64_t)b->depth ? now_ns - (uint64_t)b->depth : 0;
+	full = now_ns > (uint64_t)depth ? now_ns - (uint64_t)depth : 0;
 	/* Relaxed: written before any scheduler exists; creating the schedulers' threads
 	 * publishes it (pairs with their first load in _xtx_sh_take). */
 	atomic_store_explicit(&b->tat, full, memory_order_relaxed);
+}
+
+/* A live change of a bucket's depth. A bucket that grows first moves tat to where the
+ * old depth capped it (now - depth), so it holds no more than it did. */
+static void change_bucket(struct _xtx_shbucket *b, int64_t depth, uint64_t slice_ns,
+			  uint64_t now_ns)
+{
+	uint64_t old = (uint64_t)_xtx_sh_par(&b->depth), full = now_ns > old ? now_ns - old : 0;
+	/* Relaxed: the CAS on tat is the whole protocol (pairs with the takes' CAS). */
+	uint64_t t = atomic_load_explicit(&b->tat, memory_order_relaxed);
+
+	while (depth > (int64_t)old && t < full &&
+	       !atomic_compare_exchange_weak_explicit(&b->tat, &t, full, memory_order_relaxed,
+						      memory_order_relaxed))
+		;
+	set_bucket(b, depth, slice_ns);
 }
 
 /* slack: half a slice of bytes at the class's rate;
@@ -56,11 +83,13 @@ static void init_bucket(struct _xtx_shbucket *b, int64_t depth, uint64_t slice_n
  * keeps against the others (sh_may_take()). */
 static void init_fairness(struct _xtx_shclass *sc, uint64_t rate, uint32_t burst)
 {
-	unsigned __int128 b = (unsigned __int128)sc->rate.min_take * rate / _XTX_NSEC_PER_SEC;
+	unsigned __int128 b = (unsigned __int128)_xtx_sh_par(&sc->rate.min_take) * rate /
+			      _XTX_NSEC_PER_SEC;
 
-	sc->slack = (int64_t)b + 1;
-	sc->patience = sc->rate.depth;
-	sc->burst = (int64_t)burst;
+	/* Relaxed stores: see _xtx_sh_par(). */
+	atomic_store_explicit(&sc->slack, (int64_t)b + 1, memory_order_relaxed);
+	atomic_store_explicit(&sc->patience, _xtx_sh_par(&sc->rate.depth), memory_order_relaxed);
+	atomic_store_explicit(&sc->burst, (int64_t)burst, memory_order_relaxed);
 }
 
 struct xtx_sched_shared *xtx_sched_shared__create(const struct xtx_sched_config *cfg,
@@ -137,4 +166,32 @@ unsigned xtx_sched_shared__class_count(const struct xtx_sched_shared *sh)
 	for (i = 0; sh && i < sh->ncls; i++)
 		n += sh->device[i];
 	return n;
+}
+
+int xtx_sched_shared__change(struct xtx_sched_shared *sh, const struct xtx_sched_config *cfg,
+			     uint64_t now_ns)
+{
+	unsigned i;
+
+	if (!sh || !cfg || xtx_sched_config__class_count(cfg) != sh->ncls)
+		return -EINVAL;
+	for (i = 0; i < sh->ncls; i++) {
+		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, i);
+
+		if (sh->device[i] != (co->scope != XTX_SCOPE_QUEUE))
+			return -EINVAL;
+	}
+	for (i = 0; i < sh->ncls; i++) {
+		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, i);
+		uint64_t ceil = co->ceil ? co->ceil : co->rate;
+
+		if (!sh->device[i])
+			continue;
+		change_bucket(&sh->cls[i].rate, _xtx_bytes_to_ns(co->burst, co->rate),
+			      sh->slice_ns, now_ns);
+		change_bucket(&sh->cls[i].ceil, _xtx_bytes_to_ns(co->cburst, ceil),
+			      sh->slice_ns, now_ns);
+		init_fairness(&sh->cls[i], co->rate, co->burst);
+	}
+	return 0;
 }
