@@ -116,7 +116,8 @@ struct xtx_engine_opts {
 	const char *cpus;		/* dequeuer CPUs (above); NULL: the NIC's node's */
 	uint32_t max_producers;		/* producers open at once; default 64 */
 	uint32_t lane_size;		/* stage lane size per producer; default 1024 */
-	const struct xtx_sched_config *classes;	/* NULL: one class, no limit */
+	const struct xtx_sched_config *classes;	/* NULL: one class, no limit; read by
+							 * open only */
 	uint64_t drain_timeout_ns;	/* stop() waits this long for queued frames; 1 s */
 	int drop_on_close;		/* stop() drops queued frames at once (counted) */
 	int quiet;			/* no messages from this engine (xtx_set_print) */
@@ -410,6 +411,17 @@ int xtx_engine__rx_stats(const struct xtx_engine *e, unsigned rq, struct xtx_rx_
  * this call. Only leaves with a room target (xtx_engine_opts.target_ns, class file
  * `target`) are ever limited. Once per engine. 0, -EINVAL, -EBUSY (already set). */
 int xtx_engine__room_mirror(struct xtx_engine *e, uint64_t *words, unsigned n);
+
+/* Change the running class tree to cfg while producers send (xtx/sched.h, "changing a
+ * running tree", for what may change; docs/config.md). Each dequeuer takes it between
+ * two of its steps, the device-wide class state first: the data path takes no lock and
+ * checks one word per step. Returns once every queue runs cfg; cfg is not kept (free it
+ * then), and xtx_engine__class_index() still answers for the same classes. Nothing
+ * changes on an error: -EINVAL (not a valid tree: validate()'s message in err),
+ * -EOPNOTSUPP (what the running tree cannot take, with the class and its file:line),
+ * -ESRCH (stopped). From one thread at a time, not during xtx_engine__stop(). */
+int xtx_engine__classes_change(struct xtx_engine *e, const struct xtx_sched_config *cfg,
+			       char *err, size_t errlen);
 
 int xtx_engine__queue_stats(const struct xtx_engine *e, unsigned q, struct xtx_queue_stats *st);
 /* Sum over all queues' schedulers; as published by the dequeuers (at most ~10 ms old). */

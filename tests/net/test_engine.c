@@ -10,6 +10,10 @@
  * the UMEM while running and after the last producer closed, bad descriptors are refused
  * and counted, and an idle engine sleeps (the process's CPU time over 2 s idle is under 1%
  * of a core), and the engine's NUMA node is the one sysfs gives for IF (-1 for a veth).
+ * While the producers send, another thread changes the class tree, 1000 times or more
+ * (xtx_engine__classes_change(): rate and prio alternating; the count still exact, the
+ * class's counter never back, RSS flat), after a change that must be refused; a stopped
+ * engine refuses one.
  * Prints one JSON line with the figures for the script, which compares them with what
  * the receiver counted.
  * Before that, engines that must be refused or must show their settings:
@@ -28,6 +32,7 @@
 #include <linux/capability.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +53,7 @@
 
 static struct xtx_engine *eng;
 static uint64_t per_prod;
+static _Atomic int producers_left;	/* producer threads not yet done */
 
 static void build_frame(uint8_t *f, unsigned len, uint16_t dport)
 {
@@ -110,6 +116,81 @@ static void *producer(void *arg)
 			usleep(50);
 	}
 	xtx_producer__close(p);
+	atomic_fetch_sub(&producers_left, 1);
+	return NULL;
+}
+
+/* One class, as the engine's own default (1:, no practical limit), at rate r and prio
+ * p; with `extra`, a second class the running tree cannot take. */
+static struct xtx_sched_config *one_class(uint64_t r, uint8_t p, int extra)
+{
+	struct xtx_sched_config *c = xtx_sched_config__new();
+	struct xtx_class_opts o = { .sz = sizeof(o), .handle = XTX_HANDLE(1, 0),
+				    .parent = XTX_HANDLE_ROOT, .rate = r, .prio = p,
+				    .limit = 65536 };
+
+	CHECK(c && !xtx_sched_config__add_class(c, &o));
+	o.handle = XTX_HANDLE(2, 0);
+	CHECK(!extra || !xtx_sched_config__add_class(c, &o));
+	return c;
+}
+
+static long rss_kb(void)
+{
+	long pages = 0, rss = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f) {
+		if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
+			rss = 0;
+		fclose(f);
+	}
+	return rss * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* Live changes of the tree in a row (rate and prio alternating), each taken by every
+ * queue, from when the producers start until they are done and CHANGES were made; the
+ * class's sent count never goes back; a refused change says why; RSS flat over them. */
+#define CHANGES 1000
+static unsigned changes_under_load;
+
+static void *changer(void *arg)
+{
+	struct xtx_sched_config *bad = one_class(1000000000000000ull, 0, 1);
+	struct xtx_class_stats cs;
+	uint64_t last = 0;
+	char err[512];
+	long rss0 = 0;
+
+	(void)arg;
+	CHECK(xtx_engine__classes_change(eng, bad, err, sizeof(err)) == -EOPNOTSUPP &&
+	      strstr(err, "not added or removed"));
+	xtx_sched_config__free(bad);
+	unsigned i;
+
+	for (i = 0; i < CHANGES || atomic_load(&producers_left); i++) {
+		struct xtx_sched_config *c = one_class(i & 1 ? 900000000000000ull
+							     : 1000000000000000ull,
+						       (uint8_t)(i & 1), 0);
+		int rc = xtx_engine__classes_change(eng, c, err, sizeof(err));
+
+		if (!CHECK(rc == 0))
+			fprintf(stderr, "change %u: %d %s\n", i, rc, err);
+		xtx_sched_config__free(c);
+		if (atomic_load(&producers_left))
+			changes_under_load++;
+		xtx_engine__class_stats(eng, 0, &cs);
+		CHECK(cs.sent_pkts >= last);
+		last = cs.sent_pkts;
+		if (i == 9)
+			rss0 = rss_kb();	/* after the first few: the lazy pages */
+	}
+	printf("changes: %u in a row, %u while producers sent; RSS %ld -> %ld kB\n", i,
+	       changes_under_load, rss0, rss_kb());
+	CHECK(changes_under_load > 0);
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+	CHECK(rss_kb() - rss0 < 1024);	/* the sanitizers' allocators keep what is freed */
+#endif
 	return NULL;
 }
 
@@ -292,7 +373,7 @@ static double cpu_s(void)
 int main(int argc, char **argv)
 {
 	char err[512];
-	pthread_t th[64];
+	pthread_t th[65];
 
 	if (argc != 5) {
 		fprintf(stderr, "usage: test_engine IF COUNT PRODUCERS QUEUES\n");
@@ -388,9 +469,11 @@ int main(int argc, char **argv)
 	xtx_producer__put_frames(bad, &a, 1);
 	xtx_producer__close(bad);
 
+	atomic_store(&producers_left, (int)np);
 	for (unsigned i = 0; i < np; i++)
 		pthread_create(&th[i], NULL, producer, (void *)(uintptr_t)i);
-	for (unsigned i = 0; i < np; i++)
+	pthread_create(&th[np], NULL, changer, NULL);
+	for (unsigned i = 0; i <= np; i++)
 		pthread_join(th[i], NULL);
 
 	/* Wait for the dequeuers to send and reap everything (bounded). */
@@ -450,6 +533,14 @@ int main(int argc, char **argv)
 	CHECK_STR_CONTAINS(xtx_rx_path__str(XTX_RX_PATH_COPY), "copy");
 	CHECK(xtx_xdp_mode__str((enum xtx_xdp_mode)99) == NULL);
 	CHECK(xtx_rx_path__str((enum xtx_rx_path)-1) == NULL);
+	CHECK_EQ_I64(0, xtx_engine__stop(eng));
+	{
+		struct xtx_sched_config *c = one_class(1000000000000000ull, 0, 0);
+
+		CHECK(xtx_engine__classes_change(eng, c, err, sizeof(err)) == -ESRCH &&
+		      strstr(err, "stopped"));
+		xtx_sched_config__free(c);
+	}
 	CHECK_EQ_I64(0, xtx_engine__close(eng));
 	return check_summary("test_engine");
 }

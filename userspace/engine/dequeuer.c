@@ -21,6 +21,9 @@
  * frames per sendto); once the poll is over and it only awaits completions it naps 20 us
  * at a time, so a stuck link cannot make it spin.
  *
+ * A live change (q->change, set by xtx_engine__classes_change()) is taken at the top of
+ * a step, before the intake: one load per step.
+ *
  * Shutdown (ctl->stop): keep going until stage, scheduler and TX ring are empty; at the
  * drain deadline (or at once with drop) stop sending and purge what is queued, counting it.
  */
@@ -399,6 +402,19 @@ static void idle(struct xtx_dequeuer *q, struct deq_state *s, uint32_t ticket, u
 	xtx_mpsc__wait_ticket(q->stage, ticket, timeout);
 }
 
+/* Run the tree the engine published (xtx_engine__classes_change()), between two steps;
+ * then its room states and counters, and clear the request. */
+static void take_change(struct xtx_dequeuer *q, const struct xtx_sched_config *cfg,
+			uint64_t now)
+{
+	q->change_rc = xtx_sched__change(q->sched, cfg, now, NULL, 0);
+	publish_room(q);
+	publish_classes(q, now);
+	/* Release, pairs with the engine's acquire load in classes_change(): change_rc and
+	 * the scheduler's new state are this thread's before cfg may be freed. */
+	atomic_store_explicit(&q->change, NULL, memory_order_release);
+}
+
 void *xtx_dequeuer_main(void *arg)
 {
 	struct xtx_dequeuer *q = arg;
@@ -419,7 +435,13 @@ void *xtx_dequeuer_main(void *arg)
 		int dropping = stopping && (atomic_load_explicit(&q->ctl->drop, memory_order_relaxed) ||
 					    now >= q->ctl->deadline_ns);
 		unsigned n, m;
+		/* Acquire, pairs with the release store in classes_change() (engine.c): the
+		 * config it points to is complete. */
+		const struct xtx_sched_config *chg = atomic_load_explicit(&q->change,
+									memory_order_acquire);
 
+		if (__builtin_expect(chg != NULL, 0))
+			take_change(q, chg, now);
 		CTR_ADD(q->ctr.loops, 1);
 		n = intake_batches(q, in, drops, txt, now, dropping);
 		if (dropping)

@@ -81,6 +81,12 @@ struct xtx_dequeuer {
 	_Atomic(_Atomic uint64_t *) mirror;
 	_Atomic uint64_t *mirror_seen;
 	unsigned idx;			/* this queue's index among the engine's */
+
+	/* A live change (xtx_engine__classes_change()): the new tree, set by the engine
+	 * and cleared by the thread once its scheduler runs it; change_rc its result,
+	 * published by that clear. */
+	_Atomic(const struct xtx_sched_config *) change;
+	int change_rc;
 };
 
 /* The room word's layout: xtx/roomword.h. */

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* change.c - a new class tree for a running engine (xtx_engine__classes_change()).
+ *
+ * Rules
+ *   - Checked whole first, against queue 0's scheduler (every queue's was built from the
+ *     same tree): a refused change touches nothing.
+ *   - Then the device-wide class state (its buckets' depths and slices), then each
+ *     dequeuer: the engine publishes cfg in q->change and kicks the stage; the dequeuer
+ *     runs it at the top of its next step and clears q->change. No dequeuer waits for
+ *     another, and the data path checks one word per step. Until a queue has taken it,
+ *     that queue charges with its old rates: one step, microseconds.
+ *   - The caller waits until every queue has cleared its request, so cfg is not
+ *     referenced after the return. Dequeuers run until xtx_engine__stop(), which the
+ *     same caller does not run meanwhile, and a kicked one leaves its sleep at once.
+ * Control path only.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "clock.h"
+#include "engine_int.h"
+#include "err.h"
+
+int xtx_engine__classes_change(struct xtx_engine *e, const struct xtx_sched_config *cfg,
+			       char *err, size_t errlen)
+{
+	const struct timespec nap = { 0, 50 * 1000 };
+	int rc;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!e || !cfg)
+		return -EINVAL;
+	if (e->stopped) {
+		xtx_errf(err, errlen, "the engine is stopped: no tree to change");
+		return -ESRCH;
+	}
+	rc = xtx_sched__change_check(e->q[0].deq.sched, cfg, err, errlen);
+	if (rc)
+		return rc;
+	if (e->shared) {
+		rc = xtx_sched_shared__change(e->shared, cfg, xtx_now_ns());
+		if (rc)
+			return rc;	/* not after a passed check: same tree */
+	}
+	for (unsigned i = 0; i < e->nq; i++) {
+		/* Release, pairs with the dequeuer's acquire load at the top of its step. */
+		atomic_store_explicit(&e->q[i].deq.change, cfg, memory_order_release);
+		xtx_mpsc__kick(e->q[i].deq.stage);
+	}
+	for (unsigned i = 0; i < e->nq; i++) {
+		/* Acquire, pairs with the dequeuer's release store in take_change(): its
+		 * change_rc is visible, and it no longer reads cfg. */
+		for (unsigned spins = 0;
+		     atomic_load_explicit(&e->q[i].deq.change, memory_order_acquire); spins++)
+			if (spins < 1000)
+				sched_yield();	/* a step is microseconds */
+			else
+				nanosleep(&nap, NULL);
+		if (e->q[i].deq.change_rc && !rc) {
+			rc = e->q[i].deq.change_rc;
+			xtx_errf(err, errlen, "queue %u did not take the change (%d) after the "
+				 "check passed: a bug", i, rc);
+		}
+	}
+	return rc;
+}
