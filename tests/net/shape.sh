@@ -26,6 +26,13 @@
 #                   at priority 1;
 #   ipv6            IPv6 in router mode: captures identical but the MACs and the hop limit
 #                   (one less);
+#   reload          SIGHUP under load (xtx-send offers 300 Mbit/s to a 100 Mbit/s leaf):
+#                   a class file that adds a class is refused on stderr and the rate
+#                   stays; one with the leaf at 200 Mbit/s is taken, and at the receiver
+#                   the leaf is within 2% of 100 Mbit/s over 2.5 s before and of 200 over
+#                   2.5 s from 100 ms after the signal; no frame out of order; the
+#                   summary counts one reload done and one refused and shows the new
+#                   rate; every frame accounted for;
 #   police          an unpaced flood of 1500-byte frames from three kernel UDP sender
 #                   threads into three leaves of 150/100/50 Mbit/s (rate = ceil), with
 #                   the default --police 20ms and --deq-rt 1 (at nice -10 the flood's
@@ -63,7 +70,7 @@
 # neighbour entry for fw0 at rx0's MAC and puts it back before it returns.
 . "$(dirname "$0")/../lib/net.sh"
 ALL_TESTS="test_rates test_router test_arp_icmp test_deq_rt_refused test_l2 test_ipv6
-  test_police test_police_kernel test_latency test_sigkill"
+  test_police test_police_kernel test_latency test_reload test_sigkill"
 PROBE=build/release/tests/net/test_icmp_probe
 for b in xtx-shape udp-send; do
   [ -x $BIN/$b ] || { echo "missing $BIN/$b: run make"; exit 1; }
@@ -474,6 +481,62 @@ test_latency() {
   lost=$(jq '[.classes[] | select(.handle == "1:10") | .dropped_pkts + .xdp_policed] | add' $TMPD/shape.json)
   [ "$lost" = 0 ] || fail "the light class lost $lost frames in the shaper"
   echo "light class at the sink beside the flood: $(jget $TMPD/light-sink-1.json .pkts) frames, gaps $(jget $TMPD/light-sink-1.json .gaps) (lost before the shaper, as in the kernel's run)"
+  check_frames
+}
+
+# --- SIGHUP: the class file reloaded under load -----------------------------------------
+reload_conf() { # rate of 1:10 -> $TMPD/reload.conf (bursts of 128k: 10 ms at 100 Mbit/s)
+  printf '%s\n' 'class 1:   rate 400mbit burst 128k cburst 128k' \
+    "class 1:10 parent 1: rate $1 ceil $1 burst 128k cburst 128k limit 1000 fq" \
+    'class 1:20 parent 1: rate 10mbit limit 1000' 'default 1:20' > $TMPD/reload.conf
+}
+reload_window() { # name: the sink for 2.5 s; its file to $TMPD/reload-NAME.json
+  sink_start --ports 9000-9007 --duration 2.5
+  wait "$SINK_PID"; SINK_PID=
+  cp $SINK_JSON $TMPD/reload-$1.json
+}
+test_reload() {
+  local send_pid a e x dur
+  printf '%s\n' 'match proto udp dport 9000-9007 class 1:10' > $TMPD/reload.rules
+  reload_conf 100mbit
+  # backlogged throughout (as in rates): no police target, no CoDel
+  shape_start --classes $TMPD/reload.conf --rules $TMPD/reload.rules --queues 2 \
+    --police off --codel off || return
+  in_tx timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" \
+    --dst-mac "$TX_NEXTHOP_MAC" --flows 8 --size 1500 --rate 300mbit --duration 9 \
+    --producers 2 --queues 2 --interval 0 --json > $TMPD/send.json 2> $TMPD/send.err &
+  send_pid=$!
+  sleep 1
+  # a file the running tree cannot take (a class added): refused, nothing changes
+  reload_conf 100mbit
+  echo 'class 1:30 parent 1: rate 5mbit' >> $TMPD/reload.conf
+  kill -HUP "$SHAPE_PID"
+  sleep 0.5
+  grep "not reloaded" $TMPD/shape.err || fail "the bad class file was not refused on stderr"
+  reload_window before
+  reload_conf 200mbit
+  kill -HUP "$SHAPE_PID"
+  sleep 0.1			# the new rate holds from 100 ms after the signal
+  reload_window after
+  wait $send_pid || { cat $TMPD/send.err; fail "xtx-send failed"; }
+  sleep 1
+  shape_stop
+  grep "reloaded" $TMPD/shape.err | grep -v "not reloaded"
+  for x in "before 100" "after 200"; do
+    set -- $x
+    SINK_JSON=$TMPD/reload-$1.json
+    dur=$(jget $SINK_JSON .arrival_s)
+    a=$(wire 9000 9007)
+    e=$(off_pct "$a" "$2")
+    echo "1:10 $1 the reload: $(printf %.3f "$a") Mbit/s at the sink, its rate $2 ($e%)"
+    awk -v e="$e" 'BEGIN { exit !(e <= 2 && e >= -2) }' || fail "1:10 $1 the reload off by $e%"
+    [ "$(jget $TMPD/reload-$1.json .out_of_order)" = 0 ] || fail "frames out of order $1 the reload"
+  done
+  echo "reloads: $(jq -c .reloads $TMPD/shape.json); 1:10 $(jq -c '.classes[] | select(.handle == "1:10") | {rate_bps, sent_pkts, dropped_pkts}' $TMPD/shape.json)"
+  [ "$(jq -c .reloads $TMPD/shape.json)" = '{"done":1,"refused":1}' ] ||
+    fail "expected one reload done and one refused"
+  [ "$(jget $TMPD/shape.json '.classes[] | select(.handle == "1:10") | .rate_bps')" = 200000000 ] ||
+    fail "the summary does not show the reloaded rate"
   check_frames
 }
 

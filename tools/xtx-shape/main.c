@@ -6,8 +6,9 @@
  * file: options, signals, the run loop, output; attach.c and rules.c do the rest.
  *
  * Signals: SIGINT, SIGTERM and SIGHUP are blocked except inside ppoll() in the run loop,
- * where their handler only sets `stop`; so they cannot interrupt setup halfway, and the
- * loop sees every one of them without a race. main() then detaches and stops the engine.
+ * where their handlers only set `stop` (SIGINT, SIGTERM) or `hup`; so they cannot
+ * interrupt setup halfway, and the loop sees every one of them without a race. On `stop`
+ * main() detaches and stops the engine; on `hup` the loop reloads the class file.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -32,11 +33,16 @@
 #include "shape.h"
 #include "xdpattach.h"
 
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop, hup;
 
 static void on_signal(int sig)
 {
 	stop = sig;
+}
+
+static void on_hup(int sig)
+{
+	hup = sig;
 }
 
 static const char usage_text[] =
@@ -67,8 +73,17 @@ static const char usage_text[] =
 "\n"
 "    A line per interval goes to stderr: receive and forward rates, drops, and each\n"
 "    leaf class's rate on the wire side (frame bytes). At the end (duration, SIGINT,\n"
-"    SIGTERM, SIGHUP) the XDP program is detached first, then queued frames are sent\n"
+"    SIGTERM) the XDP program is detached first, then queued frames are sent\n"
 "    (or dropped with --drop) and a summary goes to stdout (JSON with --json).\n"
+"\n"
+"    SIGHUP reads --classes again and the running tree takes it without a restart:\n"
+"    new rates, ceils, bursts, prios, quanta, limits, fq and CoDel parameters, room\n"
+"    targets and the default class, between two dequeuer steps; queued frames stay,\n"
+"    tokens and counters carry over (docs/config.md, 'Changing a running tree'). The\n"
+"    classes themselves (added, removed, moved, a new parent, fq or codel turned on or\n"
+"    off) need a restart: such a file, or one that does not parse, is refused whole\n"
+"    with its file:line message on stderr and nothing changes. The rules file is not\n"
+"    reread.\n"
 "\n"
 "    While --out's link is down it keeps running: frames wait in their class queues and\n"
 "    beyond a class's limit are dropped and counted; sending resumes when the link comes\n"
@@ -160,8 +175,9 @@ static const char usage_text[] =
 "    no_meta, reclaimed, copied, kernel {dropped, rx_ring_full, fill_empty, invalid}};\n"
 "    tx {sent_pkts, sent_bytes, completed, drops {REASON: n}}; classes [{handle, index,\n"
 "    leaf, rate_bps, ceil_bps, sent_pkts, sent_bytes, dropped_pkts, codel_drops,\n"
-"    ecn_marks, xdp_policed, measured_bps}]; codel (--codel), police_ns (--police, null\n"
-"    when off);\n"
+"    ecn_marks, xdp_policed, measured_bps}] (rates of the tree running at the end);\n"
+"    codel (--codel), police_ns (--police, null when off); reloads {done, refused}\n"
+"    (SIGHUP);\n"
 "    frames {total, pool, cached, app, stage, sched, tx, dequeuer, fill, receiver}.\n"
 "\n"
 "EXIT STATUS\n"
@@ -442,10 +458,34 @@ static void print_interval(struct xtx_engine *e, const struct xtx_sched_config *
 	*prev = cur;
 }
 
-static int run(struct shape *s, struct xtx_engine *e, const struct xtx_sched_config *cfg,
+/* SIGHUP: the class file again, for the running engine (xtx_engine__classes_change());
+ * *cfg becomes it. A file that does not parse, or a tree the running one cannot take,
+ * changes nothing and is said so. */
+static void reload(struct shape *s, struct xtx_engine *e, struct xtx_sched_config **cfg)
+{
+	char err[1024];
+	struct xtx_sched_config *n = xtx_sched_config__parse_file(s->opt.classes, err,
+								   sizeof(err));
+	int rc = n ? xtx_engine__classes_change(e, n, err, sizeof(err)) : -EINVAL;
+
+	if (rc) {
+		fprintf(stderr, "xtx-shape: SIGHUP: %s not reloaded, nothing changed: %s\n",
+			s->opt.classes, err);
+		xtx_sched_config__free(n);
+		s->reloads_refused++;
+		return;
+	}
+	xtx_sched_config__free(*cfg);
+	*cfg = n;
+	s->reloads++;
+	fprintf(stderr, "xtx-shape: SIGHUP: reloaded %s (%u classes)\n", s->opt.classes,
+		xtx_sched_config__class_count(n));
+}
+
+static int run(struct shape *s, struct xtx_engine *e, struct xtx_sched_config **cfg,
 	       const sigset_t *waitmask, double *dur)
 {
-	uint64_t *prev_cls = calloc(xtx_sched_config__class_count(cfg), sizeof(*prev_cls));
+	uint64_t *prev_cls = calloc(xtx_sched_config__class_count(*cfg), sizeof(*prev_cls));
 	struct stopsig_run r;
 	struct totals prev;
 	double t, dt;
@@ -471,8 +511,12 @@ static int run(struct shape *s, struct xtx_engine *e, const struct xtx_sched_con
 			fprintf(stderr, "xtx-shape: interface %s disappeared; stopping\n", s->gone);
 			break;
 		}
+		if (hup) {
+			hup = 0;
+			reload(s, e, cfg);
+		}
 		if (stopsig_run_tick(&r, t, &dt))
-			print_interval(e, cfg, &prev, prev_cls, t - r.t0, dt);
+			print_interval(e, *cfg, &prev, prev_cls, t - r.t0, dt);
 		if (stopsig_run_over(&r, t))
 			break;
 	}
@@ -512,6 +556,11 @@ static void print_json(const struct shape *s, struct xtx_engine *e,
 	jsonw_uint_field(&w, "queues", s->opt.queues);
 	jsonw_uint_field(&w, "tx_queues", s->opt.tx_queues);
 	jsonw_string_field(&w, "class_scope", s->opt.queue_classes ? "queue" : "device");
+	jsonw_name(&w, "reloads");
+	jsonw_start_object(&w);
+	jsonw_uint_field(&w, "done", s->reloads);
+	jsonw_uint_field(&w, "refused", s->reloads_refused);
+	jsonw_end_object(&w);
 	jsonw_bool_field(&w, "codel", !no_codel);
 	jsonw_name(&w, "police_ns");	/* --police: room target of the policed leaves */
 	if (s->opt.police_ns)
@@ -790,6 +839,8 @@ int main(int argc, char **argv)
 	xdpa_set_print(s.opt.verbose);
 
 	stopsig_block(on_signal, &waitmask);
+	/* SIGHUP reloads instead; still blocked outside the loop's wait. */
+	sigaction(SIGHUP, &(struct sigaction){ .sa_handler = on_hup }, NULL);
 	if (load_files(&s, &cfg, &rs))
 		return 2;
 	s.ncls = xtx_sched_config__class_count(cfg);
@@ -829,7 +880,7 @@ int main(int argc, char **argv)
 			goto out_detach;
 		ready_written = true;
 	}
-	rc = run(&s, e, cfg, &waitmask, &dur);
+	rc = run(&s, e, &cfg, &waitmask, &dur);
 	ret = rc || s.gone ? 1 : 0;
 out_detach:
 	if (s.skel && read_xdp_stats(&s, xs))

@@ -45,6 +45,7 @@ struct shape {
 	int ncpu;
 	const char *gone;		/* the interface that disappeared during the run */
 	unsigned ncls;			/* classes of the class file */
+	unsigned reloads, reloads_refused;	/* SIGHUP: class file taken, refused */
 	uint32_t overhead;		/* its per-frame overhead */
 	uint64_t *police;		/* rd_police, mmapped (tx_queues * ncls words) */
 	size_t police_len;
