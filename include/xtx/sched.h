@@ -143,6 +143,14 @@ struct xtx_sched_config *xtx_sched_config__parse_file(const char *path, char *er
 struct xtx_sched_config *xtx_sched_config__parse_string(const char *text, const char *name,
 						       char *err, size_t errlen);
 
+/* The configuration as class file text (docs/config.md) that parses back to the same
+ * classes, in order, with every value explicit, and the same default class, overhead and
+ * r2q. Writes at most len bytes, NUL-terminated, as snprintf; returns the length the
+ * whole text needs (without the NUL), -EINVAL, -ENOMEM. */
+int xtx_sched_config__format(const struct xtx_sched_config *cfg, char *buf, size_t len);
+/* A copy of cfg (its source name too). NULL with errno ENOMEM or EINVAL. */
+struct xtx_sched_config *xtx_sched_config__dup(const struct xtx_sched_config *cfg);
+
 /* Read back the configuration, in config order. */
 unsigned xtx_sched_config__class_count(const struct xtx_sched_config *cfg);
 const struct xtx_class_opts *xtx_sched_config__class(const struct xtx_sched_config *cfg,

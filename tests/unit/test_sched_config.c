@@ -1132,6 +1132,67 @@ static void test_scope(void)
 	xtx_sched_config__free(cfg);
 }
 
+/* format() reads back as the same tree, and so does dup(): every class field (but the
+ * line), the default, overhead and r2q; the text of the text is the text. */
+static void check_same(const struct xtx_sched_config *a, const struct xtx_sched_config *b)
+{
+	CHECK_EQ_U64(xtx_sched_config__class_count(a), xtx_sched_config__class_count(b));
+	for (unsigned i = 0; i < xtx_sched_config__class_count(a); i++) {
+		struct xtx_class_opts x = *xtx_sched_config__class(a, i);
+		struct xtx_class_opts y = *xtx_sched_config__class(b, i);
+
+		x.line = y.line = 0;
+		CHECK(!memcmp(&x, &y, sizeof(x)));
+	}
+	CHECK_EQ_U64(xtx_sched_config__default(a), xtx_sched_config__default(b));
+	CHECK_EQ_U64(xtx_sched_config__overhead(a), xtx_sched_config__overhead(b));
+	CHECK_EQ_U64(xtx_sched_config__r2q(a), xtx_sched_config__r2q(b));
+}
+
+static void test_round_trip(void)
+{
+	static const char text[] =
+		"r2q 7\noverhead 38\n"
+		"class 1: rate 1.5gbit burst 20k\n"
+		"class 1:1 parent 1: rate 1gbit ceil 1.5gbit prio 2 quantum 3000 scope queue\n"
+		"class 1:10 parent 1:1 rate 333kbit ceil 1gbit fq flows 64 flow_limit 7 "
+		"fq_quantum 999 maxrate 1234567bps limit 77 target 0.0005s codel target 3ms "
+		"interval 77ms ecn\n"
+		"class 1:20 parent 1:1 rate 10mbit codel off target off\n"
+		"class 1:30 parent 1: rate 5mbit\n"
+		"default 1:20\n";
+	char err[256], out[2048], again[2048];
+	struct xtx_sched_config *a = parse(text, err), *b, *d;
+	int n;
+
+	printf("format: the text reads back as the same tree\n");
+	if (!CHECK(a != NULL))
+		return;
+	n = xtx_sched_config__format(a, out, sizeof(out));
+	CHECK(n > 0 && (size_t)n < sizeof(out));
+	CHECK_EQ_I64(n, xtx_sched_config__format(a, NULL, 0));	/* the length alone */
+	printf("%s", out);
+	b = xtx_sched_config__parse_string(out, "formatted", err, sizeof(err));
+	if (!CHECK(b != NULL)) {
+		printf("  %s\n", err);
+		xtx_sched_config__free(a);
+		return;
+	}
+	check_same(a, b);
+	CHECK_EQ_I64(n, xtx_sched_config__format(b, again, sizeof(again)));
+	CHECK(!strcmp(out, again));
+	d = xtx_sched_config__dup(a);
+	if (CHECK(d != NULL)) {
+		check_same(a, d);
+		CHECK_EQ_I64(xtx_sched_config__class_index(a, XTX_HANDLE(1, 0x30)),
+			     xtx_sched_config__class_index(d, XTX_HANDLE(1, 0x30)));
+	}
+	CHECK_EQ_I64(-EINVAL, xtx_sched_config__format(NULL, out, sizeof(out)));
+	xtx_sched_config__free(a);
+	xtx_sched_config__free(b);
+	xtx_sched_config__free(d);
+}
+
 int main(void)
 {
 	test_scope();
@@ -1146,5 +1207,6 @@ int main(void)
 	test_many_classes();
 	test_files();
 	test_robust();
+	test_round_trip();
 	return check_summary("test_sched_config");
 }

@@ -227,6 +227,38 @@ void xtx_sched_config__free(struct xtx_sched_config *cfg)
 	free(cfg);
 }
 
+struct xtx_sched_config *xtx_sched_config__dup(const struct xtx_sched_config *cfg)
+{
+	struct xtx_sched_config *d;
+
+	if (!cfg) {
+		errno = EINVAL;
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		goto nomem;
+	*d = *cfg;
+	d->cls = NULL;
+	d->hidx = NULL;
+	d->source = NULL;
+	d->cls = malloc((cfg->cap ? cfg->cap : 1) * sizeof(*d->cls));
+	d->hidx = cfg->hsize ? malloc(cfg->hsize * sizeof(*d->hidx)) : NULL;
+	d->source = cfg->source ? strdup(cfg->source) : NULL;
+	if (!d->cls || (cfg->hsize && !d->hidx) || (cfg->source && !d->source)) {
+		xtx_sched_config__free(d);
+		goto nomem;
+	}
+	if (cfg->n)
+		memcpy(d->cls, cfg->cls, cfg->n * sizeof(*d->cls));
+	if (cfg->hsize)
+		memcpy(d->hidx, cfg->hidx, cfg->hsize * sizeof(*d->hidx));
+	return d;
+nomem:
+	errno = ENOMEM;
+	return NULL;
+}
+
 static uint32_t clamp_u32(uint64_t v)
 {
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
