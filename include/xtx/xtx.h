@@ -419,9 +419,28 @@ int xtx_engine__room_mirror(struct xtx_engine *e, uint64_t *words, unsigned n);
  * then), and xtx_engine__class_index() still answers for the same classes. Nothing
  * changes on an error: -EINVAL (not a valid tree: validate()'s message in err),
  * -EOPNOTSUPP (what the running tree cannot take, with the class and its file:line),
- * -ESRCH (stopped). From one thread at a time, not during xtx_engine__stop(). */
+ * -ESRCH (stopped), -ENOMEM. Changes from several threads (and the control socket's)
+ * are made one at a time; not during xtx_engine__stop(). */
 int xtx_engine__classes_change(struct xtx_engine *e, const struct xtx_sched_config *cfg,
 			       char *err, size_t errlen);
+
+/* A copy of the tree the engine runs now (opts.classes, or the last change); the caller
+ * frees it. NULL with errno EINVAL or ENOMEM. */
+struct xtx_sched_config *xtx_engine__classes(struct xtx_engine *e);
+
+/* The control socket (xtx-ctl): a UNIX stream socket at path (NULL:
+ * /run/xtx/IFNAME.ctl, /run/xtx/null.ctl for the null device), mode 0600, answered by a
+ * thread of the engine until xtx_engine__stop(), which removes it. A peer of another uid
+ * (SO_PEERCRED) is refused and told why. Requests, one per connection, in tc's words:
+ * "class show [-s] [-j]", "class change classid H OPTIONS" (H's class line replaced, as
+ * tc class change: options not given take their defaults), "reload FILE", "stats [-j]";
+ * answers "ok" or "error: MESSAGE" on the first line, then the body. A stale socket file
+ * (no listener) is replaced; a live one is -EADDRINUSE. 0, -EBUSY (already listening),
+ * -ESRCH (stopped), -errno of the socket calls, with a message in err. */
+int xtx_engine__control_listen(struct xtx_engine *e, const char *path, char *err,
+			       size_t errlen);
+/* Its path, or NULL without one. */
+const char *xtx_engine__control_path(const struct xtx_engine *e);
 
 int xtx_engine__queue_stats(const struct xtx_engine *e, unsigned q, struct xtx_queue_stats *st);
 /* Sum over all queues' schedulers; as published by the dequeuers (at most ~10 ms old). */

@@ -12,8 +12,9 @@
  * of a core), and the engine's NUMA node is the one sysfs gives for IF (-1 for a veth).
  * While the producers send, another thread changes the class tree, 1000 times or more
  * (xtx_engine__classes_change(): rate and prio alternating; the count still exact, the
- * class's counter never back, RSS flat), after a change that must be refused; a stopped
- * engine refuses one.
+ * class's counter never back, RSS flat), after a change that must be refused, and asks
+ * the control socket (xtx_engine__control_listen()) to show and to change the tree
+ * meanwhile; the socket is gone after stop; a stopped engine refuses a change.
  * Prints one JSON line with the figures for the script, which compares them with what
  * the receiver counted.
  * Before that, engines that must be refused or must show their settings:
@@ -38,6 +39,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -148,6 +150,33 @@ static long rss_kb(void)
 	return rss * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
+/* A control socket request (xtx_engine__control_listen()); its answer's first line must
+ * be "ok". */
+static char ctl_path[108];
+
+static void ctl_ask(const char *req)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char buf[4096];
+	ssize_t k, got = 0;
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", ctl_path);
+	if (!CHECK(fd >= 0 && !connect(fd, (struct sockaddr *)&a, sizeof(a)))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	CHECK(send(fd, req, strlen(req), 0) == (ssize_t)strlen(req));
+	while ((k = recv(fd, buf + got, sizeof(buf) - 1 - (size_t)got, 0)) > 0 &&
+	       got + k < (ssize_t)sizeof(buf) - 1)
+		got += k;
+	close(fd);
+	buf[got] = '\0';
+	if (!CHECK(!strncmp(buf, "ok\n", 3)))
+		fprintf(stderr, "control '%s': %.200s\n", req, buf);
+}
+
 /* Live changes of the tree in a row (rate and prio alternating), each taken by every
  * queue, from when the producers start until they are done and CHANGES were made; the
  * class's sent count never goes back; a refused change says why; RSS flat over them. */
@@ -182,6 +211,9 @@ static void *changer(void *arg)
 		xtx_engine__class_stats(eng, 0, &cs);
 		CHECK(cs.sent_pkts >= last);
 		last = cs.sent_pkts;
+		if (i % 100 == 50)	/* the control thread reads the tree as it changes */
+			ctl_ask(i % 200 == 50 ? "class show -s -j\n" : "class change classid 1: "
+				"rate 1000000000000000bps limit 65536\n");
 		if (i == 9)
 			rss0 = rss_kb();	/* after the first few: the lazy pages */
 	}
@@ -469,6 +501,10 @@ int main(int argc, char **argv)
 	xtx_producer__put_frames(bad, &a, 1);
 	xtx_producer__close(bad);
 
+	snprintf(ctl_path, sizeof(ctl_path), "/tmp/xtx-test-engine-%d.ctl", (int)getpid());
+	if (!CHECK(xtx_engine__control_listen(eng, ctl_path, err, sizeof(err)) == 0))
+		fprintf(stderr, "control_listen: %s\n", err);
+	CHECK(!strcmp(xtx_engine__control_path(eng), ctl_path));
 	atomic_store(&producers_left, (int)np);
 	for (unsigned i = 0; i < np; i++)
 		pthread_create(&th[i], NULL, producer, (void *)(uintptr_t)i);
@@ -533,7 +569,9 @@ int main(int argc, char **argv)
 	CHECK_STR_CONTAINS(xtx_rx_path__str(XTX_RX_PATH_COPY), "copy");
 	CHECK(xtx_xdp_mode__str((enum xtx_xdp_mode)99) == NULL);
 	CHECK(xtx_rx_path__str((enum xtx_rx_path)-1) == NULL);
+	ctl_ask("stats -j\n");
 	CHECK_EQ_I64(0, xtx_engine__stop(eng));
+	CHECK(access(ctl_path, F_OK) && errno == ENOENT);	/* stop removed it */
 	{
 		struct xtx_sched_config *c = one_class(1000000000000000ull, 0, 0);
 

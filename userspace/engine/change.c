@@ -2,8 +2,10 @@
 /* change.c - a new class tree for a running engine (xtx_engine__classes_change()).
  *
  * Rules
- *   - Checked whole first, against queue 0's scheduler (every queue's was built from the
- *     same tree): a refused change touches nothing.
+ *   - One change at a time (change_lock, the control path's only lock; the control
+ *     socket's requests take it too). Checked whole first, against queue 0's scheduler
+ *     (every queue's was built from the same tree): a refused change touches nothing.
+ *     A copy of the tree that runs is kept (e->cur) for the control socket.
  *   - Then the device-wide class state (its buckets' depths and slices), then each
  *     dequeuer: the engine publishes cfg in q->change and kicks the stage; the dequeuer
  *     runs it at the top of its next step and clears q->change. No dequeuer waits for
@@ -23,28 +25,13 @@
 #include "engine_int.h"
 #include "err.h"
 
-int xtx_engine__classes_change(struct xtx_engine *e, const struct xtx_sched_config *cfg,
-			       char *err, size_t errlen)
+/* Every dequeuer takes cfg; returns when all have (see the rules above). */
+static int run_change(struct xtx_engine *e, const struct xtx_sched_config *cfg, char *err,
+		      size_t errlen)
 {
 	const struct timespec nap = { 0, 50 * 1000 };
-	int rc;
+	int rc = 0;
 
-	if (err && errlen)
-		err[0] = '\0';
-	if (!e || !cfg)
-		return -EINVAL;
-	if (e->stopped) {
-		xtx_errf(err, errlen, "the engine is stopped: no tree to change");
-		return -ESRCH;
-	}
-	rc = xtx_sched__change_check(e->q[0].deq.sched, cfg, err, errlen);
-	if (rc)
-		return rc;
-	if (e->shared) {
-		rc = xtx_sched_shared__change(e->shared, cfg, xtx_now_ns());
-		if (rc)
-			return rc;	/* not after a passed check: same tree */
-	}
 	for (unsigned i = 0; i < e->nq; i++) {
 		/* Release, pairs with the dequeuer's acquire load at the top of its step. */
 		atomic_store_explicit(&e->q[i].deq.change, cfg, memory_order_release);
@@ -66,4 +53,54 @@ int xtx_engine__classes_change(struct xtx_engine *e, const struct xtx_sched_conf
 		}
 	}
 	return rc;
+}
+
+int xtx_engine__classes_change(struct xtx_engine *e, const struct xtx_sched_config *cfg,
+			       char *err, size_t errlen)
+{
+	struct xtx_sched_config *copy;
+	int rc;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!e || !cfg)
+		return -EINVAL;
+	if (e->stopped) {
+		xtx_errf(err, errlen, "the engine is stopped: no tree to change");
+		return -ESRCH;
+	}
+	pthread_mutex_lock(&e->change_lock);
+	rc = xtx_sched__change_check(e->q[0].deq.sched, cfg, err, errlen);
+	copy = rc ? NULL : xtx_sched_config__dup(cfg);
+	if (!rc && !copy) {
+		xtx_errf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+	}
+	if (!rc && e->shared)
+		rc = xtx_sched_shared__change(e->shared, cfg, xtx_now_ns()); /* checked: 0 */
+	if (!rc)
+		rc = run_change(e, cfg, err, errlen);
+	if (!rc) {
+		xtx_sched_config__free(e->cur);
+		e->cur = copy;
+	} else {
+		xtx_sched_config__free(copy);
+	}
+	pthread_mutex_unlock(&e->change_lock);
+	return rc;
+}
+
+
+struct xtx_sched_config *xtx_engine__classes(struct xtx_engine *e)
+{
+	struct xtx_sched_config *c;
+
+	if (!e) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pthread_mutex_lock(&e->change_lock);
+	c = xtx_sched_config__dup(e->cur);
+	pthread_mutex_unlock(&e->change_lock);
+	return c;
 }

@@ -21,6 +21,7 @@
 
 #include "cpulist.h"
 #include "ecn.h"
+#include "control.h"
 #include "engine_int.h"
 #include "nulldev.h"
 #include "nic.h"
@@ -170,8 +171,10 @@ static void engine_free(struct xtx_engine *e)
 	xtx_pool__fini(&e->pool);
 	free(e->fr.owner);
 	xtx_sched_config__free(e->own_cfg);
+	xtx_sched_config__free(e->cur);
 	xtx_registry__fini(&e->reg);
 	pthread_mutex_destroy(&e->rx_lock);
+	pthread_mutex_destroy(&e->change_lock);
 	free(e);
 }
 
@@ -458,6 +461,9 @@ static int open_classes(struct xtx_engine *e, int may_grow, uint32_t min_frames,
 		return -EINVAL;
 	}
 	e->ncls = xtx_sched_config__class_count(e->cfg);
+	e->cur = xtx_sched_config__dup(e->cfg);
+	if (!e->cur)
+		return -ENOMEM;
 	size_frames_for_limits(e, may_grow, min_frames);
 	return 0;
 }
@@ -702,6 +708,7 @@ struct xtx_engine *xtx_engine__open(const struct xtx_engine_opts *opts, char *er
 	}
 	xtx_registry__init(&e->reg);
 	pthread_mutex_init(&e->rx_lock, NULL);
+	pthread_mutex_init(&e->change_lock, NULL);
 	for (unsigned i = 0; i < XTX_MAX_QUEUES; i++) {
 		e->rq[i].idx = i;
 		e->rq[i].cpu = -1;
@@ -754,6 +761,7 @@ int xtx_engine__stop(struct xtx_engine *e)
 
 	if (e->stopped)
 		return -EALREADY;
+	xtx_control_stop(e);	/* its requests call into the running engine */
 	/* A producer whose thread died does not hold up the stop. */
 	xtx_registry__reap(&e->reg, 0);
 	if (xtx_registry__busy(&e->reg))

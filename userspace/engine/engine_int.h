@@ -125,7 +125,10 @@ struct xtx_engine {
 	int null;			/* the null device (nulldev.h): no interface, no sockets */
 	uint64_t null_rate_bps;		/* null:RATE's wire; 0: completes at once */
 	struct xtx_sched_config *own_cfg;	/* when opts.classes was NULL */
-	const struct xtx_sched_config *cfg;
+	const struct xtx_sched_config *cfg;	/* opts.classes or own_cfg; open only */
+	struct xtx_sched_config *cur;	/* a copy of the running tree, under change_lock */
+	pthread_mutex_t change_lock;	/* classes_change() and readers of cur */
+	struct xtx_control *control;	/* the control socket (control.c); NULL: none */
 	struct xtx_sched_shared *shared;	/* device-wide classes; NULL: one queue, or
 						 * opts.queue_classes */
 	unsigned ncls;
