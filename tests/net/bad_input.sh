@@ -5,7 +5,8 @@
 #                each row of the tool(s), and at least one row of each;
 #   table        the table itself: at least 67 rows read, every row's tool one of those.
 . "$(dirname "$0")/../lib/net.sh"
-ALL_TESTS="test_table test_xtx_send test_xtx_sink test_xtx_shape test_xtx_compare test_baselines"
+ALL_TESTS="test_table test_xtx_send test_xtx_sink test_xtx_shape test_xtx_ctl test_xtx_compare
+  test_baselines"
 net_init --queues 1
 # The table's rows: | tool | `args` | exit | message |
 mapfile -t ROWS < <(sed -n '/<!-- rows:/,/<!-- end rows -->/p' docs/bad-input.md |
@@ -43,7 +44,7 @@ test_table() {
     IFS='|' read -r _ tool _ <<<"$row"
     tool=$(echo "$tool" | xargs)
     case $tool in
-      xtx-send|xtx-sink|xtx-shape|xtx-compare|udp-send|pkt-send|xsk-plain) ;;
+      xtx-send|xtx-sink|xtx-shape|xtx-ctl|xtx-compare|udp-send|pkt-send|xsk-plain) ;;
       *) fail "row of a tool no test function runs: $row" ;;
     esac
   done
@@ -51,6 +52,7 @@ test_table() {
 test_xtx_send() { rows xtx-send; }
 test_xtx_sink() { rows xtx-sink; }
 test_xtx_shape() { rows xtx-shape; }
+test_xtx_ctl() { rows xtx-ctl; }
 test_xtx_compare() { rows xtx-compare; }
 test_baselines() { rows udp-send pkt-send xsk-plain; }
 
