@@ -33,6 +33,15 @@
 #                   2.5 s from 100 ms after the signal; no frame out of order; the
 #                   summary counts one reload done and one refused and shows the new
 #                   rate; every frame accounted for;
+#   ctl             xtx-ctl on the control socket (--control): mode 0600, named in the
+#                   ready file; class show in tc's words; under load, refused changes
+#                   (a ceil above the parent's, a bad word, fq turned off, no such class)
+#                   with their reasons, then class change to 200 Mbit/s: at the receiver
+#                   within 2% before and from 100 ms after; -s -j show the new rate, the
+#                   counters and the measured rate; -j stats; another uid refused by the
+#                   file's mode and, with it opened, by SO_PEERCRED; the socket removed at
+#                   exit; a missing socket (by path and by dev) and a stale one (SIGKILL)
+#                   reported, the stale one replaced by the next start;
 #   police          an unpaced flood of 1500-byte frames from three kernel UDP sender
 #                   threads into three leaves of 150/100/50 Mbit/s (rate = ceil), with
 #                   the default --police 20ms and --deq-rt 1 (at nice -10 the flood's
@@ -70,9 +79,9 @@
 # neighbour entry for fw0 at rx0's MAC and puts it back before it returns.
 . "$(dirname "$0")/../lib/net.sh"
 ALL_TESTS="test_rates test_router test_arp_icmp test_deq_rt_refused test_l2 test_ipv6
-  test_police test_police_kernel test_latency test_reload test_sigkill"
+  test_police test_police_kernel test_latency test_reload test_ctl test_sigkill"
 PROBE=build/release/tests/net/test_icmp_probe
-for b in xtx-shape udp-send; do
+for b in xtx-shape xtx-ctl udp-send; do
   [ -x $BIN/$b ] || { echo "missing $BIN/$b: run make"; exit 1; }
 done
 [ -x $PROBE ] || { echo "missing $PROBE: run make test-build"; exit 1; }
@@ -538,6 +547,112 @@ test_reload() {
   [ "$(jget $TMPD/shape.json '.classes[] | select(.handle == "1:10") | .rate_bps')" = 200000000 ] ||
     fail "the summary does not show the reloaded rate"
   check_frames
+}
+
+# --- xtx-ctl: the control socket ------------------------------------------------------
+ctl() { $BIN/xtx-ctl --control "$CTL_SOCK" "$@"; }
+ctl_refused() { # words: xtx-ctl must exit 1, its message on stderr matching $WANT
+  local rc=0
+  ctl "$@" > /dev/null 2> $TMPD/ctl.err || rc=$?
+  echo "  xtx-ctl $*: exit $rc: $(cat $TMPD/ctl.err)"
+  [ $rc = 1 ] && grep -q -- "$WANT" $TMPD/ctl.err || fail "xtx-ctl $*: expected exit 1 and '$WANT'"
+}
+test_ctl() {
+  local send_pid a e x dur rc
+  CTL_SOCK=$TMPD/ctl/shape.ctl
+  mkdir -p $TMPD/ctl
+  printf '%s\n' 'match proto udp dport 9000-9007 class 1:10' > $TMPD/reload.rules
+  reload_conf 100mbit
+  shape_start --classes $TMPD/reload.conf --rules $TMPD/reload.rules --queues 2 \
+    --police off --codel off --control "$CTL_SOCK" || return
+  grep -qx "control=$CTL_SOCK" $TMPD/shape.ready || fail "the ready file does not name the control socket"
+  [ "$(stat -c %a "$CTL_SOCK")" = 600 ] || fail "control socket mode $(stat -c %a "$CTL_SOCK"), expected 600"
+  ctl class show | tee $TMPD/show.txt
+  grep -qx "class htb 1:10 parent 1: leaf prio 0 rate 100Mbit ceil 100Mbit burst 131072b cburst 131072b" \
+    $TMPD/show.txt || fail "class show: no tc-style line for 1:10"
+  in_tx timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" \
+    --dst-mac "$TX_NEXTHOP_MAC" --flows 8 --size 1500 --rate 300mbit --duration 9 \
+    --producers 2 --queues 2 --interval 0 --json > $TMPD/send.json 2> $TMPD/send.err &
+  send_pid=$!
+  sleep 1
+  WANT="exceeds parent" ctl_refused class change classid 1:10 rate 500mbit
+  WANT="expected" ctl_refused class change classid 1:10 rate fast
+  WANT="needs a restart" ctl_refused class change classid 1:10 rate 100mbit
+  WANT="no such class" ctl_refused class change classid 1:99 rate 1mbit
+  reload_window before
+  ctl class change classid 1:10 rate 200mbit burst 128k cburst 128k limit 1000 fq ||
+    fail "xtx-ctl class change failed"
+  sleep 0.1
+  reload_window after
+  ctl -s -j class show > $TMPD/show.json || fail "xtx-ctl -s -j class show failed"
+  ctl -s class show | grep -A3 "^class htb 1:10"
+  echo "  1:10 as JSON: $(jq -c '.[] | select(.handle == "1:10") | {rate, ceil, stats: {packets: .stats.packets, drops: .stats.drops, rate_bps: .stats.rate_bps}}' $TMPD/show.json)"
+  jq -e '.[] | select(.handle == "1:10") | .rate == 25000000 and .ceil == 25000000 and .stats.packets > 0 and .stats.rate_bps > 150000000' \
+    $TMPD/show.json > /dev/null || fail "class show -s -j: 1:10 does not show its new rate, counters and measured rate"
+  ctl -j stats > $TMPD/stats.json || fail "xtx-ctl -j stats failed"
+  jq -e '.frames.total > 0 and (.queues | length) == 1 and .queues[0].sent_pkts > 0' $TMPD/stats.json > /dev/null ||
+    fail "stats -j: $(head -c 300 $TMPD/stats.json)"
+  # another uid: the file's mode first, then, with the mode opened, the peer's uid
+  chmod o+x $TMPD
+  WANT="permission denied" ctl_refused_as_nobody
+  chmod 666 "$CTL_SOCK"
+  WANT="uid 65534 may not control" ctl_refused_as_nobody
+  chmod 600 "$CTL_SOCK"; chmod o-x $TMPD
+  wait $send_pid || { cat $TMPD/send.err; fail "xtx-send failed"; }
+  sleep 1
+  shape_stop
+  for x in "before 100" "after 200"; do
+    set -- $x
+    SINK_JSON=$TMPD/reload-$1.json
+    dur=$(jget $SINK_JSON .arrival_s)
+    a=$(wire 9000 9007)
+    e=$(off_pct "$a" "$2")
+    echo "1:10 $1 xtx-ctl class change: $(printf %.3f "$a") Mbit/s at the sink, its rate $2 ($e%)"
+    awk -v e="$e" 'BEGIN { exit !(e <= 2 && e >= -2) }' || fail "1:10 $1 the change off by $e%"
+  done
+  [ "$(jget $TMPD/shape.json '.classes[] | select(.handle == "1:10") | .rate_bps')" = 200000000 ] ||
+    fail "the summary does not show the rate xtx-ctl set"
+  [ ! -e "$CTL_SOCK" ] || fail "the control socket was left behind"
+  check_frames
+  WANT="no control socket" ctl_refused class show
+  WANT="no control socket /run/xtx/xtx-no-such-if0.ctl" ctl_refused_dev class show dev xtx-no-such-if0
+  # a killed shaper leaves a stale socket: said so, then replaced by the next one
+  shape_start --classes $TMPD/reload.conf --rules $TMPD/reload.rules --control "$CTL_SOCK" || return
+  kill -KILL "$SHAPE_PID"; wait "$SHAPE_PID" 2>/dev/null; SHAPE_PID=
+  WANT="is stale" ctl_refused class show
+  shape_start --classes $TMPD/reload.conf --rules $TMPD/reload.rules --control "$CTL_SOCK" || return
+  ctl class show > /dev/null || fail "the stale socket was not replaced"
+  shape_stop
+  # xtx-send --control: its own tree (one class) shown, changed, its frames counted
+  CTL_SOCK=$TMPD/ctl/send.ctl
+  in_tx timeout 20 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC" \
+    --flows 4 --size 200 --rate 10mbit --duration 3 --interval 0 --json --control "$CTL_SOCK" \
+    > $TMPD/send.json 2> $TMPD/send.err &
+  send_pid=$!
+  for _ in $(seq 40); do [ -S "$CTL_SOCK" ] && break; sleep 0.05; done
+  sleep 0.5
+  ctl class show | grep -q "^class htb 1: root" || fail "xtx-send --control: no class show"
+  ctl class change classid 1: rate 20mbit || fail "xtx-send --control: class change failed"
+  ctl class show | grep -q "rate 20Mbit ceil 20Mbit" || fail "xtx-send --control: the change does not show"
+  ctl -j stats | jq -e '.frames.total > 0 and .producers.sent > 0' > /dev/null ||
+    fail "xtx-send --control: stats"
+  wait $send_pid || { cat $TMPD/send.err; fail "xtx-send --control failed"; }
+  [ ! -e "$CTL_SOCK" ] || fail "xtx-send left its control socket behind"
+}
+ctl_refused_as_nobody() {
+  local rc=0
+  # a copy another uid may run (a fresh clone's build tree may be 0700)
+  cp $BIN/xtx-ctl $TMPD/ctl/xtx-ctl
+  setpriv --reuid=65534 --regid=65534 --clear-groups $TMPD/ctl/xtx-ctl --control "$CTL_SOCK" class show \
+    > /dev/null 2> $TMPD/ctl.err || rc=$?
+  echo "  xtx-ctl as uid 65534: exit $rc: $(cat $TMPD/ctl.err)"
+  [ $rc = 1 ] && grep -q -- "$WANT" $TMPD/ctl.err || fail "xtx-ctl as another uid: expected exit 1 and '$WANT'"
+}
+ctl_refused_dev() { # xtx-ctl without --control
+  local rc=0
+  $BIN/xtx-ctl "$@" > /dev/null 2> $TMPD/ctl.err || rc=$?
+  echo "  xtx-ctl $*: exit $rc: $(cat $TMPD/ctl.err)"
+  [ $rc = 1 ] && grep -q -- "$WANT" $TMPD/ctl.err || fail "xtx-ctl $*: expected exit 1 and '$WANT'"
 }
 
 # --- SIGKILL, stale program, nothing left -------------------------------------------

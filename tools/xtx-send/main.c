@@ -989,6 +989,18 @@ int main(int argc, char **argv)
 		xtx_sched_config__free(r.cfg);
 		return rc;
 	}
+	if (o.control) {
+		char cerr[512];
+
+		rc = xtx_engine__control_listen(eng, strcmp(o.control, "dev") ? o.control : NULL,
+						cerr, sizeof(cerr));
+		if (rc) {
+			fprintf(stderr, "xtx-send: --control: %s\n", cerr);
+			xtx_engine__close(eng);
+			xtx_sched_config__free(r.cfg);
+			return 1;
+		}
+	}
 	drop_privileges();
 	catch_signals();
 	plan_producers(&r);

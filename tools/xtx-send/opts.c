@@ -64,6 +64,9 @@ DSTGUARD_USAGE("                       ")
 "                       queues give a class N times its rate (a class file's 'scope\n"
 "                       queue' does this for one class)\n"
 "    --first-queue Q    first TX queue (default 0)\n"
+"    --control PATH     listen for xtx-ctl on this UNIX socket (owner only; 'dev' for\n"
+"                       /run/xtx/DEV.ctl) while it runs: class show, class change,\n"
+"                       reload, stats. Off by default: a sender's run is short\n"
 "    --producers N      producer threads (default: one per online CPU)\n"
 "    --classes FILE     class tree (docs/config.md); default: one class, no limit\n"
 "    --rate R           offered load of all flows together: a packet rate (e.g. 500kpps,\n"
@@ -207,7 +210,7 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 	       O_DURATION, O_COUNT, O_INTERVAL, O_JSON, O_COPY, O_ZC, O_BUSY, O_CPUS, O_PROD_CPUS, O_FRAMES,
 	       O_DRAIN, O_DROP, O_NO_STAMP, O_ALLOW_DST, O_ALLOW_ANY_DST, O_QCLS, O_STOP_FLOWS,
 	       O_FLOW_RATE,
-	       O_TARGET };
+	       O_TARGET, O_CONTROL };
 	static const struct option lo[] = {
 		{ "dev", 1, 0, O_DEV }, { "dst-ip", 1, 0, O_DST_IP }, { "dst-mac", 1, 0, O_DST_MAC },
 		{ "src-ip", 1, 0, O_SRC_IP }, { "src-mac", 1, 0, O_SRC_MAC },
@@ -223,6 +226,7 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 		{ "no-stamp", 0, 0, O_NO_STAMP }, { "allow-dst", 1, 0, O_ALLOW_DST },
 		{ "allow-any-dst", 0, 0, O_ALLOW_ANY_DST }, { "queue-classes", 0, 0, O_QCLS },
 		{ "stop-flows", 1, 0, O_STOP_FLOWS }, { "target", 1, 0, O_TARGET },
+		{ "control", 1, 0, O_CONTROL },
 		{ "flow-rate", 1, 0, O_FLOW_RATE },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
@@ -371,6 +375,9 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 			break;
 		case O_DROP:
 			o->drop = 1;
+			break;
+		case O_CONTROL:
+			o->control = optarg;
 			break;
 		case O_TARGET:
 			if (!strcmp(optarg, "off"))

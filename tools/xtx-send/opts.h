@@ -23,6 +23,7 @@ struct send_opts {
 	uint32_t queues, first_queue;
 	uint32_t producers;
 	const char *classes;		/* class file */
+	const char *control;		/* --control: socket path, "dev" the default one */
 	uint64_t rate_pps;		/* 0 = as fast as possible */
 	uint64_t rate_bps;		/* bytes/s of frames, 0 = none */
 	double duration;		/* seconds; 0 with count */

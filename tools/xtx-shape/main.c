@@ -124,6 +124,8 @@ static const char usage_text[] =
 "                       two TIMEs of its departures; CoDel acts below that. Needs\n"
 "                       mmapable BPF arrays and BPF atomics (Linux 5.12). off:\n"
 "                       classes fill to their limits (tail drop)\n"
+"    --control PATH|off the control socket for xtx-ctl (default /run/xtx/OUT.ctl, owner\n"
+"                       only; a live one of another process there: a warning and none)\n"
 "    --l2               bump in the wire: frames leave unchanged\n"
 "    --netns NS         enter network namespace NS first (a name from 'ip netns list'\n"
 "                       or a path)\n"
@@ -151,8 +153,8 @@ static const char usage_text[] =
 "    --frames N         frames in the UMEM (default: enough for every ring plus every\n"
 "                       leaf's limit on every queue, at most 262144)\n"
 "    --drop             at the end, drop queued frames at once (counted)\n"
-"    --ready-file F     once forwarding, write F (pid=, xdp_mode=, rx_path=); removed at\n"
-"                       exit\n"
+"    --ready-file F     once forwarding, write F (pid=, xdp_mode=, rx_path=, af_xdp=,\n"
+"                       control= its socket or off); removed at exit\n"
 "    --verbose          libbpf/libxdp informational messages too\n"
 "    -h, --help         this text\n"
 "\n"
@@ -208,7 +210,8 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 	cli_set_prog("xtx-shape");
 	enum { O_IN = 256, O_OUT, O_CLASSES, O_RULES, O_QUEUES, O_TXQ, O_L2, O_NETNS, O_DURATION,
 	       O_INTERVAL, O_JSON, O_SKB, O_COPY, O_RX_COPY, O_BUSY, O_CPUS, O_RX_CPUS,
-	       O_FRAMES, O_DROP, O_READY, O_VERBOSE, O_NICE, O_RT, O_QCLS, O_CODEL, O_POLICE };
+	       O_FRAMES, O_DROP, O_READY, O_VERBOSE, O_NICE, O_RT, O_QCLS, O_CODEL, O_POLICE,
+	       O_CONTROL };
 	static const struct option lo[] = {
 		{ "in", 1, 0, O_IN }, { "out", 1, 0, O_OUT }, { "classes", 1, 0, O_CLASSES },
 		{ "rules", 1, 0, O_RULES }, { "queues", 1, 0, O_QUEUES },
@@ -222,7 +225,7 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 		{ "ready-file", 1, 0, O_READY }, { "verbose", 0, 0, O_VERBOSE },
 		{ "deq-nice", 1, 0, O_NICE }, { "deq-rt", 1, 0, O_RT },
 		{ "queue-classes", 0, 0, O_QCLS }, { "codel", 1, 0, O_CODEL },
-		{ "police", 1, 0, O_POLICE },
+		{ "police", 1, 0, O_POLICE }, { "control", 1, 0, O_CONTROL },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
 	int c;
@@ -258,6 +261,7 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 			no_codel = !strcmp(optarg, "off");
 			break;
 		case O_NETNS: o->netns = optarg; break;
+		case O_CONTROL: o->control = optarg; break;
 		case O_DURATION: o->duration_s = cli_parse_period("--duration", optarg); break;
 		case O_INTERVAL: o->interval_s = cli_parse_period("--interval", optarg); break;
 		case O_JSON: o->json = true; break;
@@ -420,11 +424,25 @@ static uint64_t rx_dropped(const struct totals *t)
 	return d;
 }
 
+/* --control: the engine's control socket (xtx-ctl). Without one the shaper still runs. */
+static void control_listen(const struct shape *s, struct xtx_engine *e)
+{
+	char err[512];
+
+	if (s->opt.control && !strcmp(s->opt.control, "off"))
+		return;
+	if (xtx_engine__control_listen(e, s->opt.control, err, sizeof(err)))
+		fprintf(stderr, "xtx-shape: warning: no control socket, xtx-ctl cannot reach "
+			"this shaper: %s\n", err);
+}
+
 static int write_ready(const struct shape *s, struct xtx_engine *e)
 {
-	return cli_write_ready(s->opt.ready_file, "pid=%d\nxdp_mode=%s\nrx_path=%s\naf_xdp=%s\n",
-			       (int)getpid(), xdpa_mode_name(s->xp.mode), xtx_engine__rx_path(e),
-			       xtx_engine__mode(e));
+	const char *ctl = xtx_engine__control_path(e);
+
+	return cli_write_ready(s->opt.ready_file, "pid=%d\nxdp_mode=%s\nrx_path=%s\naf_xdp=%s\n"
+			       "control=%s\n", (int)getpid(), xdpa_mode_name(s->xp.mode),
+			       xtx_engine__rx_path(e), xtx_engine__mode(e), ctl ? ctl : "off");
 }
 
 /* --- the run loop ------------------------------------------------------------------------ */
@@ -865,6 +883,7 @@ int main(int argc, char **argv)
 		goto out_detach;
 	if (s.opt.police_ns && shape_police(&s, e))
 		goto out_detach;
+	control_listen(&s, e);
 	if ((rc = shape_drop_caps(&s))) {
 		fprintf(stderr, "xtx-shape: cannot drop capabilities: %s\n", strerror(-rc));
 		goto out_detach;
@@ -895,6 +914,12 @@ out_engine:
 		if (rc == -ETIMEDOUT)
 			fprintf(stderr, "xtx-shape: the drain timed out; the rest was dropped "
 				"(counted as purged)\n");
+		struct xtx_sched_config *now = xtx_engine__classes(e);	/* xtx-ctl's too */
+
+		if (now) {
+			xtx_sched_config__free(cfg);
+			cfg = now;
+		}
 		if (xdp_ok)
 			report(&s, e, cfg, xs, dur > 0 ? dur : 1e-9, xdp_ok);
 		xtx_engine__close(e);

@@ -33,6 +33,7 @@ struct shape_opts {
 	bool l2, json, skb_mode, copy, rx_copy, busy_poll, verbose;
 	bool queue_classes;		/* --queue-classes: mq semantics */
 	uint64_t police_ns;		/* --police: room target of the policed leaves; 0 off */
+	const char *control;		/* --control: path, "off", NULL the default */
 };
 
 struct shape {
