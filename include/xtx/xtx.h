@@ -428,12 +428,20 @@ int xtx_engine__classes_change(struct xtx_engine *e, const struct xtx_sched_conf
  * frees it. NULL with errno EINVAL or ENOMEM. */
 struct xtx_sched_config *xtx_engine__classes(struct xtx_engine *e);
 
+/* The engine's counters as Prometheus metrics (text exposition format 0.0.4, what
+ * `promtool check metrics` reads): per class (labels dev, class) sent bytes and packets,
+ * drops by reason, overlimits, borrowed packets, backlog, rate and ceil; per TX queue
+ * (dev, queue) sent, completed, ring full, kicks, ring limit; frames by place. *text is
+ * malloc'ed (the caller frees it), *len its length. 0, -EINVAL, -ENOMEM. */
+int xtx_engine__metrics(struct xtx_engine *e, char **text, size_t *len);
+
 /* The control socket (xtx-ctl): a UNIX stream socket at path (NULL:
  * /run/xtx/IFNAME.ctl, /run/xtx/null.ctl for the null device), mode 0600, answered by a
  * thread of the engine until xtx_engine__stop(), which removes it. A peer of another uid
  * (SO_PEERCRED) is refused and told why. Requests, one per connection, in tc's words:
  * "class show [-s] [-j]", "class change classid H OPTIONS" (H's class line replaced, as
- * tc class change: options not given take their defaults), "reload FILE", "stats [-j]";
+ * tc class change: options not given take their defaults), "reload FILE", "stats [-j]",
+ * "metrics" (xtx_engine__metrics());
  * answers "ok" or "error: MESSAGE" on the first line, then the body. A stale socket file
  * (no listener) is replaced; a live one is -EADDRINUSE. 0, -EBUSY (already listening),
  * -ESRCH (stopped), -errno of the socket calls, with a message in err. */

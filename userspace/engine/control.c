@@ -15,6 +15,7 @@
  *                                       change: what is not given takes its default)
  *       reload FILE                     a class file for the running tree
  *       stats [-j]                      queues, producers, frames by place
+ *       metrics                         xtx_engine__metrics()'s text
  *   - Changes go through xtx_engine__classes_change() (its lock serializes them with the
  *     application's own). The measured rate of a class is its sent bytes over the last
  *     whole second, sampled by this thread.
@@ -314,9 +315,20 @@ static void handle(struct xtx_engine *e, FILE *f, char *line)
 		answer_change(e, f, xtx_sched_config__parse_file(w[1], err, sizeof(err)), err);
 	} else if (n >= 1 && !strcmp(w[0], "stats")) {
 		stats_show(e, f, json);
+	} else if (n == 1 && !strcmp(w[0], "metrics")) {
+		char *text;
+		size_t len;
+
+		if (xtx_engine__metrics(e, &text, &len)) {
+			fputs("error: out of memory\n", f);
+		} else {
+			fputs("ok\n", f);
+			fwrite(text, 1, len, f);
+			free(text);
+		}
 	} else {
 		fputs("error: unknown request; expected 'class show [-s] [-j]', 'class change "
-		      "classid H OPTIONS', 'reload FILE' or 'stats [-j]'\n", f);
+		      "classid H OPTIONS', 'reload FILE', 'stats [-j]' or 'metrics'\n", f);
 	}
 }
 
