@@ -8,18 +8,39 @@
 set -euo pipefail
 
 # build: compiler, BPF toolchain, libraries; test: iproute2, capsh, jq, ethtool, tshark,
-# valgrind; bench peers: DPDK (rte_ring, rte_sched; dpdk-dev ships dpdk-testpmd for
-# make bench-line) and concurrencykit; plots: gnuplot.
+# valgrind, curl; bench peers: DPDK (rte_ring, rte_sched; dpdk-dev ships dpdk-testpmd for
+# make bench-line) and concurrencykit; plots: gnuplot. And promtool (the metrics test's
+# checker) alone, unpacked from Debian's prometheus package into $PROMTOOL without
+# installing the package, which would start a Prometheus server on this host.
 PKGS=(
   build-essential pkg-config make
   clang llvm
   libxdp-dev libbpf-dev libnuma-dev libelf-dev zlib1g-dev
-  bpftool xdp-tools iproute2 libcap2-bin jq ethtool tshark valgrind
+  bpftool xdp-tools iproute2 libcap2-bin jq ethtool tshark valgrind curl
   libdpdk-dev dpdk-dev libck-dev
   gnuplot-nox
 )
 
+PROMTOOL=${XTX_PROMTOOL:-/var/cache/xtx-deps/promtool}
+
 [ "${XTX_NO_DEPS:-0}" = 1 ] && exit 0
+
+# promtool from the prometheus .deb: downloaded and unpacked, never installed.
+get_promtool() {
+  local d
+  d=$(mktemp -d)
+  chmod 755 "$d"	# apt-get download runs as _apt
+  if (cd "$d" && apt-get download -q prometheus >/tmp/xtx-deps.log 2>&1) &&
+     dpkg-deb -x "$d"/prometheus_*.deb "$d/x" &&
+     install -D -m 755 "$d/x/usr/bin/promtool" "$PROMTOOL"; then
+    echo "deps: unpacked promtool into $PROMTOOL" >&2
+  else
+    echo "deps: could not unpack promtool from the prometheus package; see /tmp/xtx-deps.log" >&2
+    rm -rf "$d"
+    return 1
+  fi
+  rm -rf "$d"
+}
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -27,12 +48,19 @@ for p in "${PKGS[@]}"; do
   [ "$st" = "install ok installed" ] || missing+=("$p")
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
+if [ ${#missing[@]} -eq 0 ] && [ -x "$PROMTOOL" ]; then
   exit 0
 fi
 if [ "${1:-}" = --check ]; then
-  echo "deps: missing: ${missing[*]}" >&2
+  [ ${#missing[@]} -eq 0 ] || echo "deps: missing: ${missing[*]}" >&2
+  [ -x "$PROMTOOL" ] || echo "deps: missing: $PROMTOOL" >&2
   exit 1
+fi
+if [ ${#missing[@]} -eq 0 ]; then
+  [ "$(id -u)" = 0 ] || { echo "deps: $PROMTOOL missing: run 'sudo tools/deps.sh'" >&2; exit 1; }
+  apt-get update -qq >/dev/null 2>&1 || true
+  get_promtool
+  exit
 fi
 if [ "$(id -u)" != 0 ]; then
   echo "deps: missing Debian packages: ${missing[*]}" >&2
@@ -50,3 +78,4 @@ if ! apt-get install -y -q --no-install-recommends "${missing[@]}" >/tmp/xtx-dep
   exit 1
 fi
 echo "deps: installed ${missing[*]}" >&2
+[ -x "$PROMTOOL" ] || get_promtool

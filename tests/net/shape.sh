@@ -42,6 +42,10 @@
 #                   file's mode and, with it opened, by SO_PEERCRED; the socket removed at
 #                   exit; a missing socket (by path and by dev) and a stale one (SIGKILL)
 #                   reported, the stale one replaced by the next start;
+#   metrics         xtx-ctl metrics passes promtool check metrics; --metrics
+#                   127.0.0.1:9464 (in the shaper's namespace) scraped with curl twice
+#                   while traffic flows: promtool passes, 1:10's sent bytes grow, the
+#                   frame total is there; another path is 404; nothing answers after exit;
 #   police          an unpaced flood of 1500-byte frames from three kernel UDP sender
 #                   threads into three leaves of 150/100/50 Mbit/s (rate = ceil), with
 #                   the default --police 20ms and --deq-rt 1 (at nice -10 the flood's
@@ -79,13 +83,16 @@
 # neighbour entry for fw0 at rx0's MAC and puts it back before it returns.
 . "$(dirname "$0")/../lib/net.sh"
 ALL_TESTS="test_rates test_router test_arp_icmp test_deq_rt_refused test_l2 test_ipv6
-  test_police test_police_kernel test_latency test_reload test_ctl test_sigkill"
+  test_police test_police_kernel test_latency test_reload test_ctl test_metrics test_sigkill"
 PROBE=build/release/tests/net/test_icmp_probe
 for b in xtx-shape xtx-ctl udp-send; do
   [ -x $BIN/$b ] || { echo "missing $BIN/$b: run make"; exit 1; }
 done
 [ -x $PROBE ] || { echo "missing $PROBE: run make test-build"; exit 1; }
 command -v tshark >/dev/null || { echo "tshark not installed: run make deps"; exit 1; }
+PROMTOOL=${XTX_PROMTOOL:-/var/cache/xtx-deps/promtool}
+[ -x "$PROMTOOL" ] || { echo "$PROMTOOL missing: run make deps"; exit 1; }
+command -v curl >/dev/null || { echo "curl not installed: run make deps"; exit 1; }
 net_init --three --queues 2
 
 . "$(dirname "$0")/../lib/shape.sh"
@@ -653,6 +660,45 @@ ctl_refused_dev() { # xtx-ctl without --control
   $BIN/xtx-ctl "$@" > /dev/null 2> $TMPD/ctl.err || rc=$?
   echo "  xtx-ctl $*: exit $rc: $(cat $TMPD/ctl.err)"
   [ $rc = 1 ] && grep -q -- "$WANT" $TMPD/ctl.err || fail "xtx-ctl $*: expected exit 1 and '$WANT'"
+}
+
+# --- metrics: xtx-ctl metrics and xtx-shape --metrics ---------------------------------
+scrape() { # path -> the body, or exit non-zero
+  tb_run "$FW_NS" curl -sf --max-time 5 "http://127.0.0.1:9464$1"
+}
+sent_1_10() { # metrics file -> 1:10's sent bytes
+  awk -v k="xtx_class_sent_bytes_total{dev=\"$FW_OUT_DEV\",class=\"1:10\"}" '$1 == k { print $2 }' "$1"
+}
+test_metrics() {
+  local send_pid a b code
+  CTL_SOCK=$TMPD/ctl/metrics.ctl
+  mkdir -p $TMPD/ctl
+  printf '%s\n' 'match proto udp dport 9000-9007 class 1:10' > $TMPD/reload.rules
+  reload_conf 100mbit
+  shape_start --classes $TMPD/reload.conf --rules $TMPD/reload.rules --queues 2 \
+    --control "$CTL_SOCK" --metrics 127.0.0.1:9464 || return
+  in_tx timeout 30 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" \
+    --dst-mac "$TX_NEXTHOP_MAC" --flows 8 --size 1500 --rate 150mbit --duration 4 \
+    --producers 2 --queues 2 --interval 0 --json > $TMPD/send.json 2> $TMPD/send.err &
+  send_pid=$!
+  sleep 1.5
+  ctl metrics > $TMPD/metrics.txt || fail "xtx-ctl metrics failed"
+  echo "xtx-ctl metrics: $(wc -l < $TMPD/metrics.txt) lines, $(grep -c '^# TYPE' $TMPD/metrics.txt) families"
+  "$PROMTOOL" check metrics < $TMPD/metrics.txt || fail "promtool check metrics refused xtx-ctl metrics"
+  scrape /metrics > $TMPD/scrape1.txt || fail "no scrape of http://127.0.0.1:9464/metrics in $FW_NS"
+  sleep 1
+  scrape /metrics > $TMPD/scrape2.txt || fail "no second scrape"
+  "$PROMTOOL" check metrics < $TMPD/scrape2.txt || fail "promtool check metrics refused the scrape"
+  a=$(sent_1_10 $TMPD/scrape1.txt) b=$(sent_1_10 $TMPD/scrape2.txt)
+  echo "1:10 sent bytes: $a, one second later $b ($(( (${b:-0} - ${a:-0}) * 8 / 1000000 )) Mbit over it)"
+  [ -n "$a" ] && [ -n "$b" ] && [ "$b" -gt "$a" ] || fail "the scraped 1:10 counter did not grow while traffic flowed"
+  grep -q '^xtx_frames{dev="'"$FW_OUT_DEV"'",place="total"} [1-9]' $TMPD/scrape2.txt || fail "no frame total"
+  code=$(tb_run "$FW_NS" curl -s -o /dev/null -w '%{http_code}' --max-time 5 http://127.0.0.1:9464/nope)
+  [ "$code" = 404 ] || fail "GET /nope: HTTP $code, expected 404"
+  wait $send_pid || { cat $TMPD/send.err; fail "xtx-send failed"; }
+  shape_stop
+  scrape /metrics > /dev/null 2>&1 && fail "the metrics port still answers after exit"
+  return 0
 }
 
 # --- SIGKILL, stale program, nothing left -------------------------------------------

@@ -28,6 +28,7 @@ static const char usage_text[] =
 "    xtx-ctl [--control PATH] class change dev IF classid H OPTION VALUE...\n"
 "    xtx-ctl [--control PATH] reload dev IF FILE\n"
 "    xtx-ctl [-j] [--control PATH] stats dev IF\n"
+"    xtx-ctl [--control PATH] metrics dev IF\n"
 "\n"
 "DESCRIPTION\n"
 "    Talks to the control socket of the engine that sends on IF: /run/xtx/IF.ctl\n"
@@ -60,6 +61,18 @@ static const char usage_text[] =
 "                   full, the ring limit, kicks; producers open and what they sent;\n"
 "                   frames by place (pool, producers' caches, application, stages,\n"
 "                   schedulers, TX rings, dequeuers, fill ring, receivers).\n"
+"    metrics        the same counters as Prometheus metrics (text format 0.0.4, what\n"
+"                   promtool check metrics reads): xtx_class_sent_bytes_total,\n"
+"                   xtx_class_sent_packets_total, xtx_class_drops_total{reason},\n"
+"                   xtx_class_overlimits_total, xtx_class_borrowed_packets_total,\n"
+"                   xtx_class_backlog_packets, xtx_class_backlog_bytes,\n"
+"                   xtx_class_rate_bytes_per_second,\n"
+"                   xtx_class_ceil_bytes_per_second (labels dev, class);\n"
+"                   xtx_queue_sent_packets_total,\n"
+"                   xtx_queue_sent_bytes_total, xtx_queue_completed_packets_total,\n"
+"                   xtx_queue_tx_ring_full_total, xtx_queue_kicks_total,\n"
+"                   xtx_queue_ring_limit_packets (dev, queue); xtx_frames (dev, place).\n"
+"                   xtx-shape --metrics serves them over HTTP.\n"
 "\n"
 "OPTIONS\n"
 "    -s, --stats        with class show: the counters\n"
@@ -196,8 +209,8 @@ int main(int argc, char **argv)
 		strcat(req, argv[i]);
 	}
 	if (!nw)
-		cli_die_usage("give a request: class show, class change, reload or stats "
-			      "(see --help)");
+		cli_die_usage("give a request: class show, class change, reload, stats or "
+			      "metrics (see --help)");
 	if (!path && !dev)
 		cli_die_usage("give dev IF (or --control PATH)");
 	if (!path) {

@@ -126,6 +126,9 @@ static const char usage_text[] =
 "                       classes fill to their limits (tail drop)\n"
 "    --control PATH|off the control socket for xtx-ctl (default /run/xtx/OUT.ctl, owner\n"
 "                       only; a live one of another process there: a warning and none)\n"
+"    --metrics ADDR:PORT  serve the engine's Prometheus metrics (xtx-ctl --help,\n"
+"                       'metrics') over HTTP at /metrics; a PORT alone listens on\n"
+"                       127.0.0.1, [ADDR6]:PORT on IPv6. In --netns's namespace\n"
 "    --l2               bump in the wire: frames leave unchanged\n"
 "    --netns NS         enter network namespace NS first (a name from 'ip netns list'\n"
 "                       or a path)\n"
@@ -211,7 +214,7 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 	enum { O_IN = 256, O_OUT, O_CLASSES, O_RULES, O_QUEUES, O_TXQ, O_L2, O_NETNS, O_DURATION,
 	       O_INTERVAL, O_JSON, O_SKB, O_COPY, O_RX_COPY, O_BUSY, O_CPUS, O_RX_CPUS,
 	       O_FRAMES, O_DROP, O_READY, O_VERBOSE, O_NICE, O_RT, O_QCLS, O_CODEL, O_POLICE,
-	       O_CONTROL };
+	       O_CONTROL, O_METRICS };
 	static const struct option lo[] = {
 		{ "in", 1, 0, O_IN }, { "out", 1, 0, O_OUT }, { "classes", 1, 0, O_CLASSES },
 		{ "rules", 1, 0, O_RULES }, { "queues", 1, 0, O_QUEUES },
@@ -226,6 +229,7 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 		{ "deq-nice", 1, 0, O_NICE }, { "deq-rt", 1, 0, O_RT },
 		{ "queue-classes", 0, 0, O_QCLS }, { "codel", 1, 0, O_CODEL },
 		{ "police", 1, 0, O_POLICE }, { "control", 1, 0, O_CONTROL },
+		{ "metrics", 1, 0, O_METRICS },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
 	int c;
@@ -262,6 +266,7 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 			break;
 		case O_NETNS: o->netns = optarg; break;
 		case O_CONTROL: o->control = optarg; break;
+		case O_METRICS: o->metrics = optarg; break;
 		case O_DURATION: o->duration_s = cli_parse_period("--duration", optarg); break;
 		case O_INTERVAL: o->interval_s = cli_parse_period("--interval", optarg); break;
 		case O_JSON: o->json = true; break;
@@ -843,7 +848,7 @@ static struct xtx_engine *open_engine(const struct shape *s, const struct xtx_sc
 
 int main(int argc, char **argv)
 {
-	struct shape s = { .lock = { .fd = -1 } };
+	struct shape s = { .lock = { .fd = -1 }, .metrics_fd = -1, .metrics_stop = { -1, -1 } };
 	static struct rd_rules rs;
 	struct xtx_xdp_counter xs[XTX_RD_STAT_MAX] = { { 0, 0 } };
 	struct xtx_sched_config *cfg = NULL;
@@ -884,6 +889,8 @@ int main(int argc, char **argv)
 	if (s.opt.police_ns && shape_police(&s, e))
 		goto out_detach;
 	control_listen(&s, e);
+	if (shape_metrics_start(&s, e))
+		goto out_detach;
 	if ((rc = shape_drop_caps(&s))) {
 		fprintf(stderr, "xtx-shape: cannot drop capabilities: %s\n", strerror(-rc));
 		goto out_detach;
@@ -909,6 +916,7 @@ out_detach:
 	if (shape_detach(&s))
 		ret = 1;
 out_engine:
+	shape_metrics_stop(&s);
 	if (e) {
 		rc = xtx_engine__stop(e);
 		if (rc == -ETIMEDOUT)

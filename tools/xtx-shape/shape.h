@@ -6,6 +6,7 @@
 #ifndef XTX_SHAPE_TOOL_H
 #define XTX_SHAPE_TOOL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <xdp/libxdp.h>
@@ -34,6 +35,7 @@ struct shape_opts {
 	bool queue_classes;		/* --queue-classes: mq semantics */
 	uint64_t police_ns;		/* --police: room target of the policed leaves; 0 off */
 	const char *control;		/* --control: path, "off", NULL the default */
+	const char *metrics;		/* --metrics ADDR:PORT; NULL: none */
 };
 
 struct shape {
@@ -51,7 +53,17 @@ struct shape {
 	uint64_t *police;		/* rd_police, mmapped (tx_queues * ncls words) */
 	size_t police_len;
 	struct xtx_xdp_counter *policed;	/* per class, read before detach */
+	/* --metrics (metrics.c) */
+	struct xtx_engine *engine;
+	int metrics_fd, metrics_stop[2], metrics_started;
+	pthread_t metrics_th;
 };
+
+/* metrics.c: --metrics over HTTP, after the engine opened and before capabilities are
+ * dropped (a port below 1024); stop before the engine stops. 0 or -errno after the
+ * message; nothing without --metrics. */
+int shape_metrics_start(struct shape *s, struct xtx_engine *e);
+void shape_metrics_stop(struct shape *s);
 
 /* attach.c. Each returns 0 or -errno after printing what went wrong and what to do. */
 int shape_lock(struct shape *s);
