@@ -36,8 +36,9 @@
 #   ctl             xtx-ctl on the control socket (--control): mode 0600, named in the
 #                   ready file; class show in tc's words; under load, refused changes
 #                   (a ceil above the parent's, a bad word, fq turned off, no such class)
-#                   with their reasons, then class change to 200 Mbit/s: at the receiver
-#                   within 2% before and from 100 ms after; -s -j show the new rate, the
+#                   with their reasons, then 200 class changes in a row (150 and 200
+#                   Mbit/s in turn, the last 200): at the receiver within 2% of 100
+#                   before and of 200 from 100 ms after the last; -s -j show the new rate, the
 #                   counters and the measured rate; -j stats; another uid refused by the
 #                   file's mode and, with it opened, by SO_PEERCRED; the socket removed at
 #                   exit; a missing socket (by path and by dev) and a stale one (SIGKILL)
@@ -587,8 +588,11 @@ test_ctl() {
   WANT="needs a restart" ctl_refused class change classid 1:10 rate 100mbit
   WANT="no such class" ctl_refused class change classid 1:99 rate 1mbit
   reload_window before
-  ctl class change classid 1:10 rate 200mbit burst 128k cburst 128k limit 1000 fq ||
-    fail "xtx-ctl class change failed"
+  # 200 changes in a row under load (150 and 200 Mbit/s in turn), the last to 200
+  for x in $(seq 200); do
+    ctl class change classid 1:10 rate $(( x % 2 ? 150 : 200 ))mbit burst 128k cburst 128k \
+      limit 1000 fq || { fail "xtx-ctl class change $x failed"; break; }
+  done
   sleep 0.1
   reload_window after
   ctl -s -j class show > $TMPD/show.json || fail "xtx-ctl -s -j class show failed"
