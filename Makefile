@@ -17,7 +17,9 @@
 #   make demo         xtx beside the kernel's HTB on a throwaway testbed
 #   make soak         10 min at full rate with link flaps; RSS and frames must stay flat
 #   make fuzz         libFuzzer on each tests/fuzz target for FUZZ_SECONDS (default 60)
-#   make install PREFIX=/usr/local [DESTDIR=...]
+#   make install PREFIX=/usr/local [DESTDIR=...]: the library, headers, libxtx.pc, the
+#                     tools (sbin; xtx-ctl in bin), their man pages and the class and
+#                     rules files' (build/man, `make man`), xtx-shape@.service
 #   make deps         install missing Debian packages (tools/deps.sh)
 #
 # VARIANT=release|asan|tsan selects the build flavour; each has its own tree under build/.
@@ -134,7 +136,7 @@ BPF_OBJS := $(BPF_SRCS:xdp/%.bpf.c=build/bpf/%.bpf.o)
 BPF_SKELS := $(BPF_SRCS:xdp/%.bpf.c=build/bpf/%.skel.h)
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -Ixdp -Iinclude -I/usr/include/$(shell gcc -dumpmachine)
 
-.PHONY: all depcheck built deps lib tools bpf tests test test-quick test-build bench bench-mpsc bench-sched bench-e2e bench-line \
+.PHONY: all depcheck built deps lib tools bpf man tests test test-quick test-build bench bench-mpsc bench-sched bench-e2e bench-line \
         bench-compare bench-forward bench-compare-forward fuzz soak \
         install clean demo
 .DEFAULT_GOAL := all
@@ -349,8 +351,44 @@ bench: bench-mpsc bench-sched bench-e2e bench-line bench-compare bench-forward b
 demo: built
 	$(Q)tools/demo.sh
 
+# --- man pages ----------------------------------------------------------------
+# One source each: a tool's page is its --help (tools/man/help2man.sh), the class file's
+# docs/config.md (md2man.sh), the rules file's xtx-shape's RULES section.
+SBIN_TOOLS := xtx-send xtx-shape xtx-sink xtx-compare udp-send pkt-send xsk-plain
+BIN_TOOLS  := xtx-ctl
+MAN_PAGES  := $(SBIN_TOOLS:%=build/man/%.8) $(BIN_TOOLS:%=build/man/%.1) \
+	      build/man/xtx-classes.5 build/man/xtx-rules.5
+man: $(MAN_PAGES)
+build/man/%.8: $(OUT)/bin/% tools/man/help2man.sh
+	@mkdir -p $(@D)
+	$(Q)tools/man/help2man.sh $< 8 > $@.tmp && mv $@.tmp $@
+build/man/%.1: $(OUT)/bin/% tools/man/help2man.sh
+	@mkdir -p $(@D)
+	$(Q)tools/man/help2man.sh $< 1 > $@.tmp && mv $@.tmp $@
+build/man/xtx-classes.5: docs/config.md tools/man/md2man.sh
+	@mkdir -p $(@D)
+	$(Q)tools/man/md2man.sh $< xtx-classes 5 "the class file of xtx: an HTB tree with fq leaves" > $@.tmp && mv $@.tmp $@
+build/man/xtx-rules.5: $(OUT)/bin/xtx-shape tools/man/help2man.sh
+	@mkdir -p $(@D)
+	$(Q)tools/man/help2man.sh $< 5 RULES > $@.tmp && mv $@.tmp $@
+
 # --- install -----------------------------------------------------------------
-install: all
+SBINDIR ?= $(PREFIX)/sbin
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+install: all man
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(PREFIX)/lib/xtx \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(UNITDIR)
+	install -m 755 $(SBIN_TOOLS:%=$(OUT)/bin/%) $(DESTDIR)$(SBINDIR)/
+	install -m 755 $(BIN_TOOLS:%=$(OUT)/bin/%) $(DESTDIR)$(BINDIR)/
+	install -m 755 tools/testbed $(DESTDIR)$(PREFIX)/lib/xtx/testbed
+	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(filter %.5,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man5/
+	install -m 644 $(filter %.8,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man8/
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' packaging/xtx-shape@.service.in \
+		> $(DESTDIR)$(UNITDIR)/xtx-shape@.service
 	install -d $(DESTDIR)$(INCDIR)/xtx $(DESTDIR)$(LIBDIR)/pkgconfig
 	install -m 644 include/xtx/*.h $(DESTDIR)$(INCDIR)/xtx/
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/

@@ -8,7 +8,8 @@
 set -euo pipefail
 
 # build: compiler, BPF toolchain, libraries; test: iproute2, capsh, jq, ethtool, tshark,
-# valgrind, curl; bench peers: DPDK (rte_ring, rte_sched; dpdk-dev ships dpdk-testpmd for
+# valgrind, curl, and the Debian packaging test: debhelper, dpkg-dev, fakeroot, man-db;
+# bench peers: DPDK (rte_ring, rte_sched; dpdk-dev ships dpdk-testpmd for
 # make bench-line) and concurrencykit; plots: gnuplot. And promtool (the metrics test's
 # checker) alone, unpacked from Debian's prometheus package into $PROMTOOL without
 # installing the package, which would start a Prometheus server on this host.
@@ -17,6 +18,7 @@ PKGS=(
   clang llvm
   libxdp-dev libbpf-dev libnuma-dev libelf-dev zlib1g-dev
   bpftool xdp-tools iproute2 libcap2-bin jq ethtool tshark valgrind curl
+  debhelper dpkg-dev fakeroot man-db
   libdpdk-dev dpdk-dev libck-dev
   gnuplot-nox
 )

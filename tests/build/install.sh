@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# install.sh - `make install` into a scratch prefix gives headers, both libraries and a
+# install.sh - `make install` into a scratch prefix gives headers, both libraries, a
 # libxtx.pc with which a program outside the tree compiles, links (static and shared) and
-# runs the stage.
+# runs the stage, and the tools, their man pages and the systemd unit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
@@ -9,7 +9,11 @@ trap 'rm -rf "$tmp"' EXIT
 
 make --no-print-directory -s install PREFIX="$tmp/usr" >/dev/null
 for f in include/xtx/mpsc.h include/xtx/sched.h include/xtx/desc.h lib/libxtx.a \
-         lib/libxtx.so lib/libxtx.so.0 lib/pkgconfig/libxtx.pc; do
+         lib/libxtx.so lib/libxtx.so.0 lib/pkgconfig/libxtx.pc sbin/xtx-shape sbin/xtx-send \
+         sbin/xtx-sink sbin/xtx-compare sbin/udp-send sbin/pkt-send sbin/xsk-plain bin/xtx-ctl \
+         lib/xtx/testbed share/man/man8/xtx-shape.8 share/man/man1/xtx-ctl.1 \
+         share/man/man5/xtx-classes.5 share/man/man5/xtx-rules.5 \
+         lib/systemd/system/xtx-shape@.service; do
   [ -e "$tmp/usr/$f" ] || { echo "missing after install: $f"; exit 1; }
 done
 

@@ -697,7 +697,10 @@ static void find_tools(void)
 	slash = strrchr(self, '/');
 	*slash = 0;
 	snprintf(e.bindir, sizeof(e.bindir), "%s", self);
+	/* the source tree's (build/VARIANT/bin/..), else make install's (PREFIX/sbin/..) */
 	snprintf(e.testbed, sizeof(e.testbed), "%s/../../../tools/testbed", self);
+	if (access(e.testbed, X_OK))
+		snprintf(e.testbed, sizeof(e.testbed), "%s/../lib/xtx/testbed", self);
 	if (access(e.testbed, X_OK))
 		e.testbed[0] = 0;
 }
