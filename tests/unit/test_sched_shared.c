@@ -1032,6 +1032,42 @@ static void test_change_prio(unsigned nq)
 	mq_finish(&m, v, n);
 }
 
+/* The default class changed while it runs: descriptors whose class index names no leaf
+ * (here the root's) go to 1:10, then to 1:20; what is queued stays where it is. */
+static void test_change_default(void)
+{
+	struct xtx_sched_config *a = cfg_prio_pair(0, 1), *b = cfg_prio_pair(0, 1);
+	struct xtx_desc d[8], drops[8], out[64];
+	struct xtx_class_stats s10, s20;
+	struct xtx_sched *s;
+	uint64_t next;
+	char err[256];
+	unsigned nd = 0, got = 0, k;
+
+	printf("default class changed while it runs\n");
+	CHECK(xtx_sched_config__set_default(a, XTX_HANDLE(1, 0x10)) == 0);
+	CHECK(xtx_sched_config__set_default(b, XTX_HANDLE(1, 0x20)) == 0);
+	s = xtx_sched__create(a, NULL, T0, err, sizeof(err));
+	if (!CHECK(s != NULL))
+		return;
+	for (unsigned i = 0; i < 8; i++)
+		d[i] = (struct xtx_desc){ .addr = i, .len = 1000, .hash = i, .cls = 0 };
+	CHECK_EQ_U64(4, xtx_sched__enqueue_burst(s, d, NULL, 4, T0, drops, &nd));
+	CHECK(xtx_sched__change(s, b, T0, err, sizeof(err)) == 0);
+	CHECK_EQ_U64(4, xtx_sched__enqueue_burst(s, d + 4, NULL, 4, T0, drops, &nd));
+	xtx_sched__class_stats(s, 2, &s10);
+	xtx_sched__class_stats(s, 3, &s20);
+	printf("  1:10 queued %u, 1:20 queued %u\n", s10.qlen, s20.qlen);
+	CHECK(s10.qlen == 4 && s20.qlen == 4);
+	for (uint64_t t = T0; got < 8 && t < T0 + SEC(1); t += 1000000)
+		while ((k = xtx_sched__dequeue_burst(s, out + got, 64 - got, t, &next)))
+			got += k;
+	CHECK_EQ_U64(8, got);
+	xtx_sched__destroy(s);
+	xtx_sched_config__free(a);
+	xtx_sched_config__free(b);
+}
+
 static const struct borrow_case borrow_cases[] = {
 	{ "equal rates and prios", MBIT(20), MBIT(20), 0, 0, 0, 0 },
 	{ "rates 10 and 30 (quanta 125000 and 200000)", MBIT(10), MBIT(30), 0, 0, 0, 0 },
@@ -1060,6 +1096,7 @@ int main(void)
 	test_change_rate(2, true);
 	test_change_prio(1);
 	test_change_prio(2);
+	test_change_default();
 	test_tree_cases();
 	test_random_trees(RT_TREES, false);
 	test_random_trees(RT_TREES, true);
