@@ -103,7 +103,7 @@ static int ask(const char *path, const char *req, const char *dev)
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	size_t got = 0, cap = 0;
 	char *buf = NULL, *nl;
-	int fd, rc = 1;
+	int fd, rc = 1, send_err = 0;
 
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -127,11 +127,10 @@ static int ask(const char *path, const char *req, const char *dev)
 			close(fd);
 		return 1;
 	}
-	if (send(fd, req, strlen(req), MSG_NOSIGNAL) != (ssize_t)strlen(req)) {
-		fprintf(stderr, "xtx-ctl: %s: send: %s\n", path, strerror(errno));
-		close(fd);
-		return 1;
-	}
+	/* A send the engine cut short (it refuses a peer before reading) still leaves its
+	 * answer to read: report the send only without one. */
+	if (send(fd, req, strlen(req), MSG_NOSIGNAL) != (ssize_t)strlen(req))
+		send_err = errno;
 	for (;;) {		/* the whole answer: the server closes after it */
 		ssize_t k;
 
@@ -157,6 +156,11 @@ static int ask(const char *path, const char *req, const char *dev)
 		return 1;
 	}
 	buf[got] = '\0';
+	if (!got && send_err) {
+		fprintf(stderr, "xtx-ctl: %s: send: %s\n", path, strerror(send_err));
+		free(buf);
+		return 1;
+	}
 	nl = strchr(buf, '\n');
 	if (!strncmp(buf, "ok\n", 3)) {
 		fputs(buf + 3, stdout);
