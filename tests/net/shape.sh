@@ -512,6 +512,25 @@ reload_window() { # name: the sink for 2.5 s; its file to $TMPD/reload-NAME.json
   wait "$SINK_PID"; SINK_PID=
   cp $SINK_JSON $TMPD/reload-$1.json
 }
+reload_send() { # 300 Mbit/s of 1500-byte frames at 1:10 for 9 s, in the background
+  in_tx timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" \
+    --dst-mac "$TX_NEXTHOP_MAC" --flows 8 --size 1500 --rate 300mbit --duration 9 \
+    --producers 2 --queues 2 --interval 0 --json > $TMPD/send.json 2> $TMPD/send.err &
+  send_pid=$!
+}
+reload_rates() { # $WHAT changed it: 1:10 within 2% of 100 before, 200 after, in order
+  local x a e dur
+  for x in "before 100" "after 200"; do
+    set -- $x
+    SINK_JSON=$TMPD/reload-$1.json
+    dur=$(jget $SINK_JSON .arrival_s)
+    a=$(wire 9000 9007)
+    e=$(off_pct "$a" "$2")
+    echo "1:10 $1 $WHAT: $(printf %.3f "$a") Mbit/s at the sink, its rate $2 ($e%)"
+    awk -v e="$e" 'BEGIN { exit !(e <= 2 && e >= -2) }' || fail "1:10 $1 $WHAT off by $e%"
+    [ "$(jget $SINK_JSON .out_of_order)" = 0 ] || fail "frames out of order $1 $WHAT"
+  done
+}
 test_reload() {
   local send_pid a e x dur
   printf '%s\n' 'match proto udp dport 9000-9007 class 1:10' > $TMPD/reload.rules
@@ -519,10 +538,7 @@ test_reload() {
   # backlogged throughout (as in rates): no police target, no CoDel
   shape_start --classes $TMPD/reload.conf --rules $TMPD/reload.rules --queues 2 \
     --police off --codel off || return
-  in_tx timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" \
-    --dst-mac "$TX_NEXTHOP_MAC" --flows 8 --size 1500 --rate 300mbit --duration 9 \
-    --producers 2 --queues 2 --interval 0 --json > $TMPD/send.json 2> $TMPD/send.err &
-  send_pid=$!
+  reload_send
   sleep 1
   # a file the running tree cannot take (a class added): refused, nothing changes
   reload_conf 100mbit
@@ -539,16 +555,7 @@ test_reload() {
   sleep 1
   shape_stop
   grep "reloaded" $TMPD/shape.err | grep -v "not reloaded"
-  for x in "before 100" "after 200"; do
-    set -- $x
-    SINK_JSON=$TMPD/reload-$1.json
-    dur=$(jget $SINK_JSON .arrival_s)
-    a=$(wire 9000 9007)
-    e=$(off_pct "$a" "$2")
-    echo "1:10 $1 the reload: $(printf %.3f "$a") Mbit/s at the sink, its rate $2 ($e%)"
-    awk -v e="$e" 'BEGIN { exit !(e <= 2 && e >= -2) }' || fail "1:10 $1 the reload off by $e%"
-    [ "$(jget $TMPD/reload-$1.json .out_of_order)" = 0 ] || fail "frames out of order $1 the reload"
-  done
+  WHAT="the reload" reload_rates
   echo "reloads: $(jq -c .reloads $TMPD/shape.json); 1:10 $(jq -c '.classes[] | select(.handle == "1:10") | {rate_bps, sent_pkts, dropped_pkts}' $TMPD/shape.json)"
   [ "$(jq -c .reloads $TMPD/shape.json)" = '{"done":1,"refused":1}' ] ||
     fail "expected one reload done and one refused"
@@ -578,10 +585,10 @@ test_ctl() {
   ctl class show | tee $TMPD/show.txt
   grep -qx "class htb 1:10 parent 1: leaf prio 0 rate 100Mbit ceil 100Mbit burst 131072b cburst 131072b" \
     $TMPD/show.txt || fail "class show: no tc-style line for 1:10"
-  in_tx timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" \
-    --dst-mac "$TX_NEXTHOP_MAC" --flows 8 --size 1500 --rate 300mbit --duration 9 \
-    --producers 2 --queues 2 --interval 0 --json > $TMPD/send.json 2> $TMPD/send.err &
-  send_pid=$!
+  ctl -s --watch 0.2 --count 2 class show > $TMPD/watch.txt || fail "xtx-ctl --watch failed"
+  [ "$(grep -c $'\e\\[H\e\\[2J' $TMPD/watch.txt)" = 2 ] && [ "$(grep -c '^class htb 1:10 ' $TMPD/watch.txt)" = 2 ] ||
+    fail "xtx-ctl -s --watch 0.2 --count 2: not two redrawn tables"
+  reload_send
   sleep 1
   WANT="exceeds parent" ctl_refused class change classid 1:10 rate 500mbit
   WANT="expected" ctl_refused class change classid 1:10 rate fast
@@ -612,15 +619,7 @@ test_ctl() {
   wait $send_pid || { cat $TMPD/send.err; fail "xtx-send failed"; }
   sleep 1
   shape_stop
-  for x in "before 100" "after 200"; do
-    set -- $x
-    SINK_JSON=$TMPD/reload-$1.json
-    dur=$(jget $SINK_JSON .arrival_s)
-    a=$(wire 9000 9007)
-    e=$(off_pct "$a" "$2")
-    echo "1:10 $1 xtx-ctl class change: $(printf %.3f "$a") Mbit/s at the sink, its rate $2 ($e%)"
-    awk -v e="$e" 'BEGIN { exit !(e <= 2 && e >= -2) }' || fail "1:10 $1 the change off by $e%"
-  done
+  WHAT="xtx-ctl class change" reload_rates
   [ "$(jget $TMPD/shape.json '.classes[] | select(.handle == "1:10") | .rate_bps')" = 200000000 ] ||
     fail "the summary does not show the rate xtx-ctl set"
   [ ! -e "$CTL_SOCK" ] || fail "the control socket was left behind"
