@@ -570,7 +570,16 @@ int main(int argc, char **argv)
 	CHECK(xtx_xdp_mode__str((enum xtx_xdp_mode)99) == NULL);
 	CHECK(xtx_rx_path__str((enum xtx_rx_path)-1) == NULL);
 	ctl_ask("stats -j\n");
+	/* A peer that connects and never sends: stop still ends (the connection's deadline;
+	 * a hang here is engine.sh's timeout). */
+	int idle = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un ia = { .sun_family = AF_UNIX };
+
+	snprintf(ia.sun_path, sizeof(ia.sun_path), "%s", ctl_path);
+	CHECK(idle >= 0 && !connect(idle, (struct sockaddr *)&ia, sizeof(ia)));
 	CHECK_EQ_I64(0, xtx_engine__stop(eng));
+	if (idle >= 0)
+		close(idle);
 	CHECK(access(ctl_path, F_OK) && errno == ENOENT);	/* stop removed it */
 	{
 		struct xtx_sched_config *c = one_class(1000000000000000ull, 0, 0);

@@ -5,7 +5,7 @@
  * Rules
  *   - GET /metrics answers 200 with the text (Content-Type text/plain; version=0.0.4),
  *     any other path 404, any other method 405; HTTP/1.0 and 1.1, one request per
- *     connection (Connection: close), the request head read within a second.
+ *     connection (Connection: close), read and answered within 2 s in all.
  *   - Its own thread, one connection at a time; it stops (and closes the socket) before
  *     the engine does.
  *   - ADDR defaults to 127.0.0.1 (a port alone): metrics are for this host unless an
@@ -22,62 +22,44 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "fdio.h"
 #include "shape.h"
 
 #define HEAD_MAX	4096
 
-static void reply(int fd, const char *status, const char *type, const char *body, size_t len)
+/* The head, then the body, both by the connection's deadline (a scraper that stops
+ * reading cannot hold the thread, nor the shaper's exit behind it). */
+static void reply(struct shape *s, int fd, uint64_t deadline, const char *status,
+		  const char *type, const char *body, size_t len)
 {
 	char head[256];
 	int n = snprintf(head, sizeof(head), "HTTP/1.1 %s\r\nContent-Type: %s\r\n"
 			 "Content-Length: %zu\r\nConnection: close\r\n\r\n", status, type, len);
-	struct iovec v[2] = { { head, (size_t)n }, { (void *)body, len } };
-	struct msghdr m = { .msg_iov = v, .msg_iovlen = 2 };
 
-	while (v[0].iov_len + v[1].iov_len) {
-		ssize_t k = sendmsg(fd, &m, MSG_NOSIGNAL);
-
-		if (k <= 0)
-			return;
-		for (int i = 0; i < 2; i++) {	/* drop what was sent */
-			size_t d = (size_t)k < v[i].iov_len ? (size_t)k : v[i].iov_len;
-
-			v[i].iov_base = (char *)v[i].iov_base + d;
-			v[i].iov_len -= d;
-			k -= (ssize_t)d;
-		}
-	}
+	if (!xtx_fd_write_all(fd, head, (size_t)n, deadline, s->metrics_stop[0]))
+		xtx_fd_write_all(fd, body, len, deadline, s->metrics_stop[0]);
 }
 
 static void serve(struct shape *s, int fd)
 {
 	static const char plain[] = "text/plain; charset=utf-8";
-	struct timeval tv = { 1, 0 };
+	uint64_t deadline = xtx_now_ns() + 2000000000ull;	/* the whole connection */
 	char req[HEAD_MAX + 1];
-	size_t got = 0;
 	char *text;
 	size_t len;
 
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	while (got < HEAD_MAX) {
-		ssize_t k = recv(fd, req + got, HEAD_MAX - got, 0);
-
-		if (k <= 0)
-			break;
-		got += (size_t)k;
-		req[got] = '\0';
-		if (strstr(req, "\r\n\r\n") || strstr(req, "\n\n"))
-			break;
-	}
-	req[got] = '\0';
+	/* the request line is all it needs: a head cut short by the deadline still has it */
+	xtx_fd_read_until(fd, req, sizeof(req), "\r\n\r\n", deadline, s->metrics_stop[0]);
 	if (strncmp(req, "GET ", 4)) {
-		reply(fd, "405 Method Not Allowed", plain, "GET /metrics\n", 13);
+		reply(s, fd, deadline, "405 Method Not Allowed", plain, "GET /metrics\n", 13);
 	} else if (strncmp(req + 4, "/metrics ", 9) && strncmp(req + 4, "/metrics?", 9)) {
-		reply(fd, "404 Not Found", plain, "GET /metrics\n", 13);
+		reply(s, fd, deadline, "404 Not Found", plain, "GET /metrics\n", 13);
 	} else if (xtx_engine__metrics(s->engine, &text, &len)) {
-		reply(fd, "500 Internal Server Error", plain, "out of memory\n", 14);
+		reply(s, fd, deadline, "500 Internal Server Error", plain, "out of memory\n", 14);
 	} else {
-		reply(fd, "200 OK", "text/plain; version=0.0.4; charset=utf-8", text, len);
+		reply(s, fd, deadline, "200 OK", "text/plain; version=0.0.4; charset=utf-8", text,
+		      len);
 		free(text);
 	}
 }
@@ -95,7 +77,7 @@ static void *metrics_main(void *arg)
 		if (p[1].revents)
 			break;
 		if (p[0].revents & POLLIN) {
-			int fd = accept4(s->metrics_fd, NULL, NULL, SOCK_CLOEXEC);
+			int fd = accept4(s->metrics_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 			if (fd >= 0) {
 				serve(s, fd);

@@ -3,7 +3,9 @@
  *
  * Rules
  *   - One change at a time (change_lock, the control path's only lock; the control
- *     socket's requests take it too). Checked whole first, against queue 0's scheduler
+ *     socket's requests take it too). xtx_engine__stop() closes changes under it
+ *     (changes_closed) before it stops the dequeuers, so a change either ran on every
+ *     queue or is refused; none waits for a dequeuer that has exited. Checked whole first, against queue 0's scheduler
  *     (every queue's was built from the same tree): a refused change touches nothing.
  *     A copy of the tree that runs is kept (e->cur) for the control socket.
  *   - Then the device-wide class state (its buckets' depths and slices), then each
@@ -58,18 +60,30 @@ static int run_change(struct xtx_engine *e, const struct xtx_sched_config *cfg, 
 int xtx_engine__classes_change(struct xtx_engine *e, const struct xtx_sched_config *cfg,
 			       char *err, size_t errlen)
 {
-	struct xtx_sched_config *copy;
 	int rc;
 
 	if (err && errlen)
 		err[0] = '\0';
 	if (!e || !cfg)
 		return -EINVAL;
-	if (e->stopped) {
+	pthread_mutex_lock(&e->change_lock);
+	rc = xtx_classes_change_locked(e, cfg, err, errlen);
+	pthread_mutex_unlock(&e->change_lock);
+	return rc;
+}
+
+int xtx_classes_change_locked(struct xtx_engine *e, const struct xtx_sched_config *cfg,
+			      char *err, size_t errlen)
+{
+	struct xtx_sched_config *copy;
+	int rc;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (e->changes_closed) {	/* stop() set it under the lock: dequeuers may be gone */
 		xtx_errf(err, errlen, "the engine is stopped: no tree to change");
 		return -ESRCH;
 	}
-	pthread_mutex_lock(&e->change_lock);
 	rc = xtx_sched__change_check(e->q[0].deq.sched, cfg, err, errlen);
 	copy = rc ? NULL : xtx_sched_config__dup(cfg);
 	if (!rc && !copy) {
@@ -86,7 +100,6 @@ int xtx_engine__classes_change(struct xtx_engine *e, const struct xtx_sched_conf
 	} else {
 		xtx_sched_config__free(copy);
 	}
-	pthread_mutex_unlock(&e->change_lock);
 	return rc;
 }
 

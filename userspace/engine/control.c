@@ -25,6 +25,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,9 +39,11 @@
 #include "control.h"
 #include "engine_int.h"
 #include "err.h"
+#include "fdio.h"
 
 #define CTL_LINE	4096
 #define CTL_DIR		"/run/xtx"
+#define CTL_DEADLINE_NS	(2ull * 1000000000ull)	/* one connection, read and answer */
 
 /* --- answers ----------------------------------------------------------------------- */
 
@@ -209,8 +212,10 @@ static void stats_show(struct xtx_engine *e, FILE *f, bool json)
 
 /* --- changes ----------------------------------------------------------------------- */
 
+/* cfg (NULL: err says why it did not parse) for the running tree; with `locked` the
+ * caller holds change_lock. */
 static void answer_change(struct xtx_engine *e, FILE *f, struct xtx_sched_config *cfg,
-			  const char *err)
+			  const char *err, bool locked)
 {
 	char msg[1024];
 	int rc;
@@ -219,7 +224,8 @@ static void answer_change(struct xtx_engine *e, FILE *f, struct xtx_sched_config
 		fprintf(f, "error: %s\n", err);
 		return;
 	}
-	rc = xtx_engine__classes_change(e, cfg, msg, sizeof(msg));
+	rc = locked ? xtx_classes_change_locked(e, cfg, msg, sizeof(msg))
+		    : xtx_engine__classes_change(e, cfg, msg, sizeof(msg));
 	xtx_sched_config__free(cfg);
 	if (rc)
 		fprintf(f, "error: %s\n", msg[0] ? msg : strerror(-rc));
@@ -227,41 +233,32 @@ static void answer_change(struct xtx_engine *e, FILE *f, struct xtx_sched_config
 		fputs("ok\n", f);
 }
 
-/* The running tree's text with class h's line replaced by "class H parent P WORDS". */
-static void class_change(struct xtx_engine *e, FILE *f, uint32_t h, const char *words)
+/* The running tree's text with class h's line replaced by "class H parent P WORDS"
+ * into *out; 0, or an answer already written to f. */
+static int edited_text(struct xtx_engine *e, FILE *f, uint32_t h, const char *words,
+		       char **out)
 {
-	char err[1024], hs[XTX_HANDLE_STRLEN], ps[XTX_HANDLE_STRLEN], *text = NULL, *out = NULL;
-	int idx, n;
+	char hs[XTX_HANDLE_STRLEN], ps[XTX_HANDLE_STRLEN], *text, *save = NULL;
+	int idx = xtx_sched_config__class_index(e->cur, h);
+	int n = xtx_sched_config__format(e->cur, NULL, 0);
 	size_t outlen = 0;
 	FILE *o;
 
-	/* A snapshot of the running tree's text; the change is checked against the tree
-	 * that runs when it is made. */
-	pthread_mutex_lock(&e->change_lock);
-	idx = xtx_sched_config__class_index(e->cur, h);
-	n = xtx_sched_config__format(e->cur, NULL, 0);
-	if (idx >= 0 && n > 0 && (text = malloc((size_t)n + 1))) {
-		xtx_sched_config__format(e->cur, text, (size_t)n + 1);
-		xtx_handle__str(xtx_sched_config__class(e->cur, (unsigned)idx)->parent, ps,
-				sizeof(ps));
-	}
-	pthread_mutex_unlock(&e->change_lock);
+	xtx_handle__str(h, hs, sizeof(hs));
 	if (idx < 0) {
-		xtx_handle__str(h, hs, sizeof(hs));
 		fprintf(f, "error: class %s: no such class in the running tree\n", hs);
-		return;
+		return -ENOENT;
 	}
-	o = open_memstream(&out, &outlen);
-	if (!text || !o) {
+	xtx_handle__str(xtx_sched_config__class(e->cur, (unsigned)idx)->parent, ps, sizeof(ps));
+	text = n > 0 ? malloc((size_t)n + 1) : NULL;
+	o = text ? open_memstream(out, &outlen) : NULL;
+	if (!o) {
 		fputs("error: out of memory\n", f);
 		free(text);
-		if (o)
-			fclose(o);
-		free(out);
-		return;
+		return -ENOMEM;
 	}
-	xtx_handle__str(h, hs, sizeof(hs));
-	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+	xtx_sched_config__format(e->cur, text, (size_t)n + 1);
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		size_t k = strlen("class ") + strlen(hs);
 
 		if (!strncmp(line, "class ", 6) && !strncmp(line + 6, hs, strlen(hs)) &&
@@ -272,8 +269,20 @@ static void class_change(struct xtx_engine *e, FILE *f, uint32_t h, const char *
 	}
 	fclose(o);
 	free(text);
-	answer_change(e, f, xtx_sched_config__parse_string(out, "class change", err,
-							   sizeof(err)), err);
+	return 0;
+}
+
+/* Edited, parsed and changed under one hold of change_lock: no other change can land
+ * between the snapshot of the tree and this change and be undone by it. */
+static void class_change(struct xtx_engine *e, FILE *f, uint32_t h, const char *words)
+{
+	char err[1024], *out = NULL;
+
+	pthread_mutex_lock(&e->change_lock);
+	if (!edited_text(e, f, h, words, &out))
+		answer_change(e, f, xtx_sched_config__parse_string(out, "class change", err,
+								   sizeof(err)), err, true);
+	pthread_mutex_unlock(&e->change_lock);
 	free(out);
 }
 
@@ -312,7 +321,8 @@ static void handle(struct xtx_engine *e, FILE *f, char *line)
 	} else if (n == 2 && !strcmp(w[0], "reload")) {
 		char err[1024];
 
-		answer_change(e, f, xtx_sched_config__parse_file(w[1], err, sizeof(err)), err);
+		answer_change(e, f, xtx_sched_config__parse_file(w[1], err, sizeof(err)), err,
+			      false);
 	} else if (n >= 1 && !strcmp(w[0], "stats")) {
 		stats_show(e, f, json);
 	} else if (n == 1 && !strcmp(w[0], "metrics")) {
@@ -332,44 +342,37 @@ static void handle(struct xtx_engine *e, FILE *f, char *line)
 	}
 }
 
+/* One connection, within CTL_DEADLINE_NS in all (the request read and the answer
+ * written: a peer that stalls cannot hold the thread, nor xtx_engine__stop() behind it). */
 static void serve(struct xtx_engine *e, int fd)
 {
-	struct timeval tv = { 1, 0 };
-	struct ucred uc;
+	uint64_t deadline = xtx_now_ns() + CTL_DEADLINE_NS;
+	struct ucred uc = { 0, 0, 0 };
 	socklen_t ul = sizeof(uc);
-	char line[CTL_LINE + 1], *out = NULL;
-	size_t len = 0, got = 0;
+	char line[CTL_LINE + 1], *out = NULL, *nl;
+	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
 
 	if (!f)
 		return;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &ul) || uc.uid != geteuid()) {
 		fprintf(f, "error: uid %d may not control this engine: its control socket "
 			"answers its owner, uid %u, only\n", (int)uc.uid, (unsigned)geteuid());
 	} else {
-		while (got < CTL_LINE && !memchr(line, '\n', got)) {
-			ssize_t k = recv(fd, line + got, CTL_LINE - got, 0);
-
-			if (k <= 0)
-				break;
-			got += (size_t)k;
-		}
-		line[got] = '\0';
-		if (!memchr(line, '\n', got))
-			fprintf(f, "error: no request line (at most %d bytes, within 1 s)\n",
-				CTL_LINE);
-		else
+		xtx_fd_read_until(fd, line, sizeof(line), "\n", deadline,
+				  e->control->stop_fd[0]);
+		nl = strchr(line, '\n');
+		if (!nl) {
+			fprintf(f, "error: no request line (at most %d bytes, within %llu s)\n",
+				CTL_LINE, CTL_DEADLINE_NS / 1000000000ull);
+		} else {
+			*nl = '\0';	/* one line: nothing after it is part of the request */
 			handle(e, f, line);
+		}
 	}
 	fclose(f);
-	for (size_t off = 0; out && off < len;) {
-		ssize_t k = send(fd, out + off, len - off, MSG_NOSIGNAL);
-
-		if (k <= 0)
-			break;
-		off += (size_t)k;
-	}
+	if (out)
+		xtx_fd_write_all(fd, out, len, deadline, e->control->stop_fd[0]);
 	free(out);
 }
 
@@ -382,8 +385,8 @@ static void sample(struct xtx_engine *e, struct xtx_control *k, uint64_t now)
 		struct xtx_class_stats st;
 
 		xtx_engine__class_stats(e, c, &st);
-		k->bps[c] = k->t_last ? (st.sent_bytes - k->last[c]) * 1000000000ull /
-					(now - k->t_last) : 0;
+		k->bps[c] = k->t_last ? (uint64_t)((unsigned __int128)(st.sent_bytes - k->last[c]) *
+						   1000000000ull / (now - k->t_last)) : 0;
 		k->last[c] = st.sent_bytes;
 	}
 	k->t_last = now;
@@ -399,11 +402,12 @@ static void *control_main(void *arg)
 
 		if (poll(p, 2, 250) < 0 && errno != EINTR)
 			break;
-		if (p[1].revents)
+		/* Relaxed: a flag on its own (xtx_control_stop() also writes stop_fd). */
+		if (p[1].revents || atomic_load_explicit(&k->stop, memory_order_relaxed))
 			break;
 		sample(e, k, xtx_now_ns());
 		if (p[0].revents & POLLIN) {
-			int fd = accept4(k->lfd, NULL, NULL, SOCK_CLOEXEC);
+			int fd = accept4(k->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 			if (fd >= 0) {
 				serve(e, fd);
@@ -420,7 +424,7 @@ static void *control_main(void *arg)
 static int bind_path(int fd, const char *path, int *bound, char *err, size_t errlen)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	mode_t old;
+	struct stat st;
 	int rc;
 
 	if (strlen(path) >= sizeof(a.sun_path)) {
@@ -440,14 +444,19 @@ static int bind_path(int fd, const char *path, int *bound, char *err, size_t err
 				 "there (give another path)", path);
 			return -EADDRINUSE;
 		}
+		if (lstat(path, &st) || !S_ISSOCK(st.st_mode)) {
+			xtx_errf(err, errlen, "control socket %s: the path exists and is not a "
+				 "socket (give another path)", path);
+			return -EEXIST;
+		}
 		unlink(path);	/* stale: left by a process that died */
 	}
-	old = umask(0177);	/* 0600: owner-only */
-	rc = bind(fd, (struct sockaddr *)&a, sizeof(a)) ? -errno : 0;
-	umask(old);
-	*bound = !rc;
+	/* 0600 right after the bind; a peer that connects in between is still checked
+	 * by its uid (serve()). */
+	rc = bind(fd, (struct sockaddr *)&a, sizeof(a)) || chmod(path, 0600) ? -errno : 0;
+	*bound = !access(path, F_OK) && !rc;
 	if (rc)
-		xtx_errf(err, errlen, "control socket %s: bind: %s", path, strerror(-rc));
+		xtx_errf(err, errlen, "control socket %s: %s", path, strerror(-rc));
 	return rc;
 }
 
@@ -468,6 +477,12 @@ int xtx_engine__control_listen(struct xtx_engine *e, const char *path, char *err
 	k = calloc(1, sizeof(*k));
 	if (!k)
 		return -ENOMEM;
+	if (path && strlen(path) >= sizeof(k->path)) {
+		xtx_errf(err, errlen, "control socket path %s: longer than %zu bytes", path,
+			 sizeof(k->path) - 1);
+		free(k);
+		return -ENAMETOOLONG;
+	}
 	k->lfd = k->stop_fd[0] = k->stop_fd[1] = -1;
 	k->ncls = e->ncls;
 	k->bps = calloc(k->ncls ? k->ncls : 1, sizeof(*k->bps));
@@ -515,8 +530,10 @@ void xtx_control_stop(struct xtx_engine *e)
 	if (!k)
 		return;
 	if (k->started) {
-		if (write(k->stop_fd[1], "x", 1) != 1)
-			pthread_cancel(k->th);
+		/* Relaxed: a flag on its own; the byte wakes the poll at once, and without
+		 * it the thread sees the flag within the poll's 250 ms. */
+		atomic_store_explicit(&k->stop, 1, memory_order_relaxed);
+		(void)!write(k->stop_fd[1], "x", 1);
 		pthread_join(k->th, NULL);
 	}
 	if (k->bound)

@@ -4,6 +4,7 @@
 #define XTX_CONTROL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/un.h>
 
@@ -14,6 +15,7 @@ struct xtx_control {
 	int stop_fd[2];			/* a pipe: a byte on [1] stops the thread */
 	pthread_t th;
 	int started, bound;
+	_Atomic int stop;		/* xtx_control_stop(): the thread ends */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	unsigned ncls;
 	uint64_t *bps;			/* per class: bytes/s over the last second */

@@ -761,11 +761,15 @@ int xtx_engine__stop(struct xtx_engine *e)
 
 	if (e->stopped)
 		return -EALREADY;
-	xtx_control_stop(e);	/* its requests call into the running engine */
 	/* A producer whose thread died does not hold up the stop. */
 	xtx_registry__reap(&e->reg, 0);
 	if (xtx_registry__busy(&e->reg))
 		return -EBUSY;	/* close producers first */
+	xtx_control_stop(e);	/* its requests call into the running engine */
+	/* A change in flight finishes on every queue first; later ones are refused. */
+	pthread_mutex_lock(&e->change_lock);
+	e->changes_closed = 1;
+	pthread_mutex_unlock(&e->change_lock);
 	/* Receive workers first: what they forward still goes through the dequeuers. */
 	xtx_rx_stop(e);
 	for (unsigned i = 0; i < e->nq; i++)

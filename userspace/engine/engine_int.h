@@ -128,6 +128,7 @@ struct xtx_engine {
 	const struct xtx_sched_config *cfg;	/* opts.classes or own_cfg; open only */
 	struct xtx_sched_config *cur;	/* a copy of the running tree, under change_lock */
 	pthread_mutex_t change_lock;	/* classes_change() and readers of cur */
+	int changes_closed;		/* stop() began: no more changes (change_lock) */
 	struct xtx_control *control;	/* the control socket (control.c); NULL: none */
 	struct xtx_sched_shared *shared;	/* device-wide classes; NULL: one queue, or
 						 * opts.queue_classes */
@@ -160,6 +161,10 @@ struct xtx_engine {
 
 	struct xtx_registry reg;	/* the producers (registry.h) */
 };
+
+/* change.c: xtx_engine__classes_change() with change_lock held by the caller. */
+int xtx_classes_change_locked(struct xtx_engine *e, const struct xtx_sched_config *cfg,
+			      char *err, size_t errlen);
 
 /* xsk.c */
 int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen);

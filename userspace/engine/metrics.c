@@ -60,7 +60,7 @@ static uint64_t cls_value(enum cls_field k, const struct xtx_class_stats *st,
 	}
 }
 
-static void classes(struct xtx_engine *e, FILE *f, const char *dev)
+static int classes(struct xtx_engine *e, FILE *f, const char *dev)
 {
 	static const struct family drops = { "xtx_class_drops_total", "counter",
 					     "Packets the class dropped, by reason." };
@@ -70,7 +70,7 @@ static void classes(struct xtx_engine *e, FILE *f, const char *dev)
 	char h[XTX_HANDLE_STRLEN];
 
 	if (!st)
-		return;
+		return -ENOMEM;
 	for (unsigned c = 0; c < n; c++)
 		xtx_engine__class_stats(e, c, &st[c]);
 	for (unsigned k = 0; k < C__N; k++) {
@@ -92,6 +92,7 @@ static void classes(struct xtx_engine *e, FILE *f, const char *dev)
 				(unsigned long long)st[c].drops[r]);
 	}
 	free(st);
+	return 0;
 }
 
 enum q_field { Q_PKTS, Q_BYTES, Q_DONE, Q_FULL, Q_KICKS, Q_LIMIT, Q__N };
@@ -173,6 +174,7 @@ int xtx_engine__metrics(struct xtx_engine *e, char **text, size_t *len)
 {
 	char dev[2 * IF_NAMESIZE + 8];
 	FILE *f;
+	int rc;
 
 	if (!e || !text || !len)
 		return -EINVAL;
@@ -182,11 +184,11 @@ int xtx_engine__metrics(struct xtx_engine *e, char **text, size_t *len)
 		return -ENOMEM;
 	label(dev, sizeof(dev), e->null ? "null" : e->ifname);
 	pthread_mutex_lock(&e->change_lock);	/* the tree in e->cur */
-	classes(e, f, dev);
+	rc = classes(e, f, dev);
 	pthread_mutex_unlock(&e->change_lock);
 	queues(e, f, dev);
 	frames(e, f, dev);
-	if (fclose(f)) {
+	if (fclose(f) || rc) {
 		free(*text);
 		*text = NULL;
 		return -ENOMEM;
