@@ -471,7 +471,10 @@ static inline uint64_t _xtx_l2t(uint64_t mult, uint32_t len, uint32_t *rem)
  * than its depth holds its depth (tat = now - depth); in debt (t >= now) it is t. */
 static inline uint64_t _xtx_sh_base(const struct _xtx_shbucket *b, uint64_t t, uint64_t now)
 {
-	uint64_t depth = (uint64_t)_xtx_sh_par(&b->depth);
+	/* Acquire, pairs with the release store of depth in set_bucket() (sched_shared.c):
+	 * a taker that sees a grown depth also sees, at its CAS, the tat that
+	 * change_bucket() moved before growing it, so the CAS fails on a stale t. */
+	uint64_t depth = (uint64_t)atomic_load_explicit(&b->depth, memory_order_acquire);
 
 	return now > t && now - t > depth ? now - depth : t;
 }

@@ -34,15 +34,17 @@
 #include "sched_int.h"
 
 /* A bucket's parameters: depth, slice = min(slice_ns, depth / 2), min_take = slice / 2,
- * each at least 1. Relaxed stores: see _xtx_sh_par(). */
+ * each at least 1. Relaxed stores of slice and min_take (see _xtx_sh_par()); depth last,
+ * with release: it pairs with the acquire load in _xtx_sh_base(), after the tat move of
+ * change_bucket(). */
 static void set_bucket(struct _xtx_shbucket *b, int64_t depth, uint64_t slice_ns)
 {
 	int64_t slice = depth / 2 < (int64_t)slice_ns ? depth / 2 : (int64_t)slice_ns;
 
 	slice = slice > 1 ? slice : 1;
-	atomic_store_explicit(&b->depth, depth > 1 ? depth : 1, memory_order_relaxed);
 	atomic_store_explicit(&b->slice, slice, memory_order_relaxed);
 	atomic_store_explicit(&b->min_take, slice / 2 > 1 ? slice / 2 : 1, memory_order_relaxed);
+	atomic_store_explicit(&b->depth, depth > 1 ? depth : 1, memory_order_release);
 }
 
 static void init_bucket(struct _xtx_shbucket *b, int64_t depth, uint64_t slice_ns,
