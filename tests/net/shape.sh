@@ -208,7 +208,9 @@ test_rates() {
 # --- router mode byte comparison ----------------------------------------------------------
 test_router() {
   local cap1 cap2
-  shape_start --classes $TMPD/classes.conf --rules $TMPD/rules || return
+  # every frame must arrive: no police target, no CoDel, the only droppers of the shaper
+  # here (7 of 300 did not arrive once in CI, with both on; the cause was not kept)
+  shape_start --classes $TMPD/classes.conf --rules $TMPD/rules --police off --codel off || return
   capture "$TX_NS" "$TX_DEV" $TMPD/tx.pcap; cap1=$!
   capture "$RX_NS" "$RX_DEV" $TMPD/rx.pcap; cap2=$!
   sleep 1.5
@@ -261,7 +263,8 @@ test_l2() {
   local pol prio nice cap1 cap2
   # A bump in the wire: tx addresses rx's MAC directly; fw0 and fw1 are just the wire.
   ip -n "$TX_NS" neigh replace "$FW_IN_IP" lladdr "$RX_MAC" dev "$TX_DEV" nud permanent
-  shape_start --classes $TMPD/classes.conf --rules $TMPD/rules --l2 --rx-copy --deq-rt 1 ||
+  shape_start --classes $TMPD/classes.conf --rules $TMPD/rules --l2 --rx-copy --deq-rt 1 \
+    --police off --codel off ||
     { ip -n "$TX_NS" neigh replace "$FW_IN_IP" lladdr "$FW_IN_MAC" dev "$TX_DEV" nud permanent; return; }
   read -r pol prio nice <<< "$(deq_sched)"
   echo "dequeuer with --deq-rt 1: policy $pol rt priority $prio"
@@ -297,7 +300,7 @@ test_ipv6() {
   ip -n "$RX_NS" -6 route add 2001:2:0:a::/64 via 2001:2:0:b::fe
   tb_run "$FW_NS" sysctl -qw net.ipv6.conf.all.forwarding=1
   ip -n "$FW_NS" -6 neigh replace 2001:2:0:b::2 lladdr "$RX_MAC" dev "$FW_OUT_DEV" nud permanent
-  shape_start --classes $TMPD/classes.conf --rules $TMPD/rules || return
+  shape_start --classes $TMPD/classes.conf --rules $TMPD/rules --police off --codel off || return
   capture "$TX_NS" "$TX_DEV" $TMPD/tx6.pcap; cap1=$!
   capture "$RX_NS" "$RX_DEV" $TMPD/rx6.pcap; cap2=$!
   sleep 1.5
