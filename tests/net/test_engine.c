@@ -118,6 +118,7 @@ static void *producer(void *arg)
 			usleep(50);
 	}
 	xtx_producer__close(p);
+	/* Seq_cst (the default): a counter the changer thread polls; no data rides on it. */
 	atomic_fetch_sub(&producers_left, 1);
 	return NULL;
 }
@@ -197,6 +198,7 @@ static void *changer(void *arg)
 	xtx_sched_config__free(bad);
 	unsigned i;
 
+	/* seq_cst load, pairs with each producer's fetch_sub */
 	for (i = 0; i < CHANGES || atomic_load(&producers_left); i++) {
 		struct xtx_sched_config *c = one_class(i & 1 ? 900000000000000ull
 							     : 1000000000000000ull,
@@ -206,7 +208,7 @@ static void *changer(void *arg)
 		if (!CHECK(rc == 0))
 			fprintf(stderr, "change %u: %d %s\n", i, rc, err);
 		xtx_sched_config__free(c);
-		if (atomic_load(&producers_left))
+		if (atomic_load(&producers_left))	/* seq_cst, pairs with the fetch_sub */
 			changes_under_load++;
 		xtx_engine__class_stats(eng, 0, &cs);
 		CHECK(cs.sent_pkts >= last);
@@ -505,7 +507,7 @@ int main(int argc, char **argv)
 	if (!CHECK(xtx_engine__control_listen(eng, ctl_path, err, sizeof(err)) == 0))
 		fprintf(stderr, "control_listen: %s\n", err);
 	CHECK(!strcmp(xtx_engine__control_path(eng), ctl_path));
-	atomic_store(&producers_left, (int)np);
+	atomic_store(&producers_left, (int)np);	/* seq_cst, before the threads start */
 	for (unsigned i = 0; i < np; i++)
 		pthread_create(&th[i], NULL, producer, (void *)(uintptr_t)i);
 	pthread_create(&th[np], NULL, changer, NULL);
