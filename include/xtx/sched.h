@@ -244,8 +244,15 @@ struct xtx_sched_opts {
 	 * packet is dropped. Called only at a CoDel drop of a codel_ecn leaf. */
 	int (*ecn_mark)(void *ctx, const struct xtx_desc *d);
 	void *ecn_ctx;
+	/* Class slots: the class index a descriptor carries for config class i is
+	 * slots[i], all distinct and below nslots (with shared: its slot count). NULL:
+	 * config index i, and nslots 0 the class count. A slot no class has goes to the
+	 * default class, as an index out of range does. A running engine keeps a class's
+	 * slot across live changes that add and remove others (xtx_sched__adopt()). */
+	const uint32_t *slots;
+	uint32_t nslots;
 };
-#define xtx_sched_opts__last_field	ecn_ctx
+#define xtx_sched_opts__last_field	nslots
 #define xtx_sched_opts__min_field	pkt_pool
 
 /* Device-wide classes. The schedulers of one device's TX queues (one per dequeuer thread)
@@ -264,6 +271,14 @@ struct xtx_sched_opts {
 struct xtx_sched_shared *xtx_sched_shared__create(const struct xtx_sched_config *cfg,
 						  unsigned nqueues, uint64_t slice_ns,
 						  uint64_t now_ns, char *err, size_t errlen);
+/* The same with class slots (xtx_sched_opts.slots): state for nslots classes, config
+ * class i in slots[i] (NULL: slot i; nslots >= the class count). Schedulers that use it
+ * pass the same nslots. */
+struct xtx_sched_shared *xtx_sched_shared__create_slots(const struct xtx_sched_config *cfg,
+							const uint32_t *slots, unsigned nslots,
+							unsigned nqueues, uint64_t slice_ns,
+							uint64_t now_ns, char *err,
+							size_t errlen);
 void xtx_sched_shared__destroy(struct xtx_sched_shared *sh);
 /* Classes of device scope in it. */
 unsigned xtx_sched_shared__class_count(const struct xtx_sched_shared *sh);
@@ -311,7 +326,8 @@ int xtx_sched__room_full(const struct xtx_sched *s, unsigned cls);
  * `flow_quota` (half the budget over the flows attached, at least 64 bytes: a packet);
  * none while full. */
 struct xtx_room_state {
-	uint32_t cls;		/* class index */
+	uint32_t cls;		/* the class's slot (xtx_sched_opts.slots): the index
+				 * its descriptors carry */
 	uint32_t gen;		/* room events so far */
 	uint32_t quota;		/* wire bytes of all producers per event */
 	uint32_t flow_quota;	/* wire bytes per flow per event */
@@ -336,6 +352,9 @@ int xtx_sched__absorbs(struct xtx_sched *s);
 
 /* Class index of a handle (same as the config's), or -ENOENT. */
 int xtx_sched__class_index(const struct xtx_sched *s, uint32_t handle);
+/* The slot (the index descriptors carry, xtx_sched_opts.slots) of class index idx, or
+ * -ENOENT. */
+int xtx_sched__class_slot(const struct xtx_sched *s, unsigned idx);
 unsigned xtx_sched__class_count(const struct xtx_sched *s);
 /* Copy a class's counters. -ENOENT for a bad index. */
 int xtx_sched__class_stats(const struct xtx_sched *s, unsigned idx, struct xtx_class_stats *st);
@@ -370,6 +389,33 @@ int xtx_sched__change(struct xtx_sched *s, const struct xtx_sched_config *cfg, u
 		      char *err, size_t errlen);
 int xtx_sched_shared__change(struct xtx_sched_shared *sh, const struct xtx_sched_config *cfg,
 			     uint64_t now_ns);
+
+/* --- a new tree for a running scheduler: classes added and removed -----------------
+ *
+ * What change() refuses (classes added, removed or moved, a new parent, scope, fq or
+ * flows, CoDel or a room target on or off, the overhead) takes a new scheduler: build
+ * `to` from the new tree with the same opts (queue, shared, nslots; slots keeping each
+ * staying class's slot; pkt_pool at least from's), off the data path, then in the owner
+ * thread between two calls:
+ *
+ * adopt: every class of `to` whose handle `from` has takes its tokens and ctokens (in
+ * ns, cut to the new bursts; a device-wide class's local slice only if its slot and
+ * scope stay), its checkpoint and its counters; every packet queued in `from` moves, in
+ * flow order with its departure time and CoDel stamp, to the leaf of the same handle,
+ * or, its leaf gone, to `to`'s default leaf (counted there as enqueued). Limits are not
+ * applied to what moves (a leaf above its limit refuses new packets until below it);
+ * flows start afresh (pacing clock, credit, CoDel state). `from` is left empty and is
+ * the caller's to destroy. Returns the packets moved to the default leaf (>= 0), or
+ * -ENOSPC (to's pool is smaller than from's queue) or -EBUSY (CoDel drops not yet
+ * taken from `from`), and then nothing moved. A class removed from a device-wide tree
+ * leaves its slot's state alone; shared_change_slots() readies the slots of classes
+ * added.
+ * shared change_slots: as shared change, cfg's class i in slots[i]: device-wide slots
+ * of staying classes change, new ones start full; call it before building `to`. */
+int xtx_sched__adopt(struct xtx_sched *to, struct xtx_sched *from, uint64_t now_ns);
+int xtx_sched_shared__change_slots(struct xtx_sched_shared *sh,
+				   const struct xtx_sched_config *cfg, const uint32_t *slots,
+				   uint64_t now_ns);
 
 #ifdef __cplusplus
 }

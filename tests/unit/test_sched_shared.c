@@ -57,10 +57,12 @@ struct mq {
 	uint64_t max_local_t, max_local_c;	/* largest local tokens / ctokens seen, ns */
 	unsigned stall_steps;
 	uint64_t steps;
+	unsigned nslots;		/* 0: slot i for class i */
 };
 
-static void mq_init(struct mq *m, struct xtx_sched_config *cfg, unsigned nq, bool shared,
-		    uint64_t slice_ns)
+/* nslots 0: one slot per class, slot i for class i (no live adoption). */
+static void mq_init_slots(struct mq *m, struct xtx_sched_config *cfg, unsigned nq,
+			  bool shared, uint64_t slice_ns, unsigned nslots)
 {
 	char err[256];
 	unsigned q;
@@ -68,16 +70,20 @@ static void mq_init(struct mq *m, struct xtx_sched_config *cfg, unsigned nq, boo
 	memset(m, 0, sizeof(*m));
 	m->cfg = cfg;
 	m->nq = nq;
+	m->nslots = nslots;
 	m->overhead = xtx_sched_config__overhead(cfg);
 	if (shared) {
-		m->sh = xtx_sched_shared__create(cfg, nq, slice_ns, T0, err, sizeof(err));
+		m->sh = xtx_sched_shared__create_slots(cfg, NULL, nslots ? nslots :
+						       xtx_sched_config__class_count(cfg), nq,
+						       slice_ns, T0, err, sizeof(err));
 		if (!m->sh) {
 			fprintf(stderr, "shared create: %s\n", err);
 			exit(2);
 		}
 	}
 	for (q = 0; q < nq; q++) {
-		struct xtx_sched_opts o = { .sz = sizeof(o), .shared = m->sh, .queue = q };
+		struct xtx_sched_opts o = { .sz = sizeof(o), .shared = m->sh, .queue = q,
+					    .nslots = nslots };
 
 		m->s[q] = xtx_sched__create(cfg, &o, T0, err, sizeof(err));
 		if (!m->s[q]) {
@@ -86,6 +92,12 @@ static void mq_init(struct mq *m, struct xtx_sched_config *cfg, unsigned nq, boo
 		}
 		m->now[q] = T0;
 	}
+}
+
+static void mq_init(struct mq *m, struct xtx_sched_config *cfg, unsigned nq, bool shared,
+		    uint64_t slice_ns)
+{
+	mq_init_slots(m, cfg, nq, shared, slice_ns, 0);
 }
 
 static void top_up(struct mq *m, unsigned q, struct msrc *v, unsigned nv)
@@ -986,6 +998,153 @@ static void test_change_rate(unsigned nq, bool shared)
 	mq_finish(&m, v, n);
 }
 
+/* --- a new tree adopted while it runs (xtx_sched__adopt) ------------------------------ */
+
+/* Every queue builds cfg with `slots` and adopts its running scheduler at its own clock,
+ * the device-wide state first (as the engine does); returns the packets moved to the
+ * default leaf over all queues. cfg then replaces m->cfg. */
+static unsigned mq_adopt(struct mq *m, struct xtx_sched_config *cfg, const uint32_t *slots)
+{
+	char err[256];
+	uint64_t t = m->now[0];
+	unsigned q, moved = 0;
+
+	for (q = 1; q < m->nq; q++)
+		t = m->now[q] < t ? m->now[q] : t;
+	if (m->sh)
+		CHECK(xtx_sched_shared__change_slots(m->sh, cfg, slots, t) == 0);
+	for (q = 0; q < m->nq; q++) {
+		struct xtx_sched_opts o = { .sz = sizeof(o), .shared = m->sh, .queue = q,
+					    .slots = slots, .nslots = m->nslots,
+					    .pkt_pool = m->s[q]->npool };
+		struct xtx_sched *to = xtx_sched__create(cfg, &o, m->now[q], err, sizeof(err));
+		int rc;
+
+		if (!CHECK(to != NULL)) {
+			fprintf(stderr, "  create on queue %u: %s\n", q, err);
+			exit(2);
+		}
+		rc = xtx_sched__adopt(to, m->s[q], m->now[q]);
+		CHECK(rc >= 0);
+		moved += rc > 0 ? (unsigned)rc : 0;
+		xtx_sched__destroy(m->s[q]);
+		m->s[q] = to;
+		if (!CHECK(_xtx_sched__check(to, err, sizeof(err)) == 0))
+			fprintf(stderr, "  queue %u after adopting: %s\n", q, err);
+	}
+	xtx_sched_config__free(m->cfg);
+	m->cfg = cfg;
+	return moved;
+}
+
+/* 1:1 (200 Mbit/s) over leaves; each leaf rate r, ceil 200; `with` lists the leaves'
+ * minor numbers (0x10, 0x20, 0x30), default 1:10. */
+static struct xtx_sched_config *cfg_tenants(const unsigned *minor, const uint64_t *rate,
+					    const uint64_t *ceil, unsigned n)
+{
+	struct xtx_sched_config *cfg = xtx_sched_config__new();
+	struct xtx_class_opts o = copts(XTX_HANDLE(1, 0), XTX_HANDLE_ROOT, GBIT(10), GBIT(10));
+
+	cfg_add(cfg, &o);
+	o = copts(XTX_HANDLE(1, 1), XTX_HANDLE(1, 0), MBIT(200), MBIT(200));
+	cfg_add(cfg, &o);
+	for (unsigned i = 0; i < n; i++) {
+		o = copts(XTX_HANDLE(1, minor[i]), XTX_HANDLE(1, 1), rate[i], ceil[i]);
+		o.fq = 1;
+		cfg_add(cfg, &o);
+	}
+	CHECK(xtx_sched_config__set_default(cfg, XTX_HANDLE(1, 0x10)) == 0);
+	return cfg;
+}
+
+/* 1:10 and 1:20 share 1:1's 200 Mbit/s (100 each); then 1:20 is removed and 1:30 (rate =
+ * ceil = 50) added in a slot never used: 1:20's queued packets and its producers' later
+ * ones (they keep its slot) go to the default 1:10, which then takes the 150 that 1:30
+ * leaves; the device (1:1) holds 200 throughout. Every packet comes back once. */
+static void test_adopt(unsigned nq, bool shared)
+{
+	static const unsigned ma[] = { 0x10, 0x20 }, mb[] = { 0x10, 0x30 };
+	static const uint64_t ra[] = { MBIT(100), MBIT(100) }, ca[] = { MBIT(200), MBIT(200) };
+	static const uint64_t rb[] = { MBIT(100), MBIT(50) }, cb[] = { MBIT(200), MBIT(50) };
+	static const uint32_t slots_b[] = { 0, 1, 2, 4 };	/* 1:20's slot 3 freed */
+	unsigned q_of[8], i, n, moved;
+	struct xtx_class_stats st;
+	struct mq m;
+	struct msrc v[NSRC_MAX];
+
+	printf("classes added and removed while it runs, %u queue(s), %s classes\n", nq,
+	       shared ? "device-wide" : "per-queue");
+	for (i = 0; i < 8; i++)
+		q_of[i] = i % nq;
+	mq_init_slots(&m, cfg_tenants(ma, ra, ca, 2), nq, shared, 0, 8);
+	n = flows_on(v, 0, 1000, 2, 1500, q_of, 8);	/* 1:10, slot 2 */
+	n = flows_on(v, n, 2000, 3, 1500, q_of, 8);	/* 1:20, slot 3 */
+	mq_window(&m, v, n, T0 + SEC(1));
+	mq_run(&m, v, n, T0 + SEC(3), NULL, 0);
+	check_share("1:10, 1-3 s: 100 of 1:1's 200", class_wire(v, n, 2, true),
+		    (double)MBIT(100) * 2, 0.01);
+	check_share("1:20: 100", class_wire(v, n, 3, true), (double)MBIT(100) * 2, 0.01);
+	moved = mq_adopt(&m, cfg_tenants(mb, rb, cb, 2), slots_b);
+	printf("  1:20 removed, 1:30 added: %u packets of 1:20 moved to 1:10\n", moved);
+	CHECK(moved > 0);
+	n = flows_on(v, n, 3000, 4, 1500, q_of, 8);	/* 1:30, slot 4 */
+	mq_window(&m, v, n, T0 + SEC(4));
+	mq_run(&m, v, n, T0 + SEC(9), NULL, 0);
+	check_share("then 1:10 (with 1:20's flows), 4-9 s: 150",
+		    class_wire(v, n, 2, true) + class_wire(v, n, 3, true),
+		    (double)MBIT(150) * 5, 0.01);
+	check_share("1:30: 50", class_wire(v, n, 4, true), (double)MBIT(50) * 5, 0.01);
+	if (shared)
+		check_rate("1:1, the device, 4-9 s", class_wire(v, n, 2, true) +
+			   class_wire(v, n, 3, true) + class_wire(v, n, 4, true), MBIT(200),
+			   MBIT(200) / 1000 + 1600, SEC(5), nq, XTX_SCHED_SLICE_NS, 1524);
+	xtx_sched__class_stats(m.s[0], 2, &st);		/* 1:10 counted on: > its 4 s */
+	CHECK(st.sent_pkts > (uint64_t)(MBIT(100) * 3 / 1524 / nq));
+	CHECK_EQ_U64(8, m.s[0]->nslots);
+	mq_finish(&m, v, n);
+}
+
+/* A tree adopted: refusals and what carries over, on one scheduler. */
+static void test_adopt_carry(void)
+{
+	static const unsigned ma[] = { 0x10, 0x20 };
+	static const uint64_t ra[] = { MBIT(100), MBIT(100) }, ca[] = { MBIT(200), MBIT(200) };
+	struct xtx_sched_config *a = cfg_tenants(ma, ra, ca, 2), *b = cfg_tenants(ma, ra, ca, 2);
+	struct xtx_sched_opts so = { .sz = sizeof(so), .nslots = 4, .pkt_pool = 4 };
+	struct xtx_desc d[8], drops[8];
+	struct xtx_class_stats s1, s2;
+	struct xtx_sched *from, *to, *small;
+	char err[256];
+	unsigned nd;
+	uint64_t next;
+
+	printf("a tree adopted: what carries over, what is refused\n");
+	from = xtx_sched__create(a, &(struct xtx_sched_opts){ .sz = sizeof(so), .nslots = 4 },
+				 T0, err, sizeof(err));
+	for (unsigned i = 0; i < 8; i++)
+		d[i] = (struct xtx_desc){ .addr = i, .len = 1000, .hash = i, .cls = 2 + i % 2 };
+	CHECK_EQ_U64(8, xtx_sched__enqueue_burst(from, d, NULL, 8, T0, drops, &nd));
+	CHECK_EQ_U64(2, xtx_sched__dequeue_burst(from, d, 2, T0, &next));
+	small = xtx_sched__create(b, &so, T0, err, sizeof(err));
+	CHECK(xtx_sched__adopt(small, from, T0) == -ENOSPC);	/* 4 packets of room for 6 */
+	CHECK(xtx_sched__adopt(from, from, T0) == -EINVAL);
+	so.pkt_pool = 0;
+	to = xtx_sched__create(b, &so, T0, err, sizeof(err));
+	xtx_sched__class_stats(from, 2, &s1);
+	CHECK_EQ_U64(0, xtx_sched__adopt(to, from, T0 + 1000));	/* same classes: none moved */
+	xtx_sched__class_stats(to, 2, &s2);
+	CHECK(s1.sent_pkts == s2.sent_pkts && s1.enq_pkts == s2.enq_pkts && s1.qlen == s2.qlen);
+	CHECK(s1.tokens == s2.tokens && s1.ctokens == s2.ctokens);
+	CHECK_EQ_U64(6, xtx_sched__qlen(to));
+	CHECK(_xtx_sched__check(to, err, sizeof(err)) == 0);
+	CHECK(xtx_sched__class_slot(to, 3) == 3 && xtx_sched__class_slot(to, 9) == -ENOENT);
+	xtx_sched__destroy(from);
+	xtx_sched__destroy(small);
+	xtx_sched__destroy(to);
+	xtx_sched_config__free(a);
+	xtx_sched_config__free(b);
+}
+
 /* Two leaves of a 100 Mbit/s parent, rates 30 and 30, ceil 100: prio 0 takes the excess.
  * Swapped while they run, the other one takes it from then on. */
 static struct xtx_sched_config *cfg_prio_pair(uint8_t pa, uint8_t pb)
@@ -1097,6 +1256,11 @@ int main(void)
 	test_change_prio(1);
 	test_change_prio(2);
 	test_change_default();
+	test_adopt_carry();
+	test_adopt(1, false);
+	test_adopt(1, true);
+	test_adopt(2, true);
+	test_adopt(4, true);
 	test_tree_cases();
 	test_random_trees(RT_TREES, false);
 	test_random_trees(RT_TREES, true);

@@ -150,8 +150,8 @@ int xtx_sched__change(struct xtx_sched *s, const struct xtx_sched_config *cfg, u
 
 		_xtx_class_params(cl, xtx_sched_config__class(cfg, i), r2q);
 		if (cl->shared) {	/* local buckets: one slice (sched_shared.c) */
-			cl->buffer = _xtx_sh_par(&s->sh[i].rate.slice);
-			cl->cbuffer = _xtx_sh_par(&s->sh[i].ceil.slice);
+			cl->buffer = _xtx_sh_par(&_xtx_sh_of(s, i)->rate.slice);
+			cl->cbuffer = _xtx_sh_par(&_xtx_sh_of(s, i)->ceil.slice);
 		} else {
 			cl->feed_w = (uint32_t)cl->quantum;
 		}

@@ -69,13 +69,14 @@ static unsigned log2_u32(uint32_t v)	/* v a power of two */
 
 /* Byte offsets of each array in the one allocation. */
 struct layout {
-	size_t cls, leaves, feeds, words, members, cls_leaf, dlist, room_chg, near_list, wq, fh,
-	       hmap, pool, flows, codel, dropped, total;
+	size_t cls, leaves, feeds, words, members, cls_leaf, slot_leaf, slot, slot_cls, dlist,
+	       room_chg,
+	       near_list, wq, fh, hmap, pool, flows, codel, dropped, total;
 };
 
-static int make_layout(struct layout *lo, uint32_t ncls, uint32_t nleaves, uint32_t ninner,
-		       size_t nwords, uint64_t nflows, uint64_t ncodel, uint32_t fh_cap,
-		       uint32_t npool)
+static int make_layout(struct layout *lo, uint32_t ncls, uint32_t nslots, uint32_t nleaves,
+		       uint32_t ninner, size_t nwords, uint64_t nflows, uint64_t ncodel,
+		       uint32_t fh_cap, uint32_t npool)
 {
 	size_t off = 0;
 
@@ -86,6 +87,9 @@ static int make_layout(struct layout *lo, uint32_t ncls, uint32_t nleaves, uint3
 	PLACE(words, nwords * sizeof(uint64_t));
 	PLACE(members, (size_t)2 * ncls * sizeof(uint32_t));
 	PLACE(cls_leaf, (size_t)ncls * sizeof(uint32_t));
+	PLACE(slot_leaf, (size_t)nslots * sizeof(uint32_t));
+	PLACE(slot, (size_t)ncls * sizeof(uint32_t));
+	PLACE(slot_cls, (size_t)nslots * sizeof(uint32_t));
 	PLACE(dlist, (size_t)ncls * sizeof(uint32_t));
 	PLACE(room_chg, (size_t)(nleaves ? nleaves : 1) * sizeof(uint32_t));
 	PLACE(near_list, (size_t)(nleaves ? nleaves : 1) * sizeof(uint32_t));
@@ -248,6 +252,9 @@ static void place_arrays(struct xtx_sched *s, const struct layout *lo, char *bas
 	s->leaves = (struct _xtx_leaf *)(base + lo->leaves);
 	s->feeds = (struct _xtx_oset *)(base + lo->feeds);
 	s->cls_leaf = (uint32_t *)(base + lo->cls_leaf);
+	s->slot_leaf = (uint32_t *)(base + lo->slot_leaf);
+	s->slot = (uint32_t *)(base + lo->slot);
+	s->slot_cls = (uint32_t *)(base + lo->slot_cls);
 	s->dlist = (uint32_t *)(base + lo->dlist);
 	s->room_chg = (uint32_t *)(base + lo->room_chg);
 	s->near_list = (uint32_t *)(base + lo->near_list);
@@ -256,6 +263,13 @@ static void place_arrays(struct xtx_sched *s, const struct layout *lo, char *bas
 	s->hmap = (struct _xtx_hmap *)(base + lo->hmap);
 	s->pool = (struct _xtx_pkt *)(base + lo->pool);
 	s->ncls = sh->n;
+	s->nslots = o->nslots ? o->nslots : sh->n;
+	for (uint32_t k = 0; k < s->nslots; k++)
+		s->slot_leaf[k] = s->slot_cls[k] = _XTX_NIL;
+	for (uint32_t i = 0; i < sh->n; i++) {
+		s->slot[i] = o->slots ? o->slots[i] : i;
+		s->slot_cls[s->slot[i]] = i;
+	}
 	s->nleaves = sh->nleaves;
 	s->ninner = sh->ninner;
 	s->npool = sh->npool;
@@ -286,6 +300,7 @@ static uint32_t init_leaf(struct xtx_sched *s, uint32_t i, uint32_t li,
 	cl->leaf = li;
 	cl->inner = _XTX_NIL;
 	s->cls_leaf[i] = li;
+	s->slot_leaf[s->slot[i]] = li;
 
 	L->flows = flows;
 	L->nflows = fl;
@@ -360,10 +375,10 @@ static void init_classes(struct xtx_sched *s, const struct xtx_sched_config *cfg
 		_xtx_class_params(cl, co, r2q);
 		cl->tokens = cl->buffer;
 		cl->ctokens = cl->cbuffer;
-		if (s->sh && sh_dev && sh_dev[i]) {	/* local buckets: one slice, taken */
+		if (s->sh && sh_dev && sh_dev[s->slot[i]]) {	/* local: one slice, taken */
 			cl->shared = 1;
-			cl->buffer = _xtx_sh_par(&s->sh[i].rate.slice);
-			cl->cbuffer = _xtx_sh_par(&s->sh[i].ceil.slice);
+			cl->buffer = _xtx_sh_par(&_xtx_sh_of(s, i)->rate.slice);
+			cl->cbuffer = _xtx_sh_par(&_xtx_sh_of(s, i)->ceil.slice);
 			cl->tokens = cl->ctokens = 0;
 		}
 		cl->t_c = now_ns;
@@ -464,10 +479,10 @@ void _xtx_sched_set_default(struct xtx_sched *s, const struct xtx_sched_config *
 		int d = xtx_sched_config__class_index(cfg, dflt);
 
 		if (d >= 0)
-			s->dflt_leaf = s->cls_leaf[d];
+			s->dflt_leaf = s->cls[d].leaf;
 	} else {
 		for (i = 0; i < s->ncls && s->dflt_leaf == _XTX_NIL; i++)	/* first leaf */
-			s->dflt_leaf = s->cls_leaf[i];
+			s->dflt_leaf = s->cls[i].leaf;
 	}
 }
 
@@ -495,10 +510,17 @@ struct xtx_sched *xtx_sched__create(const struct xtx_sched_config *cfg,
 		return NULL;
 	}
 	sh.n = xtx_sched_config__class_count(cfg);
-	if (o.shared && (o.shared->ncls != sh.n || o.queue >= o.shared->nqueues)) {
-		xtx_errf(err, errlen, "device-wide class state made for %u classes and %u queues, "
-			 "not %u classes and queue %u", o.shared->ncls, o.shared->nqueues, sh.n,
-			 o.queue);
+	if (!o.nslots)
+		o.nslots = sh.n;
+	rc = _xtx_slots_check(o.slots, sh.n, o.nslots, err, errlen);
+	if (rc) {
+		errno = -rc;
+		return NULL;
+	}
+	if (o.shared && (o.shared->ncls != o.nslots || o.queue >= o.shared->nqueues)) {
+		xtx_errf(err, errlen, "device-wide class state made for %u class slots and %u "
+			 "queues, not %u slots and queue %u", o.shared->ncls, o.shared->nqueues,
+			 o.nslots, o.queue);
 		errno = EINVAL;
 		return NULL;
 	}
@@ -506,7 +528,7 @@ struct xtx_sched *xtx_sched__create(const struct xtx_sched_config *cfg,
 		goto out_shape;		/* errno set */
 	shape_codel(&sh, cfg, o.codel);
 	shape_pool(&sh, &o);
-	if (make_layout(&lo, sh.n, sh.nleaves, sh.ninner, sh.nwords, sh.nflows, sh.ncodel,
+	if (make_layout(&lo, sh.n, o.nslots, sh.nleaves, sh.ninner, sh.nwords, sh.nflows, sh.ncodel,
 			sh.fh_cap, sh.npool)) {
 		xtx_errf(err, errlen, "flow tables too large (%llu slots)",
 			(unsigned long long)sh.nflows);
@@ -575,6 +597,11 @@ int xtx_sched__absorbs(struct xtx_sched *s)
 unsigned xtx_sched__class_count(const struct xtx_sched *s)
 {
 	return s->ncls;
+}
+
+int xtx_sched__class_slot(const struct xtx_sched *s, unsigned idx)
+{
+	return s && idx < s->ncls ? (int)s->slot[idx] : -ENOENT;
 }
 
 int xtx_sched__class_index(const struct xtx_sched *s, uint32_t handle)
@@ -649,9 +676,9 @@ int _xtx_sched__set_default(struct xtx_sched *s, int cls)
 		s->dflt_leaf = _XTX_NIL;
 		return 0;
 	}
-	if ((uint32_t)cls >= s->ncls || s->cls_leaf[cls] == _XTX_NIL)
+	if ((uint32_t)cls >= s->ncls || s->cls[cls].leaf == _XTX_NIL)
 		return -EINVAL;
-	s->dflt_leaf = s->cls_leaf[cls];
+	s->dflt_leaf = s->cls[cls].leaf;
 	return 0;
 }
 

@@ -179,19 +179,21 @@ static inline uint32_t flow_slot(const struct _xtx_leaf *L, uint32_t hash)
 
 /* Queue one descriptor on leaf L, in its flow slot f. Returns XTX_DROP__MAX when accepted,
  * else the drop reason. Never fails otherwise; never allocates. */
-static inline unsigned enqueue_one(struct xtx_sched *s, struct _xtx_leaf *L, struct _xtx_flow *f,
-				   const struct xtx_desc *d, uint64_t tts, uint64_t now)
+/* move: a packet that a live change moves (_xtx_fq_move()): no limit or horizon. */
+static inline __attribute__((always_inline)) unsigned
+enqueue_one(struct xtx_sched *s, struct _xtx_leaf *L, struct _xtx_flow *f,
+	    const struct xtx_desc *d, uint64_t tts, uint64_t now, const bool move)
 {
 	struct _xtx_pkt *p;
 	uint32_t pi;
 	uint64_t t;
 	bool slow = L->slow;	/* read once: a byte may alias the stores below */
 
-	if (L->qlen >= L->limit)
+	if (!move && L->qlen >= L->limit)
 		return XTX_DROP_LEAF_LIMIT;
-	if (tts > now && tts - now > s->horizon_ns)
+	if (!move && tts > now && tts - now > s->horizon_ns)
 		return XTX_DROP_HORIZON;
-	if (f->qlen >= L->flow_limit)
+	if (!move && f->qlen >= L->flow_limit)
 		return XTX_DROP_FLOW_LIMIT;
 	pi = s->free_head;
 	if (pi == _XTX_NIL)
@@ -268,11 +270,22 @@ static inline unsigned enqueue_one(struct xtx_sched *s, struct _xtx_leaf *L, str
  * default leaf; NULL when there is none. */
 static inline struct _xtx_leaf *leaf_of(const struct xtx_sched *s, uint32_t c)
 {
-	uint32_t li = c < s->ncls ? s->cls_leaf[c] : _XTX_NIL;
+	uint32_t li = c < s->nslots ? s->slot_leaf[c] : _XTX_NIL;
 
 	if (__builtin_expect(li == _XTX_NIL, 0))
 		li = s->dflt_leaf;
 	return li != _XTX_NIL ? &s->leaves[li] : NULL;
+}
+
+bool _xtx_fq_move(struct xtx_sched *s, struct _xtx_leaf *L, const struct xtx_desc *d,
+		  uint64_t tts, uint32_t stamp, uint64_t now)
+{
+	struct _xtx_flow *f = &L->flows[flow_slot(L, d->hash)];
+
+	if (enqueue_one(s, L, f, d, tts, now, true) != XTX_DROP__MAX)
+		return false;
+	s->pool[f->tail].stamp = stamp;		/* f->tail: the packet just queued */
+	return true;
 }
 
 #define ENQ_CHUNK	32
@@ -314,7 +327,9 @@ unsigned xtx_sched__enqueue_burst(struct xtx_sched *s, const struct xtx_desc *d,
 			if (L) {
 				__builtin_prefetch(L, 1);
 				__builtin_prefetch((const char *)L + 64, 1);
-				/* activation reads the class's tree line */
+				/* activation reads the class's tree line (the
+				 * slot's index: the class's until a change moves
+				 * slots; a prefetch only) */
 				__builtin_prefetch((const char *)&s->cls[dc[i].cls < s->ncls ?
 						   dc[i].cls : 0] + 64, 1);
 			}
@@ -334,14 +349,18 @@ work:
 			unsigned why;
 
 			if (__builtin_expect(!L, 0)) {
-				if (di->cls < s->ncls)
-					s->cls[di->cls].drops[XTX_DROP_NO_CLASS]++;
+				uint32_t c = di->cls < s->nslots ? s->slot_cls[di->cls] :
+					     _XTX_NIL;
+
+				if (c != _XTX_NIL)
+					s->cls[c].drops[XTX_DROP_NO_CLASS]++;
 				else
 					s->drop_no_class++;
 				drops[nd++] = *di;
 				continue;
 			}
-			why = enqueue_one(s, L, fv[i], di, txtime ? txtime[base + i] : 0, now_ns);
+			why = enqueue_one(s, L, fv[i], di, txtime ? txtime[base + i] : 0, now_ns,
+					  false);
 			if (__builtin_expect(why == XTX_DROP__MAX, 1)) {
 				L->enq_pkts++;
 				L->enq_bytes += di->len;

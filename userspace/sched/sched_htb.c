@@ -482,8 +482,8 @@ static void sh_set_feed_w(struct xtx_sched *s, uint32_t c, uint32_t w, uint64_t 
 static unsigned sh_may_take(struct xtx_sched *s, uint32_t c, unsigned want, uint64_t now)
 {
 	struct _xtx_class *cl = &s->cls[c];
-	const struct _xtx_shclass *sc = &s->sh[c];
-	struct _xtx_shq *me = &s->shq[(size_t)s->qidx * s->ncls + c];
+	const struct _xtx_shclass *sc = _xtx_sh_of(s, c);
+	struct _xtx_shq *me = _xtx_shq_of(s, s->qidx, c);
 	uint32_t rank, w = sh_demand(s, c, &rank), wl, j;
 	/* Relaxed, every access to the views: own fields read back (only this thread writes
 	 * them) and the others' hints; pairs with the relaxed stores below and in
@@ -505,7 +505,7 @@ static unsigned sh_may_take(struct xtx_sched *s, uint32_t c, unsigned want, uint
 	cl->fair_wire = 0;
 	slack = ((uint64_t)_xtx_sh_par(&sc->slack) << 10) / wl;
 	for (j = 0; j < s->nq; j++) {
-		const struct _xtx_shq *o = &s->shq[(size_t)j * s->ncls + c];
+		const struct _xtx_shq *o = _xtx_shq_of(s, j, c);
 		uint32_t ow, orank;
 		uint64_t ovt;
 		unsigned ob;
@@ -572,7 +572,7 @@ static int64_t sh_pay_owed(uint32_t *owed, uint64_t mult, struct _xtx_shbucket *
 static void sh_refill(struct xtx_sched *s, uint32_t c, bool rate, uint64_t now)
 {
 	struct _xtx_class *cl = &s->cls[c];
-	struct _xtx_shclass *sc = &s->sh[c];
+	struct _xtx_shclass *sc = _xtx_sh_of(s, c);
 	bool nt = rate && cl->tokens < 0, nc = cl->ctokens < 0;
 	unsigned st = SH_FED, want, may, short_of;
 
@@ -600,7 +600,7 @@ static void sh_refill(struct xtx_sched *s, uint32_t c, bool rate, uint64_t now)
 		cl->ctokens = 1 - _XTX_MBUFFER_NS;
 	if (s->nq > 1 && (st != SH_FED || cl->blocked != SH_FED))
 		/* Relaxed: a hint (struct _xtx_shq); pairs with sh_blocked()'s load. */
-		atomic_store_explicit(&s->shq[(size_t)s->qidx * s->ncls + c].ask,
+		atomic_store_explicit(&_xtx_shq_of(s, s->qidx, c)->ask,
 				      st != SH_FED ? (now & ~(uint64_t)SH_ASK_BITS) | short_of : 0,
 				      memory_order_relaxed);
 	cl->blocked = (uint8_t)st;
@@ -614,7 +614,7 @@ static void sh_refill(struct xtx_sched *s, uint32_t c, bool rate, uint64_t now)
 static inline uint64_t sh_key(struct xtx_sched *s, uint32_t c, uint64_t now)
 {
 	const struct _xtx_class *cl = &s->cls[c];
-	struct _xtx_shclass *sc = &s->sh[c];
+	struct _xtx_shclass *sc = _xtx_sh_of(s, c);
 
 	if (cl->blocked == SH_DEFERRED)
 		return now + (uint64_t)_xtx_sh_par(&sc->rate.min_take);

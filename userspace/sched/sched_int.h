@@ -379,10 +379,10 @@ struct _xtx_shq {
 _Static_assert(sizeof(struct _xtx_shq) == 128, "queue view: a pair of cache lines");
 
 struct xtx_sched_shared {
-	struct _xtx_shclass *cls;	/* [class index] */
-	struct _xtx_shq *q;		/* [queue * ncls + class index] */
-	uint8_t *device;		/* [class index]: 1 device scope, 0 queue scope */
-	uint32_t ncls;
+	struct _xtx_shclass *cls;	/* [slot] (xtx_sched_opts.slots) */
+	struct _xtx_shq *q;		/* [queue * ncls + slot] */
+	uint8_t *device;		/* [slot]: 1 device scope, 0 queue scope or unused */
+	uint32_t ncls;			/* slots */
 	uint32_t nqueues;
 	uint64_t slice_ns;
 	void *mem;
@@ -396,10 +396,14 @@ struct xtx_sched {
 	struct _xtx_oset *feeds;	/* [inner * 8 + prio]: an inner class's feeds */
 	struct _xtx_pkt *pool;
 	uint32_t *cls_leaf;		/* class index -> leaf index or _XTX_NIL */
+	uint32_t *slot_leaf;		/* slot -> leaf index or _XTX_NIL (enqueue) */
+	uint32_t *slot;			/* class index -> slot (xtx_sched_opts.slots) */
+	uint32_t *slot_cls;		/* slot -> class index or _XTX_NIL */
 	struct _xtx_wev *wq;		/* wait heap of classes, capacity ncls */
 	struct _xtx_fev *fh;		/* flow timer heap, capacity fh_cap */
 	uint32_t ncls, nleaves, ninner, npool;
 	uint32_t fh_cap;
+	uint32_t nslots;		/* slots: descriptor class indexes 0 .. nslots - 1 */
 	uint32_t dflt_leaf;		/* leaf index of the default class, _XTX_NIL = none */
 	uint32_t overhead;		/* bytes added to each frame on the wire */
 	uint8_t codel_dflt;		/* xtx_sched_opts.codel */
@@ -555,6 +559,22 @@ static inline uint64_t _xtx_sh_ready(struct _xtx_shbucket *b, int64_t need, uint
 
 /* --- functions shared between the files (hidden by libxtx.map) ------------------------ */
 
+/* sched_shared.c: 0 if slots (NULL: identity) gives n classes distinct slots below
+ * nslots; -EINVAL (message in err) or -ENOMEM. */
+int _xtx_slots_check(const uint32_t *slots, unsigned n, unsigned nslots, char *err,
+		     size_t errlen);
+
+/* A device-wide class's state and this queue's view of it (class index c). */
+static inline struct _xtx_shclass *_xtx_sh_of(const struct xtx_sched *s, uint32_t c)
+{
+	return &s->sh[s->slot[c]];
+}
+
+static inline struct _xtx_shq *_xtx_shq_of(const struct xtx_sched *s, uint32_t q, uint32_t c)
+{
+	return &s->shq[(size_t)q * s->nslots + s->slot[c]];
+}
+
 /* sched_core.c: a class's and a leaf's parameters from its options, at create and at a
  * live change (sched_change.c); whether leaf class co runs CoDel under the scheduler's
  * default dflt. _xtx_class_params sets rate_mult, ceil_mult, buffer, cbuffer, prio and
@@ -586,6 +606,11 @@ bool _xtx_fq_dequeue(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now,
 		     struct xtx_desc *out);
 /* Move flows whose timer expired at or before now back to their lists; activates leaves. */
 void _xtx_fq_do_timers(struct xtx_sched *s, uint64_t now);
+/* A packet a live change moves (xtx_sched__adopt()) joins leaf L's flow of its hash, with
+ * its departure time tts and CoDel stamp, whatever the limits and the horizon. Returns
+ * false only if the pool is empty. */
+bool _xtx_fq_move(struct xtx_sched *s, struct _xtx_leaf *L, const struct xtx_desc *d,
+		  uint64_t tts, uint32_t stamp, uint64_t now);
 
 /* --- test hooks (sched_core.c); not part of the API ------------------------------------ */
 

@@ -122,9 +122,9 @@ void _xtx_room_roll(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t now)
 
 int xtx_sched__room_full(const struct xtx_sched *s, unsigned cls)
 {
-	if (!s || cls >= s->ncls || s->cls_leaf[cls] == _XTX_NIL)
+	if (!s || cls >= s->ncls || s->cls[cls].leaf == _XTX_NIL)
 		return 0;
-	return s->leaves[s->cls_leaf[cls]].room_full;
+	return s->leaves[s->cls[cls].leaf].room_full;
 }
 
 unsigned xtx_sched__room_changes(struct xtx_sched *s, struct xtx_room_state *out,
@@ -139,7 +139,7 @@ unsigned xtx_sched__room_changes(struct xtx_sched *s, struct xtx_room_state *out
 
 		L->room_listed = 0;
 		out[k++] = (struct xtx_room_state){
-			.cls = L->cls, .gen = L->gen, .full = L->room_full,
+			.cls = s->slot[L->cls], .gen = L->gen, .full = L->room_full,
 			.quota = L->budget / 2, .flow_quota = per > 64 ? per : 64 };
 	}
 	return k;

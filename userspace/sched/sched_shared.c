@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <xtx/sched.h>
 #include "err.h"
@@ -94,9 +95,69 @@ static void init_fairness(struct _xtx_shclass *sc, uint64_t rate, uint32_t burst
 	atomic_store_explicit(&sc->burst, (int64_t)burst, memory_order_relaxed);
 }
 
+/* Slot of config class i (xtx_sched_opts.slots). */
+static inline uint32_t slot_of(const uint32_t *slots, unsigned i)
+{
+	return slots ? slots[i] : i;
+}
+
+/* A slot's device-wide state from its class's options, full at now. */
+static void init_slot(struct xtx_sched_shared *sh, uint32_t slot,
+		      const struct xtx_class_opts *co, uint64_t now_ns)
+{
+	uint64_t ceil = co->ceil ? co->ceil : co->rate;
+	struct _xtx_shclass *sc = &sh->cls[slot];
+
+	init_bucket(&sc->rate, _xtx_bytes_to_ns(co->burst, co->rate), sh->slice_ns, now_ns);
+	init_bucket(&sc->ceil, _xtx_bytes_to_ns(co->cburst, ceil), sh->slice_ns, now_ns);
+	init_fairness(sc, co->rate, co->burst);
+}
+
+/* 0 if slots names nslots-bounded, distinct slots for cfg's n classes; else -EINVAL with
+ * the message. */
+int _xtx_slots_check(const uint32_t *slots, unsigned n, unsigned nslots, char *err,
+		     size_t errlen)
+{
+	uint8_t *seen;
+	int rc = 0;
+
+	if (nslots < n) {
+		xtx_errf(err, errlen, "%u class slots for %u classes", nslots, n);
+		return -EINVAL;
+	}
+	if (!slots)
+		return 0;
+	seen = calloc(nslots ? nslots : 1, 1);
+	if (!seen) {
+		xtx_errf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < n && !rc; i++) {
+		if (slots[i] >= nslots || seen[slots[i]]) {
+			xtx_errf(err, errlen, "class %u: slot %u %s", i, slots[i],
+				 slots[i] >= nslots ? "out of range" : "taken twice");
+			rc = -EINVAL;
+		} else {
+			seen[slots[i]] = 1;
+		}
+	}
+	free(seen);
+	return rc;
+}
+
 struct xtx_sched_shared *xtx_sched_shared__create(const struct xtx_sched_config *cfg,
 						  unsigned nqueues, uint64_t slice_ns,
 						  uint64_t now_ns, char *err, size_t errlen)
+{
+	return xtx_sched_shared__create_slots(cfg, NULL, cfg ? xtx_sched_config__class_count(cfg) :
+					      0, nqueues, slice_ns, now_ns, err, errlen);
+}
+
+struct xtx_sched_shared *xtx_sched_shared__create_slots(const struct xtx_sched_config *cfg,
+							const uint32_t *slots, unsigned nslots,
+							unsigned nqueues, uint64_t slice_ns,
+							uint64_t now_ns, char *err,
+							size_t errlen)
 {
 	struct xtx_sched_shared *sh;
 	unsigned i, n;
@@ -105,6 +166,9 @@ struct xtx_sched_shared *xtx_sched_shared__create(const struct xtx_sched_config 
 	if (err && errlen)
 		err[0] = '\0';
 	rc = xtx_sched_config__validate(cfg, err, errlen);
+	if (!rc)
+		rc = _xtx_slots_check(slots, xtx_sched_config__class_count(cfg), nslots, err,
+				      errlen);
 	if (rc) {
 		errno = -rc;
 		return NULL;
@@ -124,8 +188,8 @@ struct xtx_sched_shared *xtx_sched_shared__create(const struct xtx_sched_config 
 		errno = ENOMEM;
 		return NULL;
 	}
-	sh->mem_len = (size_t)n * (sizeof(*sh->cls) + nqueues * sizeof(*sh->q) + 1);
-	sh->mem = xtx_mem__alloc(sh->mem_len, -1);	/* zeroed: every class queue scope */
+	sh->mem_len = (size_t)nslots * (sizeof(*sh->cls) + nqueues * sizeof(*sh->q) + 1);
+	sh->mem = xtx_mem__alloc(sh->mem_len, -1);	/* zeroed: every slot queue scope */
 	if (!sh->mem) {
 		xtx_errf(err, errlen, "cannot allocate %zu bytes of device-wide class state",
 			 sh->mem_len);
@@ -134,21 +198,18 @@ struct xtx_sched_shared *xtx_sched_shared__create(const struct xtx_sched_config 
 		return NULL;
 	}
 	sh->cls = sh->mem;
-	sh->q = (struct _xtx_shq *)(sh->cls + n);
-	sh->device = (uint8_t *)(sh->q + (size_t)n * nqueues);
-	sh->ncls = n;
+	sh->q = (struct _xtx_shq *)(sh->cls + nslots);
+	sh->device = (uint8_t *)(sh->q + (size_t)nslots * nqueues);
+	sh->ncls = nslots;
 	sh->nqueues = nqueues;
 	sh->slice_ns = slice_ns;
 	for (i = 0; i < n; i++) {
 		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, i);
-		uint64_t ceil = co->ceil ? co->ceil : co->rate;
 
 		if (co->scope == XTX_SCOPE_QUEUE)
 			continue;
-		sh->device[i] = 1;
-		init_bucket(&sh->cls[i].rate, _xtx_bytes_to_ns(co->burst, co->rate), slice_ns, now_ns);
-		init_bucket(&sh->cls[i].ceil, _xtx_bytes_to_ns(co->cburst, ceil), slice_ns, now_ns);
-		init_fairness(&sh->cls[i], co->rate, co->burst);
+		sh->device[slot_of(slots, i)] = 1;
+		init_slot(sh, slot_of(slots, i), co, now_ns);
 	}
 	return sh;
 }
@@ -175,25 +236,68 @@ int xtx_sched_shared__change(struct xtx_sched_shared *sh, const struct xtx_sched
 {
 	unsigned i;
 
-	if (!sh || !cfg || xtx_sched_config__class_count(cfg) != sh->ncls)
+	if (!sh || !cfg || xtx_sched_config__class_count(cfg) > sh->ncls)
 		return -EINVAL;
-	for (i = 0; i < sh->ncls; i++) {
+	for (i = 0; i < xtx_sched_config__class_count(cfg); i++) {
 		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, i);
 
 		if (sh->device[i] != (co->scope != XTX_SCOPE_QUEUE))
 			return -EINVAL;
 	}
-	for (i = 0; i < sh->ncls; i++) {
+	return xtx_sched_shared__change_slots(sh, cfg, NULL, now_ns);
+}
+
+/* A slot that stays device-wide changes its buckets; one that becomes device-wide
+ * starts full with its views zeroed (no scheduler reads it: its class is new to the
+ * device-wide tree); one no longer device-wide is left as it is until a later change
+ * gives it to another class. */
+int xtx_sched_shared__change_slots(struct xtx_sched_shared *sh,
+				   const struct xtx_sched_config *cfg, const uint32_t *slots,
+				   uint64_t now_ns)
+{
+	unsigned i, n;
+	uint8_t *dev;
+
+	if (!sh || !cfg)
+		return -EINVAL;
+	n = xtx_sched_config__class_count(cfg);
+	if (_xtx_slots_check(slots, n, sh->ncls, NULL, 0))
+		return -EINVAL;
+	dev = calloc(sh->ncls ? sh->ncls : 1, 1);
+	if (!dev)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
 		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, i);
 		uint64_t ceil = co->ceil ? co->ceil : co->rate;
+		uint32_t k = slot_of(slots, i);
+		struct _xtx_shclass *sc = &sh->cls[k];
 
-		if (!sh->device[i])
+		if (co->scope == XTX_SCOPE_QUEUE)
 			continue;
-		change_bucket(&sh->cls[i].rate, _xtx_bytes_to_ns(co->burst, co->rate),
-			      sh->slice_ns, now_ns);
-		change_bucket(&sh->cls[i].ceil, _xtx_bytes_to_ns(co->cburst, ceil),
-			      sh->slice_ns, now_ns);
-		init_fairness(&sh->cls[i], co->rate, co->burst);
+		dev[k] = 1;
+		if (!sh->device[k]) {
+			/* Relaxed stores: no scheduler has this slot yet; the scheduler
+			 * built after this call is published to its thread by the
+			 * engine's release store of the change. */
+			for (unsigned q = 0; q < sh->nqueues; q++) {
+				struct _xtx_shq *v = &sh->q[(size_t)q * sh->ncls + k];
+
+				atomic_store_explicit(&v->vt, 0, memory_order_relaxed);
+				atomic_store_explicit(&v->ask, 0, memory_order_relaxed);
+				atomic_store_explicit(&v->w, 0, memory_order_relaxed);
+				atomic_store_explicit(&v->bprio, 0, memory_order_relaxed);
+				atomic_store_explicit(&v->seen, 0, memory_order_relaxed);
+			}
+			init_slot(sh, k, co, now_ns);
+			continue;
+		}
+		change_bucket(&sc->rate, _xtx_bytes_to_ns(co->burst, co->rate), sh->slice_ns,
+			      now_ns);
+		change_bucket(&sc->ceil, _xtx_bytes_to_ns(co->cburst, ceil), sh->slice_ns,
+			      now_ns);
+		init_fairness(sc, co->rate, co->burst);
 	}
+	memcpy(sh->device, dev, sh->ncls);
+	free(dev);
 	return 0;
 }
