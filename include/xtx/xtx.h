@@ -150,11 +150,15 @@ struct xtx_engine_opts {
 					 * Dequeuers mark ECT packets of `codel ecn` leaves
 					 * in the frame (IPv4 and IPv6 behind Ethernet and
 					 * up to two VLAN tags) */
+	uint32_t max_classes;		/* class slots: the most classes the tree may have
+					 * after live changes that add classes
+					 * (xtx_engine__classes_change()); 0: its class
+					 * count + 64, at most XTX_CLASS_MAX + 1 */
 };
 /* sz: sizeof(struct xtx_engine_opts). The library reads the fields up to __last_field;
  * a larger sz is accepted only if the bytes beyond it are zero (-EINVAL otherwise), and sz
  * must be at least the sizeof of the struct's first release, which ended at __min_field. */
-#define xtx_engine_opts__last_field	codel
+#define xtx_engine_opts__last_field	max_classes
 #define xtx_engine_opts__min_field	quiet
 
 /* The fewest frames (frame_count) that open() accepts for opts: each TX queue's ring and
@@ -214,8 +218,13 @@ int xtx_engine__numa_node(const struct xtx_engine *e);
 uint32_t xtx_engine__frame_size(const struct xtx_engine *e);
 /* Bytes a packet may occupy in a frame (frame size minus headroom). */
 uint32_t xtx_engine__frame_room(const struct xtx_engine *e);
-/* Class index for a handle (the index descriptors carry in cls), or -ENOENT. */
+/* Class index for a handle (the index descriptors carry in cls), or -ENOENT. A class
+ * keeps its index while it is in the tree, across live changes; a removed class's index
+ * sends to the default class until a later change gives it to a class it adds (indexes
+ * never used go first). Lock-free, O(1) expected; any thread. */
 int xtx_engine__class_index(const struct xtx_engine *e, uint32_t handle);
+/* Class indexes are below this: opts.max_classes (slots). An index no class has now
+ * sends to the default class and has zero counters. */
 unsigned xtx_engine__class_count(const struct xtx_engine *e);
 
 /* Pointer to a frame's data. addr as returned by get_frames (flags are ignored). */
@@ -256,7 +265,9 @@ int xtx_producer__wait(struct xtx_producer *p, uint64_t timeout_ns);
  * target there (full), or since the class's last room event (one each half budget the
  * class sends, and when it empties) this producer already added its share of the
  * class's quota (half its budget over the open producers, at least a full frame) or
- * the flow's (half the budget over the class's flows, at least a packet). A class index that names no leaf, or a leaf without a target,
+ * the flow's (half the budget over the class's flows, at least a packet). A class index
+ * that no class has (its class removed by a live change) has the default class's room,
+ * as its packets go there; one that names an inner class, or a leaf without a target,
  * always has room. One relaxed load of the word the queue's dequeuer writes at each
  * change (at most once per class per dequeuer step); the count is the producer's own:
  * no shared line is written. */
@@ -306,6 +317,9 @@ struct xtx_queue_stats {
 	uint64_t kick_errors;		/* sendto() errors other than EAGAIN/EBUSY/ENOBUFS */
 	uint64_t sleeps;		/* dequeuer sleeps (idle) */
 	uint64_t loops;			/* dequeuer iterations */
+	uint64_t moved;			/* packets a live change moved to the default class
+					 * (their class was removed; counted there as
+					 * enqueued) */
 };
 
 /* The null device's wire, per queue (xtx_engine__null_stats()). */
@@ -412,21 +426,38 @@ int xtx_engine__rx_stats(const struct xtx_engine *e, unsigned rq, struct xtx_rx_
  * `target`) are ever limited. Once per engine. 0, -EINVAL, -EBUSY (already set). */
 int xtx_engine__room_mirror(struct xtx_engine *e, uint64_t *words, unsigned n);
 
-/* Change the running class tree to cfg while producers send (xtx/sched.h, "changing a
- * running tree", for what may change; docs/config.md). Each dequeuer takes it between
- * two of its steps, the device-wide class state first: the data path takes no lock and
- * checks one word per step. Returns once every queue runs cfg; cfg is not kept (free it
- * then), and xtx_engine__class_index() still answers for the same classes. Nothing
+/* Change the running class tree to cfg while producers send (docs/config.md, "Changing
+ * a running tree"). A change of parameters only (xtx/sched.h, xtx_sched__change()) is
+ * taken in place; one that adds, removes or moves classes, or changes what those cannot,
+ * builds a new scheduler per queue off the data path that each dequeuer adopts
+ * (xtx_sched__adopt()): staying classes keep their index, tokens, counters and queued
+ * packets, a removed leaf's packets move to the default class (xtx_queue_stats.moved),
+ * and added classes take free indexes. Each dequeuer takes it between two of its steps,
+ * the device-wide class state first: the data path takes no lock and checks one word
+ * per step. Returns once every queue runs cfg; cfg is not kept (free it then). Nothing
  * changes on an error: -EINVAL (not a valid tree: validate()'s message in err),
- * -EOPNOTSUPP (what the running tree cannot take, with the class and its file:line),
- * -ESRCH (stopped), -ENOMEM. Changes from several threads (and the control socket's)
- * are made one at a time; not during xtx_engine__stop(). */
+ * -EOPNOTSUPP (what the running engine cannot take: more classes than max_classes, a
+ * room target where none was on at open, the overhead; a class refused by the check
+ * set with xtx_engine__set_change_check()), -ESRCH (stopped), -ENOMEM. Changes from
+ * several threads (and the control socket's) are made one at a time; not during
+ * xtx_engine__stop(). */
 int xtx_engine__classes_change(struct xtx_engine *e, const struct xtx_sched_config *cfg,
 			       char *err, size_t errlen);
 
 /* A copy of the tree the engine runs now (opts.classes, or the last change); the caller
  * frees it. NULL with errno EINVAL or ENOMEM. */
 struct xtx_sched_config *xtx_engine__classes(struct xtx_engine *e);
+
+/* A check of the owner's on every change before anything changes (xtx-shape refuses to
+ * remove a class its rules send to, as tc refuses to delete a class a filter points
+ * at): fn(ctx, running, proposed, err, errlen) returns 0, or a negative errno with a
+ * message in err, and the change is refused with it. Called with the engine's change
+ * lock held, from the changing thread (the control socket's included); fn must not
+ * call the engine's change or class functions. NULL: none. */
+typedef int (*xtx_change_check_fn)(void *ctx, const struct xtx_sched_config *running,
+				   const struct xtx_sched_config *proposed, char *err,
+				   size_t errlen);
+void xtx_engine__set_change_check(struct xtx_engine *e, xtx_change_check_fn fn, void *ctx);
 
 /* The engine's counters as Prometheus metrics (text exposition format 0.0.4, what
  * `promtool check metrics` reads): per class (labels dev, class) sent bytes and packets,

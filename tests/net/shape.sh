@@ -27,22 +27,34 @@
 #   ipv6            IPv6 in router mode: captures identical but the MACs and the hop limit
 #                   (one less);
 #   reload          SIGHUP under load (xtx-send offers 300 Mbit/s to a 100 Mbit/s leaf):
-#                   a class file that adds a class is refused on stderr and the rate
-#                   stays; one with the leaf at 200 Mbit/s is taken, and at the receiver
-#                   the leaf is within 2% of 100 Mbit/s over 2.5 s before and of 200 over
-#                   2.5 s from 100 ms after the signal; no frame out of order; the
-#                   summary counts one reload done and one refused and shows the new
-#                   rate; every frame accounted for;
+#                   a class file without the class the rules send to is refused on
+#                   stderr; one that adds a class (a new tree adopted) is taken, and
+#                   one with the leaf at 200 Mbit/s and the class removed again; at the
+#                   receiver the leaf is within 2% of 100 Mbit/s over 2.5 s after the
+#                   add and of 200 over 2.5 s from 100 ms after the signal; no frame out
+#                   of order; the summary counts two reloads done and one refused and
+#                   shows the new rate; every frame accounted for;
 #   ctl             xtx-ctl on the control socket (--control): mode 0600, named in the
 #                   ready file; class show in tc's words; under load, refused changes
-#                   (a ceil above the parent's, a bad word, fq turned off, no such class)
-#                   with their reasons, then 200 class changes in a row (150 and 200
-#                   Mbit/s in turn, the last 200): at the receiver within 2% of 100
-#                   before and of 200 from 100 ms after the last; -s -j show the new rate, the
-#                   counters and the measured rate; -j stats; another uid refused by the
-#                   file's mode and, with it opened, by SO_PEERCRED; the socket removed at
-#                   exit; a missing socket (by path and by dev) and a stale one (SIGKILL)
-#                   reported, the stale one replaced by the next start;
+#                   (a ceil above the parent's, a bad word, a room target where none
+#                   was on, no such class) with their reasons; class add and del, and
+#                   what tc refuses (an add of a class there, without a parent, a change
+#                   that moves a class, a del of a rule's class, of the default class,
+#                   of a class with children, with options, of a class not there); then
+#                   200 class changes in a row (150 and 200 Mbit/s in turn, the last
+#                   200) with a class added and removed ten times among them: at the
+#                   receiver within 2% of 100 before and of 200 from 100 ms after the
+#                   last; -s -j show the new rate, the counters and the measured rate;
+#                   -j stats; another uid refused by the file's mode and, with it
+#                   opened, by SO_PEERCRED; the socket removed at exit; a missing socket
+#                   (by path and by dev) and a stale one (SIGKILL) reported, the stale
+#                   one replaced by the next start; xtx-send --control shown and changed;
+#   ctl_del         xtx-send --control with 1:10 (60 Mbit/s) and 1:20 (30) flows, each
+#                   backlogged: at the receiver each within 2% over 2.5 s; then xtx-ctl
+#                   class del 1:20: 1:20's flows go to the default 1:10, whose 60 Mbit/s
+#                   they then share (within 2% from 100 ms after; 1:20's flows at least
+#                   12 of it); xtx-send's summary has 1:20 removed and nothing
+#                   unaccounted;
 #   metrics         xtx-ctl metrics passes promtool check metrics; --metrics
 #                   127.0.0.1:9464 (in the shaper's namespace) scraped with curl twice
 #                   while traffic flows: promtool passes, 1:10's sent bytes grow, the
@@ -84,7 +96,8 @@
 # neighbour entry for fw0 at rx0's MAC and puts it back before it returns.
 . "$(dirname "$0")/../lib/net.sh"
 ALL_TESTS="test_rates test_router test_arp_icmp test_deq_rt_refused test_l2 test_ipv6
-  test_police test_police_kernel test_latency test_reload test_ctl test_metrics test_sigkill"
+  test_police test_police_kernel test_latency test_reload test_ctl test_ctl_del test_metrics
+  test_sigkill"
 PROBE=build/release/tests/net/test_icmp_probe
 for b in xtx-shape xtx-ctl udp-send; do
   [ -x $BIN/$b ] || { echo "missing $BIN/$b: run make"; exit 1; }
@@ -545,14 +558,21 @@ test_reload() {
     --police off --codel off --deq-rt 1 || return
   reload_send
   sleep 1
-  # a file the running tree cannot take (a class added): refused, nothing changes
+  # a file without the class the rules send to: refused, nothing changes
+  printf '%s\n' 'class 1: rate 400mbit' 'class 1:20 parent 1: rate 10mbit' 'default 1:20' \
+    > $TMPD/reload.conf
+  kill -HUP "$SHAPE_PID"
+  sleep 0.5
+  grep "not reloaded.*a rule sends to class 1:10" $TMPD/shape.err ||
+    fail "the class file without 1:10 was not refused on stderr"
+  # a class added under load: a new tree adopted, 1:10's rate the same at the sink
   reload_conf 100mbit
   echo 'class 1:30 parent 1: rate 5mbit' >> $TMPD/reload.conf
   kill -HUP "$SHAPE_PID"
   sleep 0.5
-  grep "not reloaded" $TMPD/shape.err || fail "the bad class file was not refused on stderr"
+  grep -q "reloaded .* (4 classes)" $TMPD/shape.err || fail "the file with 1:30 added was not reloaded"
   reload_window before
-  reload_conf 200mbit
+  reload_conf 200mbit		# 1:30 removed again, and 1:10 at 200 Mbit/s
   kill -HUP "$SHAPE_PID"
   sleep 0.1			# the new rate holds from 100 ms after the signal
   reload_window after
@@ -562,8 +582,8 @@ test_reload() {
   grep "reloaded" $TMPD/shape.err | grep -v "not reloaded"
   WHAT="the reload" reload_rates
   echo "reloads: $(jq -c .reloads $TMPD/shape.json); 1:10 $(jq -c '.classes[] | select(.handle == "1:10") | {rate_bps, sent_pkts, dropped_pkts}' $TMPD/shape.json)"
-  [ "$(jq -c .reloads $TMPD/shape.json)" = '{"done":1,"refused":1}' ] ||
-    fail "expected one reload done and one refused"
+  [ "$(jq -c .reloads $TMPD/shape.json)" = '{"done":2,"refused":1}' ] ||
+    fail "expected two reloads done and one refused"
   [ "$(jget $TMPD/shape.json '.classes[] | select(.handle == "1:10") | .rate_bps')" = 200000000 ] ||
     fail "the summary does not show the reloaded rate"
   check_frames
@@ -597,16 +617,33 @@ test_ctl() {
   sleep 1
   WANT="exceeds parent" ctl_refused class change classid 1:10 rate 500mbit
   WANT="expected" ctl_refused class change classid 1:10 rate fast
-  WANT="needs a restart" ctl_refused class change classid 1:10 rate 100mbit
+  WANT="a room target" ctl_refused class change classid 1:10 rate 100mbit target 1ms
   WANT="no such class" ctl_refused class change classid 1:99 rate 1mbit
+  # classes added and removed, in tc's words; what tc refuses, refused
+  ctl class add classid 1:30 parent 1: rate 5mbit || fail "xtx-ctl class add failed"
+  ctl class show | grep -q "^class htb 1:30 parent 1: leaf" || fail "class show: no 1:30 after class add"
+  WANT="already in the running tree" ctl_refused class add classid 1:30 parent 1: rate 5mbit
+  WANT="give parent" ctl_refused class add classid 1:31 rate 5mbit
+  WANT="cannot move" ctl_refused class change classid 1:30 parent 1:10 rate 5mbit
+  WANT="a rule sends to class 1:10" ctl_refused class del classid 1:10
+  WANT="is the default class" ctl_refused class del classid 1:20
+  WANT="has children" ctl_refused class del classid 1:
+  WANT="takes classid H only" ctl_refused class del classid 1:30 rate 1mbit
+  ctl class del classid 1:30 || fail "xtx-ctl class del failed"
+  WANT="no such class" ctl_refused class del classid 1:30
   reload_window before
-  # 200 changes in a row under load (150 and 200 Mbit/s in turn), the last to 200
+  # 200 changes in a row under load (150 and 200 Mbit/s in turn, the last to 200; 1:40
+  # added at the 1st of every 20 and removed at the 11th: a new tree each time)
   local t0=$(date +%s.%N)
   for x in $(seq 200); do
     ctl class change classid 1:10 rate $(( x % 2 ? 150 : 200 ))mbit burst 128k cburst 128k \
       limit 1000 fq || { fail "xtx-ctl class change $x failed"; break; }
+    case $(( x % 20 )) in
+      1) ctl class add classid 1:40 parent 1: rate 1mbit || fail "xtx-ctl class add $x failed" ;;
+      11) ctl class del classid 1:40 || fail "xtx-ctl class del $x failed" ;;
+    esac
   done
-  echo "200 changes in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s"
+  echo "200 changes, and a class added and removed 10 times among them, in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s"
   sleep 0.1
   reload_window after
   ctl -s -j class show > $TMPD/show.json || fail "xtx-ctl -s -j class show failed"
@@ -661,6 +698,54 @@ test_ctl() {
     fail "xtx-send --control: stats"
   wait $send_pid || { cat $TMPD/send.err; fail "xtx-send --control failed"; }
   [ ! -e "$CTL_SOCK" ] || fail "xtx-send left its control socket behind"
+}
+# xtx-send --control: 1:20 removed while its flows send; its queued and later frames go
+# to the default 1:10 (the odd ports at the sink, 1:20's flows), nothing lost
+wire_parity() { # 0|1 -> Mbit/s on the wire at the sink of the even (0) or odd (1) ports
+  jq --argjson p "$1" --argjson d "$dur" '[.per_port[] | select(.port >= 9000 and .port <= 9007 and .port % 2 == $p)] |
+    ((map(.bytes) | add) + 24 * (map(.pkts) | add)) * 8 / $d / 1e6' $SINK_JSON
+}
+test_ctl_del() {
+  local send_pid x a e dur
+  CTL_SOCK=$TMPD/ctl/del.ctl
+  mkdir -p $TMPD/ctl
+  printf '%s\n' 'class 1: rate 100mbit burst 128k cburst 128k' \
+    'class 1:10 parent 1: rate 60mbit ceil 60mbit burst 128k cburst 128k limit 1000 fq' \
+    'class 1:20 parent 1: rate 30mbit ceil 30mbit burst 128k cburst 128k limit 1000 fq' \
+    'default 1:10' > $TMPD/del.conf
+  # flows alternate leaves: even ports 1:10, odd ports 1:20
+  in_tx timeout 40 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC" \
+    --classes $TMPD/del.conf --flows 8 --size 1500 --rate 300mbit --duration 9 --interval 0 \
+    --json --control "$CTL_SOCK" > $TMPD/send.json 2> $TMPD/send.err &
+  send_pid=$!
+  for _ in $(seq 40); do [ -S "$CTL_SOCK" ] && break; sleep 0.05; done
+  sleep 1
+  reload_window before
+  ctl class del classid 1:20 || fail "xtx-ctl class del 1:20 failed"
+  ! ctl class show | grep -q "^class htb 1:20 " || fail "class show still shows 1:20"
+  sleep 0.1
+  reload_window after
+  wait $send_pid || { cat $TMPD/send.err; fail "xtx-send failed"; }
+  for x in "before 0 60 1:10" "before 1 30 1:20" "after 0+1 60 1:10 (1:20's flows in it)"; do
+    set -- $x
+    SINK_JSON=$TMPD/reload-$1.json
+    dur=$(jget $SINK_JSON .arrival_s)
+    case $2 in 0+1) a=$(wire 9000 9007) ;; *) a=$(wire_parity $2) ;; esac
+    e=$(off_pct "$a" "$3")
+    echo "$1 the del: ports $2 (${*:4}): $(printf %.3f "$a") Mbit/s at the sink, expect $3 ($e%)"
+    awk -v e="$e" 'BEGIN { exit !(e <= 2 && e >= -2) }' || fail "$1 the del, ports $2: off by $e%"
+  done
+  SINK_JSON=$TMPD/reload-after.json dur=$(jget $TMPD/reload-after.json .arrival_s)
+  for x in 0 1; do	# 4 flows each side, in one fq leaf, each side waiting for its room
+    a=$(wire_parity $x)
+    e=$(off_pct "$a" 30)
+    echo "after the del: ports $x in 1:10: $(printf %.3f "$a") Mbit/s, half of its 60 ($e%)"
+    awk -v e="$e" 'BEGIN { exit !(e <= 5 && e >= -5) }' ||
+      fail "after the del, ports $x: $e% from half of 1:10 (1:20's old index must wait for 1:10's room)"
+  done
+  jq -e '.unaccounted_pkts == 0 and ([.classes[] | select(.handle == "1:20") | .removed] == [true])' \
+    $TMPD/send.json > /dev/null || fail "xtx-send's summary: $(jq -c '{unaccounted_pkts, moved_pkts, classes: [.classes[] | {handle, removed}]}' $TMPD/send.json)"
+  echo "xtx-send: $(jq -c '{offered_pkts, sent_pkts, dropped: .dropped_pkts.total, unaccounted_pkts, moved_pkts}' $TMPD/send.json)"
 }
 ctl_refused_as_nobody() {
   local rc=0

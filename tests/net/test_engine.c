@@ -56,6 +56,8 @@
 static struct xtx_engine *eng;
 static uint64_t per_prod;
 static _Atomic int producers_left;	/* producer threads not yet done */
+static _Atomic unsigned rebuilds_under_load;	/* changer: trees rebuilt while producers sent */
+#define REBUILDS_UNDER_LOAD 4	/* producers go slow until that many (test_engine) */
 
 static void build_frame(uint8_t *f, unsigned len, uint16_t dport)
 {
@@ -100,13 +102,18 @@ static void *producer(void *arg)
 	while (left) {
 		unsigned want = left < 32 ? (unsigned)left : 32, n, k;
 
+		/* Odd frames to 2: while the changer has it in the tree (its index
+		 * looked up as it comes and goes), else to 1: (index 0). */
+		int two = xtx_engine__class_index(eng, XTX_HANDLE(2, 0));
+
 		n = have + xtx_producer__get_frames(p, addrs + have, want - have);
 		have = 0;
 		for (unsigned i = 0; i < n; i++) {
 			uint16_t port = (uint16_t)(9000 + id * 16 + i % 16);
 
 			build_frame(xtx_engine__frame(eng, addrs[i]), 64, port);
-			d[i] = (struct xtx_desc){ .addr = addrs[i], .len = 64, .cls = 0,
+			d[i] = (struct xtx_desc){ .addr = addrs[i], .len = 64,
+						  .cls = (uint16_t)(i & 1 && two > 0 ? two : 0),
 						  .hash = port * 2654435761u };
 		}
 		k = xtx_producer__send_burst(p, d, n);
@@ -116,6 +123,10 @@ static void *producer(void *arg)
 			addrs[have++] = addrs[i];
 		if (k < n || !n)
 			usleep(50);
+		/* seq_cst load, pairs with the changer's increment: slow until some trees
+		 * were rebuilt while this producer sends (the sanitizers' builds are slow) */
+		if (atomic_load(&rebuilds_under_load) < REBUILDS_UNDER_LOAD)
+			usleep(left < per_prod / 2 ? 5000 : 1000);
 	}
 	xtx_producer__close(p);
 	/* Seq_cst (the default): a counter the changer thread polls; no data rides on it. */
@@ -124,7 +135,7 @@ static void *producer(void *arg)
 }
 
 /* One class, as the engine's own default (1:, no practical limit), at rate r and prio
- * p; with `extra`, a second class the running tree cannot take. */
+ * p; with `extra`, a second root class 2: (a tree the engine rebuilds for). */
 static struct xtx_sched_config *one_class(uint64_t r, uint8_t p, int extra)
 {
 	struct xtx_sched_config *c = xtx_sched_config__new();
@@ -179,49 +190,95 @@ static void ctl_ask(const char *req)
 }
 
 /* Live changes of the tree in a row (rate and prio alternating), each taken by every
- * queue, from when the producers start until they are done and CHANGES were made; the
- * class's sent count never goes back; a refused change says why; RSS flat over them. */
+ * queue, from when the producers start until they are done and CHANGES were made; every
+ * 25th, from the 6th, adds class 2: or removes it again (a new scheduler per queue, adopted: 2:'s
+ * queued frames move to 1:, the default); the last leaves it out. 1:'s sent count never
+ * goes back; refused changes say why; RSS flat over them. */
 #define CHANGES 1000
-static unsigned changes_under_load;
+static unsigned changes_under_load, rebuilds;
+
+/* Refused: more classes than the engine has slots for, another overhead. */
+static void refused_changes(void)
+{
+	struct xtx_sched_config *c = xtx_sched_config__new();
+	struct xtx_class_opts o = { .sz = sizeof(o), .parent = XTX_HANDLE_ROOT, .rate = 1000 };
+	char err[512];
+
+	for (unsigned i = 0; i <= xtx_engine__class_count(eng); i++) {
+		o.handle = XTX_HANDLE(1 + i, 0);
+		CHECK(!xtx_sched_config__add_class(c, &o));
+	}
+	CHECK(xtx_engine__classes_change(eng, c, err, sizeof(err)) == -EOPNOTSUPP &&
+	      strstr(err, "no class slot left"));
+	printf("refused: %s\n", err);
+	xtx_sched_config__free(c);
+	c = one_class(1000000000000000ull, 0, 0);
+	CHECK(!xtx_sched_config__set_overhead(c, 7));
+	CHECK(xtx_engine__classes_change(eng, c, err, sizeof(err)) == -EOPNOTSUPP &&
+	      strstr(err, "overhead"));
+	printf("refused: %s\n", err);
+	xtx_sched_config__free(c);
+}
 
 static void *changer(void *arg)
 {
-	struct xtx_sched_config *bad = one_class(1000000000000000ull, 0, 1);
 	struct xtx_class_stats cs;
 	uint64_t last = 0;
 	char err[512];
 	long rss0 = 0;
+	int two = 0;
+	double change_ms = 0, rebuild_ms = 0;
 
 	(void)arg;
-	CHECK(xtx_engine__classes_change(eng, bad, err, sizeof(err)) == -EOPNOTSUPP &&
-	      strstr(err, "not added or removed"));
-	xtx_sched_config__free(bad);
 	unsigned i;
 
 	/* seq_cst load, pairs with each producer's fetch_sub */
-	for (i = 0; i < CHANGES || atomic_load(&producers_left); i++) {
-		struct xtx_sched_config *c = one_class(i & 1 ? 900000000000000ull
-							     : 1000000000000000ull,
-						       (uint8_t)(i & 1), 0);
+	for (i = 0; i < CHANGES || atomic_load(&producers_left) || two; i++) {
+		struct xtx_sched_config *c;
+
+		if (i % 25 == 5) {
+			two = !two;
+			rebuilds++;
+		}
+		c = one_class(i & 1 ? 900000000000000ull : 1000000000000000ull, (uint8_t)(i & 1),
+			      two);
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		int rc = xtx_engine__classes_change(eng, c, err, sizeof(err));
+		double ms;
+
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
+		if (i % 25 == 5 && ms > rebuild_ms)
+			rebuild_ms = ms;
+		else if (i % 25 != 5 && ms > change_ms)
+			change_ms = ms;
 
 		if (!CHECK(rc == 0))
 			fprintf(stderr, "change %u: %d %s\n", i, rc, err);
 		xtx_sched_config__free(c);
-		if (atomic_load(&producers_left))	/* seq_cst, pairs with the fetch_sub */
+		if (atomic_load(&producers_left)) {	/* seq_cst, pairs with the fetch_sub */
 			changes_under_load++;
+			if (i % 25 == 5)	/* seq_cst, pairs with the producers' load */
+				atomic_fetch_add(&rebuilds_under_load, 1);
+		}
 		xtx_engine__class_stats(eng, 0, &cs);
 		CHECK(cs.sent_pkts >= last);
 		last = cs.sent_pkts;
+		CHECK((xtx_engine__class_index(eng, XTX_HANDLE(2, 0)) > 0) == two);
 		if (i % 100 == 50)	/* the control thread reads the tree as it changes */
 			ctl_ask(i % 200 == 50 ? "class show -s -j\n" : "class change classid 1: "
 				"rate 1000000000000000bps limit 65536\n");
 		if (i == 9)
 			rss0 = rss_kb();	/* after the first few: the lazy pages */
 	}
-	printf("changes: %u in a row, %u while producers sent; RSS %ld -> %ld kB\n", i,
-	       changes_under_load, rss0, rss_kb());
+	printf("changes: %u in a row (%u adding or removing 2:), %u while producers sent (%u "
+	       "of them adding or removing); the longest %.2f ms (%.2f adding or removing); "
+	       "RSS %ld -> %ld kB\n", i, rebuilds, changes_under_load,
+	       atomic_load(&rebuilds_under_load), change_ms, rebuild_ms, rss0, rss_kb());
+	refused_changes();
 	CHECK(changes_under_load > 0);
+	CHECK(atomic_load(&rebuilds_under_load) >= REBUILDS_UNDER_LOAD);
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 	CHECK(rss_kb() - rss0 < 1024);	/* the sanitizers' allocators keep what is freed */
 #endif
@@ -534,7 +591,7 @@ int main(int argc, char **argv)
 	double idle_cpu = cpu_s() - c0;
 	CHECK(idle_cpu < 0.02);	/* under 1% of a core over the 2 s */
 
-	uint64_t sent = 0, completed = 0, drops = 0, kicks = 0;
+	uint64_t sent = 0, completed = 0, drops = 0, kicks = 0, moved = 0;
 	for (unsigned q = 0; q < nq; q++) {
 		struct xtx_queue_stats qs;
 		xtx_engine__queue_stats(eng, q, &qs);
@@ -543,6 +600,7 @@ int main(int argc, char **argv)
 		kicks += qs.kicks;
 		for (int r = 0; r < XTX_DROP__MAX; r++)
 			drops += qs.drops[r];
+		moved += qs.moved;
 		if (nq > 1)
 			CHECK(qs.sent_pkts > 0);	/* flows spread over the queues */
 	}
@@ -552,7 +610,12 @@ int main(int argc, char **argv)
 	CHECK_EQ_U64(count, sent);
 	CHECK_EQ_U64(count, completed);
 	CHECK_EQ_U64(0, drops);
-	CHECK_EQ_U64(count, cs.sent_pkts);
+	/* 1: sent the even frames at least, and what 2: had when it was removed (moved);
+	 * what 2: sent ended with it. */
+	CHECK(cs.sent_pkts >= count / 2 && cs.sent_pkts <= count);
+	CHECK(moved <= count);
+	printf("classes: 1: sent %lu of %lu; %lu frames of 2: moved to 1: at its removals\n",
+	       (unsigned long)cs.sent_pkts, (unsigned long)count, (unsigned long)moved);
 	CHECK_EQ_U64(count, ps.sent);
 	CHECK_EQ_U64(count * 64, ps.sent_bytes);	/* every frame 64 bytes */
 	CHECK_EQ_U64(3, ps.bad_desc);

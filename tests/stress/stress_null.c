@@ -799,7 +799,9 @@ static void room_run(void)
 	struct xtx_sched_config *cfg = xtx_sched_config__parse_string(
 		"class 1: rate 1gbit\nclass 1:10 parent 1: rate 20mbit fq limit 200\n"
 		"class 1:20 parent 1: rate 80mbit fq limit 200\n", "room", err, sizeof(err));
-	struct xtx_engine_opts o = { .ifname = "null", .queues = 2, .target_ns = MS };
+	/* max_classes 3: the tree's own, so a queue's row of the mirror is 3 words */
+	struct xtx_engine_opts o = { .ifname = "null", .queues = 2, .target_ns = MS,
+				     .max_classes = 3 };
 	struct room_prod rp[2];
 	pthread_t th[2];
 	struct xtx_producer_stats ps;

@@ -384,6 +384,7 @@ out:
 
 struct totals {
 	uint64_t sent, bytes, drops[XTX_DROP__MAX], dropped;
+	uint64_t moved;		/* to the default class by live changes (xtx-ctl class del) */
 };
 
 static void totals(struct totals *t)
@@ -395,6 +396,7 @@ static void totals(struct totals *t)
 		xtx_engine__queue_stats(eng, q, &qs);
 		t->sent += qs.sent_pkts;
 		t->bytes += qs.sent_bytes;
+		t->moved += qs.moved;
 		for (int r = 0; r < XTX_DROP__MAX; r++) {
 			t->drops[r] += qs.drops[r];
 			t->dropped += qs.drops[r];
@@ -420,6 +422,17 @@ struct run {
 	double secs, cpu;		/* run time and process CPU time, seconds */
 	uint64_t prod_cpu_ns, deq_cpu_ns;	/* the producers' and dequeuers' threads */
 };
+
+/* Leaf l's counters, found by its handle in the running tree (a live change may have
+ * moved or removed it: xtx-ctl class del); false, and zeros, once it is gone. */
+static bool leaf_stats(const struct run *r, unsigned l, struct xtx_class_stats *cs)
+{
+	int slot = r->cfg ? xtx_engine__class_index(eng, xtx_sched_config__class(r->cfg,
+						    r->leaves[l])->handle) : (int)r->leaves[l];
+
+	memset(cs, 0, sizeof(*cs));
+	return slot >= 0 && !xtx_engine__class_stats(eng, (unsigned)slot, cs);
+}
 
 /* --classes into r->cfg and its leaves (classes that are nobody's parent); without it
  * one leaf, index 0. Returns 0, or 2 after printing the file's error. */
@@ -670,7 +683,7 @@ static void print_live(const struct run *r, struct live *lv, uint64_t now)
 		struct xtx_class_stats cs;
 		char h[XTX_HANDLE_STRLEN];
 
-		xtx_engine__class_stats(eng, r->leaves[l], &cs);
+		leaf_stats(r, l, &cs);
 		xtx_handle__str(xtx_sched_config__class(r->cfg, r->leaves[l])->handle, h, sizeof(h));
 		fprintf(stderr, "  %s %.1f Mbit/s", h,
 			(double)(cs.sent_bytes - lv->prev_cls_bytes[l]) * 8 / dt * 1e-6);
@@ -827,6 +840,7 @@ static void print_json(const struct run *r, const struct totals *t,
 		jsonw_uint_field(&w, xtx_drop_reason__str(d), t->drops[d]);
 	jsonw_end_object(&w);
 	jsonw_uint_field(&w, "unaccounted_pkts", r->offered - t->sent - t->dropped);
+	jsonw_uint_field(&w, "moved_pkts", t->moved);
 	{
 		struct xtx_producer_stats ps;
 
@@ -872,7 +886,8 @@ static void print_json(const struct run *r, const struct totals *t,
 		char h[XTX_HANDLE_STRLEN] = "1:";
 		uint64_t dr = 0;
 
-		xtx_engine__class_stats(eng, r->leaves[l], &cs);
+		bool live = leaf_stats(r, l, &cs);
+
 		for (int d = 0; d < XTX_DROP__MAX; d++)
 			dr += cs.drops[d];
 		if (co)
@@ -880,6 +895,7 @@ static void print_json(const struct run *r, const struct totals *t,
 		jsonw_start_object(&w);
 		jsonw_string_field(&w, "handle", h);
 		jsonw_uint_field(&w, "index", r->leaves[l]);
+		jsonw_bool_field(&w, "removed", !live);
 		jsonw_uint_field(&w, "rate_bps", co ? co->rate * 8 : 0);
 		jsonw_uint_field(&w, "ceil_bps", co ? co->ceil * 8 : 0);
 		/* refused at enqueue: every drop but those of queued packets */
@@ -928,11 +944,13 @@ static void print_text(const struct run *r, const struct totals *t)
 		struct xtx_class_stats cs;
 		char h[XTX_HANDLE_STRLEN];
 
-		xtx_engine__class_stats(eng, r->leaves[l], &cs);
+		bool live = leaf_stats(r, l, &cs);
+
 		xtx_handle__str(co->handle, h, sizeof(h));
-		printf("  class %-8s sent %10lu pkts %8.1f Mbit/s (rate %.1f Mbit/s)\n", h,
+		printf("  class %-8s sent %10lu pkts %8.1f Mbit/s (rate %.1f Mbit/s)%s\n", h,
 		       (unsigned long)cs.sent_pkts, (double)cs.sent_bytes * 8 / secs * 1e-6,
-		       (double)co->rate * 8e-6);
+		       (double)co->rate * 8e-6, live ? "" : ", removed while it ran: its "
+		       "counters ended, its flows went to the default class");
 	}
 	if (r->offered != t->sent + t->dropped)
 		printf("  WARNING: %lu packets not accounted for\n",

@@ -155,6 +155,8 @@ static const char usage_text[] =
 "                       departures stay on time; 0 leaves it; needs CAP_SYS_NICE)\n"
 "    --frames N         frames in the UMEM (default: enough for every ring plus every\n"
 "                       leaf's limit on every queue, at most 262144)\n"
+"    --max-classes N    class indexes the running tree may grow to by live changes\n"
+"                       (xtx-ctl class add, SIGHUP; default: its classes + 64)\n"
 "    --drop             at the end, drop queued frames at once (counted)\n"
 "    --ready-file F     once forwarding, write F (pid=, xdp_mode=, rx_path=, af_xdp=,\n"
 "                       control= its socket or off); removed at exit\n"
@@ -214,7 +216,7 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 	enum { O_IN = 256, O_OUT, O_CLASSES, O_RULES, O_QUEUES, O_TXQ, O_L2, O_NETNS, O_DURATION,
 	       O_INTERVAL, O_JSON, O_SKB, O_COPY, O_RX_COPY, O_BUSY, O_CPUS, O_RX_CPUS,
 	       O_FRAMES, O_DROP, O_READY, O_VERBOSE, O_NICE, O_RT, O_QCLS, O_CODEL, O_POLICE,
-	       O_CONTROL, O_METRICS };
+	       O_CONTROL, O_METRICS, O_MAXCLS };
 	static const struct option lo[] = {
 		{ "in", 1, 0, O_IN }, { "out", 1, 0, O_OUT }, { "classes", 1, 0, O_CLASSES },
 		{ "rules", 1, 0, O_RULES }, { "queues", 1, 0, O_QUEUES },
@@ -229,7 +231,7 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 		{ "deq-nice", 1, 0, O_NICE }, { "deq-rt", 1, 0, O_RT },
 		{ "queue-classes", 0, 0, O_QCLS }, { "codel", 1, 0, O_CODEL },
 		{ "police", 1, 0, O_POLICE }, { "control", 1, 0, O_CONTROL },
-		{ "metrics", 1, 0, O_METRICS },
+		{ "metrics", 1, 0, O_METRICS }, { "max-classes", 1, 0, O_MAXCLS },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
 	int c;
@@ -278,6 +280,10 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 		case O_RX_CPUS: o->rx_cpus = optarg; break;
 		case O_FRAMES:
 			o->frames = (uint32_t)parse_count("--frames", optarg, 1024, 1u << 26);
+			break;
+		case O_MAXCLS:
+			o->max_classes = (uint32_t)parse_count("--max-classes", optarg, 1,
+							       XTX_CLASS_MAX + 1);
 			break;
 		case O_DROP: drop_at_end = true; break;
 		case O_NICE: {
@@ -328,15 +334,28 @@ static bool is_leaf(const struct xtx_sched_config *cfg, uint32_t h)
 	return xtx_sched_config__is_leaf(cfg, h) == 1;
 }
 
-/* Class c's counters and handle ("1:10") if it is a leaf; false for an inner class. */
+/* Class c of cfg (the running tree): its index in the engine (the slot its counters,
+ * room and XDP counters are at; xtx_engine__class_index()), -1 if it has none. */
+static int class_slot(struct xtx_engine *e, const struct xtx_sched_config *cfg, unsigned c)
+{
+	int k = xtx_engine__class_index(e, xtx_sched_config__class(cfg, c)->handle);
+
+	return k < 0 ? -1 : k;
+}
+
+/* Class c's counters, handle ("1:10") and slot if it is a leaf; false for an inner
+ * class. */
 static bool leaf_stats(struct xtx_engine *e, const struct xtx_sched_config *cfg, unsigned c,
-		       struct xtx_class_stats *cs, char h[XTX_HANDLE_STRLEN])
+		       struct xtx_class_stats *cs, char h[XTX_HANDLE_STRLEN], int *slot)
 {
 	const struct xtx_class_opts *co = xtx_sched_config__class(cfg, c);
 
 	if (!is_leaf(cfg, co->handle))
 		return false;
-	xtx_engine__class_stats(e, c, cs);
+	*slot = class_slot(e, cfg, c);
+	memset(cs, 0, sizeof(*cs));
+	if (*slot >= 0)
+		xtx_engine__class_stats(e, (unsigned)*slot, cs);
 	xtx_handle__str(co->handle, h, XTX_HANDLE_STRLEN);
 	return true;
 }
@@ -455,10 +474,12 @@ static int write_ready(const struct shape *s, struct xtx_engine *e)
 #define GONE_CHECK_S	0.5	/* seconds between looks for a deleted interface */
 
 /* The interval line on stderr: rates and drops since prev (and prev_cls, each class's
- * sent bytes), dt seconds ago; then prev and prev_cls are now. */
-static void print_interval(struct xtx_engine *e, const struct xtx_sched_config *cfg,
-			   struct totals *prev, uint64_t *prev_cls, double t_s, double dt)
+ * sent bytes by slot), dt seconds ago, for the tree the engine runs now (a change by
+ * xtx-ctl included); then prev and prev_cls are now. */
+static void print_interval(struct xtx_engine *e, struct totals *prev, uint64_t *prev_cls,
+			   double t_s, double dt)
 {
+	struct xtx_sched_config *cfg = xtx_engine__classes(e);
 	struct totals cur;
 
 	totals(e, &cur);
@@ -467,17 +488,21 @@ static void print_interval(struct xtx_engine *e, const struct xtx_sched_config *
 		(double)(cur.rx.fwd_pkts - prev->rx.fwd_pkts) / dt * 1e-6,
 		(unsigned long)(rx_dropped(&cur) - rx_dropped(prev)),
 		(unsigned long)(cur.dropped - prev->dropped));
-	for (unsigned c = 0; c < xtx_sched_config__class_count(cfg); c++) {
+	for (unsigned c = 0; cfg && c < xtx_sched_config__class_count(cfg); c++) {
 		struct xtx_class_stats cs;
 		char h[XTX_HANDLE_STRLEN];
+		int k;
 
-		if (!leaf_stats(e, cfg, c, &cs, h))
+		if (!leaf_stats(e, cfg, c, &cs, h, &k) || k < 0)
 			continue;
+		/* a class added since the last line: from 0 (its first line may lead) */
 		fprintf(stderr, " | %s %.2f Mbit/s", h,
-			(double)(cs.sent_bytes - prev_cls[c]) * 8 / dt * 1e-6);
-		prev_cls[c] = cs.sent_bytes;
+			(double)(cs.sent_bytes - (cs.sent_bytes >= prev_cls[k] ? prev_cls[k] : 0)) *
+			8 / dt * 1e-6);
+		prev_cls[k] = cs.sent_bytes;
 	}
 	fputc('\n', stderr);
+	xtx_sched_config__free(cfg);
 	*prev = cur;
 }
 
@@ -508,7 +533,7 @@ static void reload(struct shape *s, struct xtx_engine *e, struct xtx_sched_confi
 static int run(struct shape *s, struct xtx_engine *e, struct xtx_sched_config **cfg,
 	       const sigset_t *waitmask, double *dur)
 {
-	uint64_t *prev_cls = calloc(xtx_sched_config__class_count(*cfg), sizeof(*prev_cls));
+	uint64_t *prev_cls = calloc(xtx_engine__class_count(e), sizeof(*prev_cls));
 	struct stopsig_run r;
 	struct totals prev;
 	double t, dt;
@@ -539,7 +564,7 @@ static int run(struct shape *s, struct xtx_engine *e, struct xtx_sched_config **
 			reload(s, e, cfg);
 		}
 		if (stopsig_run_tick(&r, t, &dt))
-			print_interval(e, *cfg, &prev, prev_cls, t - r.t0, dt);
+			print_interval(e, &prev, prev_cls, t - r.t0, dt);
 		if (stopsig_run_over(&r, t))
 			break;
 	}
@@ -638,17 +663,19 @@ static void print_json(const struct shape *s, struct xtx_engine *e,
 	jsonw_start_array(&w);
 	for (unsigned c = 0; c < ncls; c++) {
 		const struct xtx_class_opts *co = xtx_sched_config__class(cfg, c);
-		struct xtx_class_stats cs;
+		struct xtx_class_stats cs = { 0 };
 		uint64_t dr = 0;
 		char h[XTX_HANDLE_STRLEN];
+		int k = class_slot(e, cfg, c);
 
-		xtx_engine__class_stats(e, c, &cs);
+		if (k >= 0)
+			xtx_engine__class_stats(e, (unsigned)k, &cs);
 		for (int r = 0; r < XTX_DROP__MAX; r++)
 			dr += cs.drops[r];
 		xtx_handle__str(co->handle, h, sizeof(h));
 		jsonw_start_object(&w);
 		jsonw_string_field(&w, "handle", h);
-		jsonw_uint_field(&w, "index", c);
+		jsonw_uint_field(&w, "index", k >= 0 ? (unsigned)k : 0);
 		jsonw_bool_field(&w, "leaf", is_leaf(cfg, co->handle));
 		jsonw_uint_field(&w, "rate_bps", co->rate * 8);
 		jsonw_uint_field(&w, "ceil_bps", co->ceil * 8);
@@ -656,7 +683,7 @@ static void print_json(const struct shape *s, struct xtx_engine *e,
 		jsonw_uint_field(&w, "sent_bytes", cs.sent_bytes);
 		jsonw_uint_field(&w, "dropped_pkts", dr);
 		jsonw_uint_field(&w, "codel_drops", cs.drops[XTX_DROP_CODEL]);
-		jsonw_uint_field(&w, "xdp_policed", s->policed ? s->policed[c].pkts : 0);
+		jsonw_uint_field(&w, "xdp_policed", s->policed && k >= 0 ? s->policed[k].pkts : 0);
 		jsonw_uint_field(&w, "ecn_marks", cs.ecn_marks);
 		jsonw_float_field(&w, "measured_bps", (double)cs.sent_bytes * 8 / dur, 1);
 		jsonw_end_object(&w);
@@ -716,14 +743,15 @@ static void report(const struct shape *s, struct xtx_engine *e, const struct xtx
 			const struct xtx_class_opts *co = xtx_sched_config__class(cfg, c);
 			struct xtx_class_stats cs;
 			char h[XTX_HANDLE_STRLEN];
+			int k;
 
-			if (!leaf_stats(e, cfg, c, &cs, h))
+			if (!leaf_stats(e, cfg, c, &cs, h, &k))
 				continue;
 			printf("  class %-8s sent %10lu pkts %9.3f Mbit/s (rate %.3f, ceil %.3f), "
 			       "policed %lu, codel %lu\n", h,
 			       (unsigned long)cs.sent_pkts, (double)cs.sent_bytes * 8 / dur * 1e-6,
 			       (double)co->rate * 8e-6, (double)co->ceil * 8e-6,
-			       (unsigned long)(s->policed ? s->policed[c].pkts : 0),
+			       (unsigned long)(s->policed && k >= 0 ? s->policed[k].pkts : 0),
 			       (unsigned long)cs.drops[XTX_DROP_CODEL]);
 		}
 		printf("  frames: %lu total, %lu free\n", (unsigned long)fc.total,
@@ -829,6 +857,7 @@ static struct xtx_engine *open_engine(const struct shape *s, const struct xtx_sc
 		.target_ns = s->opt.police_ns,
 		.rx_ifname = s->opt.in, .rx_queues = s->opt.queues, .rx_cpus = s->opt.rx_cpus,
 		.rx_busy_poll = s->opt.busy_poll, .rx_copy = s->opt.rx_copy,
+		.max_classes = s->opt.max_classes,
 	};
 	struct xtx_engine *e;
 	bool capped = false;
@@ -866,13 +895,7 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &(struct sigaction){ .sa_handler = on_hup }, NULL);
 	if (load_files(&s, &cfg, &rs))
 		return 2;
-	s.ncls = xtx_sched_config__class_count(cfg);
 	s.overhead = xtx_sched_config__overhead(cfg);
-	s.policed = calloc(s.ncls ? s.ncls : 1, sizeof(*s.policed));
-	if (!s.policed) {
-		fprintf(stderr, "xtx-shape: out of memory\n");
-		goto out_cfg;
-	}
 	if (shape_check_caps(&s) || find_interfaces(&s))
 		goto out_cfg;
 	if (shape_lock(&s))
@@ -882,6 +905,14 @@ int main(int argc, char **argv)
 	e = open_engine(&s, cfg);
 	if (!e)
 		goto out_unlock;
+	/* Per class index (slot): the policing maps, room rows and XDP counters. */
+	s.ncls = xtx_engine__class_count(e);
+	s.policed = calloc(s.ncls, sizeof(*s.policed));
+	if (!s.policed) {
+		fprintf(stderr, "xtx-shape: out of memory\n");
+		goto out_engine;
+	}
+	xtx_engine__set_change_check(e, rules_keep_classes, &rs);
 	if (shape_attach(&s, &rs))
 		goto out_engine;
 	if (shape_fill_xskmap(&s, e))

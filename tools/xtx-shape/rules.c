@@ -564,6 +564,37 @@ int rd_rules__resolve(struct rd_rules *rs, const struct xtx_sched_config *cfg, c
 	return 0;
 }
 
+static int keeps(const struct rd_rules *rs, const struct rd_rule *r,
+		 const struct xtx_sched_config *cfg, char *err, size_t errlen)
+{
+	char hs[XTX_HANDLE_STRLEN];
+
+	if (r->action != XTX_RD_ACT_CLASS || xtx_sched_config__is_leaf(cfg, r->handle) == 1)
+		return 0;
+	xtx_handle__str(r->handle, hs, sizeof(hs));
+	if (r == &rs->def && !rs->has_default)
+		snprintf(err, errlen, "class %s is the rules' default (the class file's default "
+			 "leaf when xtx-shape started): it must stay a leaf while xtx-shape "
+			 "runs", hs);
+	else
+		snprintf(err, errlen, "%s:%u:%u: a rule sends to class %s: it must stay a leaf "
+			 "while xtx-shape runs (change the rules and restart)", rs->name,
+			 r->line, r->act_col, hs);
+	return -EBUSY;
+}
+
+int rules_keep_classes(void *ctx, const struct xtx_sched_config *running,
+		       const struct xtx_sched_config *proposed, char *err, size_t errlen)
+{
+	const struct rd_rules *rs = ctx;
+	int rc = 0;
+
+	(void)running;
+	for (unsigned i = 0; i < rs->n && !rc; i++)
+		rc = keeps(rs, &rs->r[i], proposed, err, errlen);
+	return rc ? rc : keeps(rs, &rs->def, proposed, err, errlen);
+}
+
 /* --- compile into maps ------------------------------------------------------------------ */
 
 static void set_bit(struct xtx_rd_mask *m, unsigned r)

@@ -75,6 +75,13 @@ int rd_rules__parse_file(struct rd_rules *rs, const char *path, char *err, size_
 int rd_rules__resolve(struct rd_rules *rs, const struct xtx_sched_config *cfg, char *err,
 		      size_t errlen);
 
+/* An xtx_change_check_fn (xtx/xtx.h) with ctx a resolved struct rd_rules: a new tree
+ * must keep every class a rule (or the default statement) sends to, as a leaf; tc
+ * likewise refuses to delete a class a filter points at. 0, or -EBUSY with the rule's
+ * NAME:LINE:COL in err. */
+int rules_keep_classes(void *ctx, const struct xtx_sched_config *running,
+		       const struct xtx_sched_config *proposed, char *err, size_t errlen);
+
 /* The map fds of a loaded xtx_redirect program. */
 struct rd_maps {
 	int src4, dst4, src6, dst6, sport, dport, proto, dscp, vlan, misc, rules;

@@ -30,6 +30,7 @@ struct shape_opts {
 	unsigned queues;		/* ingress queues (receive workers) */
 	unsigned tx_queues;		/* egress queues (dequeuers, schedulers) */
 	uint32_t frames;		/* 0: computed */
+	uint32_t max_classes;		/* --max-classes; 0: the engine's default */
 	double duration_s, interval_s;
 	bool l2, json, skb_mode, copy, rx_copy, busy_poll, verbose;
 	bool queue_classes;		/* --queue-classes: mq semantics */
@@ -47,7 +48,7 @@ struct shape {
 	struct xdpa_prog xp;		/* the program from skel, on in_ifindex */
 	int ncpu;
 	const char *gone;		/* the interface that disappeared during the run */
-	unsigned ncls;			/* classes of the class file */
+	unsigned ncls;			/* class indexes (slots): xtx_engine__class_count() */
 	unsigned reloads, reloads_refused;	/* SIGHUP: class file taken, refused */
 	uint32_t overhead;		/* its per-frame overhead */
 	uint64_t *police;		/* rd_police, mmapped (tx_queues * ncls words) */

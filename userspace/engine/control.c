@@ -150,9 +150,10 @@ static void class_show(struct xtx_engine *e, FILE *f, bool stats, bool json)
 	fputs(json ? "ok\n[" : "ok\n", f);
 	for (unsigned c = 0; c < n; c++) {
 		struct xtx_class_stats st;
-		uint64_t bps = c < k->ncls ? k->bps[c] : 0;
+		uint32_t slot = e->slot_of[c];	/* change_lock: cur's class c */
+		uint64_t bps = slot < k->ncls ? k->bps[slot] : 0;
 
-		xtx_engine__class_stats(e, c, &st);
+		xtx_engine__class_stats(e, slot, &st);
 		if (json) {
 			if (c)
 				fputc(',', f);
@@ -233,23 +234,58 @@ static void answer_change(struct xtx_engine *e, FILE *f, struct xtx_sched_config
 		fputs("ok\n", f);
 }
 
+enum edit { ED_CHANGE, ED_ADD, ED_DEL };
+
 /* The running tree's text with class h's line replaced by "class H parent P WORDS"
- * into *out; 0, or an answer already written to f. */
-static int edited_text(struct xtx_engine *e, FILE *f, uint32_t h, const char *words,
-		       char **out)
+ * (change; P: its parent, or `parent` if given and the same), added (add; `parent`
+ * given) or left out (del) into *out; 0, or an answer already written to f. Refused as
+ * tc refuses: a change or del of a class that is not there, an add of one that is, a
+ * change that moves a class, a del of a class with children or of the default class. */
+static int edited_text(struct xtx_engine *e, FILE *f, enum edit ed, uint32_t h,
+		       const char *parent, const char *words, char **out)
 {
 	char hs[XTX_HANDLE_STRLEN], ps[XTX_HANDLE_STRLEN], *text, *save = NULL;
-	int idx = xtx_sched_config__class_index(e->cur, h);
-	int n = xtx_sched_config__format(e->cur, NULL, 0);
+	const struct xtx_sched_config *cur = e->cur;
+	int idx = xtx_sched_config__class_index(cur, h);
+	int n = xtx_sched_config__format(cur, NULL, 0);
 	size_t outlen = 0;
 	FILE *o;
 
 	xtx_handle__str(h, hs, sizeof(hs));
-	if (idx < 0) {
+	if (idx < 0 && ed != ED_ADD) {
 		fprintf(f, "error: class %s: no such class in the running tree\n", hs);
 		return -ENOENT;
 	}
-	xtx_handle__str(xtx_sched_config__class(e->cur, (unsigned)idx)->parent, ps, sizeof(ps));
+	if (idx >= 0 && ed == ED_ADD) {
+		fprintf(f, "error: class %s: already in the running tree (class change "
+			"changes it)\n", hs);
+		return -EEXIST;
+	}
+	if (ed == ED_ADD && !parent) {
+		fprintf(f, "error: class add: give parent P (a class of the tree, or root)\n");
+		return -EINVAL;
+	}
+	if (idx >= 0)
+		xtx_handle__str(xtx_sched_config__class(cur, (unsigned)idx)->parent, ps, sizeof(ps));
+	if (ed == ED_CHANGE && parent && strcmp(parent, ps) &&
+	    !(!strcmp(parent, "root") && !strcmp(ps, "root"))) {
+		fprintf(f, "error: class %s: its parent is %s: class change cannot move a class "
+			"(as tc: class del, then class add)\n", hs, ps);
+		return -EINVAL;
+	}
+	if (ed == ED_DEL) {
+		for (unsigned i = 0; i < xtx_sched_config__class_count(cur); i++)
+			if (xtx_sched_config__class(cur, i)->parent == h) {
+				fprintf(f, "error: class %s has children: delete them first (as tc)\n",
+					hs);
+				return -EBUSY;
+			}
+		if (xtx_sched_config__default(cur) == h) {
+			fprintf(f, "error: class %s is the default class: reload a file with "
+				"another default first\n", hs);
+			return -EBUSY;
+		}
+	}
 	text = n > 0 ? malloc((size_t)n + 1) : NULL;
 	o = text ? open_memstream(out, &outlen) : NULL;
 	if (!o) {
@@ -257,16 +293,19 @@ static int edited_text(struct xtx_engine *e, FILE *f, uint32_t h, const char *wo
 		free(text);
 		return -ENOMEM;
 	}
-	xtx_sched_config__format(e->cur, text, (size_t)n + 1);
+	xtx_sched_config__format(cur, text, (size_t)n + 1);
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		size_t k = strlen("class ") + strlen(hs);
+		bool mine = !strncmp(line, "class ", 6) && !strncmp(line + 6, hs, strlen(hs)) &&
+			    line[k] == ' ';
 
-		if (!strncmp(line, "class ", 6) && !strncmp(line + 6, hs, strlen(hs)) &&
-		    line[k] == ' ')
+		if (mine && ed == ED_CHANGE)
 			fprintf(o, "class %s parent %s %s\n", hs, ps, words);
-		else
+		else if (!mine)
 			fprintf(o, "%s\n", line);
 	}
+	if (ed == ED_ADD)
+		fprintf(o, "class %s parent %s %s\n", hs, parent, words);
 	fclose(o);
 	free(text);
 	return 0;
@@ -274,16 +313,60 @@ static int edited_text(struct xtx_engine *e, FILE *f, uint32_t h, const char *wo
 
 /* Edited, parsed and changed under one hold of change_lock: no other change can land
  * between the snapshot of the tree and this change and be undone by it. */
-static void class_change(struct xtx_engine *e, FILE *f, uint32_t h, const char *words)
+static void class_edit(struct xtx_engine *e, FILE *f, enum edit ed, uint32_t h,
+		       const char *parent, const char *words)
 {
+	static const char *const what[] = { "class change", "class add", "class del" };
 	char err[1024], *out = NULL;
 
 	pthread_mutex_lock(&e->change_lock);
-	if (!edited_text(e, f, h, words, &out))
-		answer_change(e, f, xtx_sched_config__parse_string(out, "class change", err,
+	if (!edited_text(e, f, ed, h, parent, words, &out))
+		answer_change(e, f, xtx_sched_config__parse_string(out, what[ed], err,
 								   sizeof(err)), err, true);
 	pthread_mutex_unlock(&e->change_lock);
 	free(out);
+}
+
+/* "class change|add|del [classid H] [parent P] WORDS" in any order, as tc takes them:
+ * H and P pulled out, the rest the class line's words (none for del). */
+static void class_request(struct xtx_engine *e, FILE *f, const char *verb, char *rest)
+{
+	char words[CTL_LINE + 1] = "", *save = NULL, *hs = NULL, *parent = NULL;
+	enum edit ed = !strcmp(verb, "add") ? ED_ADD : !strcmp(verb, "del") ? ED_DEL : ED_CHANGE;
+	uint32_t maj, min;
+	char c;
+
+	for (char *t = strtok_r(rest, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
+		if (!strcmp(t, "classid") || !strcmp(t, "parent")) {
+			char *v = strtok_r(NULL, " \t\r\n", &save);
+
+			if (!v) {
+				fprintf(f, "error: %s: give a value\n", t);
+				return;
+			}
+			*(t[0] == 'c' ? &hs : &parent) = v;
+			continue;
+		}
+		if (!strcmp(t, "-s") || !strcmp(t, "-j"))
+			continue;
+		strncat(words, " ", sizeof(words) - strlen(words) - 1);
+		strncat(words, t, sizeof(words) - strlen(words) - 1);
+	}
+	if (!hs) {
+		fprintf(f, "error: class %s: give classid H\n", verb);
+		return;
+	}
+	if (!(sscanf(hs, "%x:%x%c", &maj, &min, &c) == 2 ||
+	      (sscanf(hs, "%x:%c", &maj, &c) == 1 && (min = 0, 1))) || maj > 0xffff ||
+	    min > 0xffff) {
+		fprintf(f, "error: classid '%s': expected a handle MAJ:MIN\n", hs);
+		return;
+	}
+	if (ed == ED_DEL && words[0]) {
+		fprintf(f, "error: class del takes classid H only, not '%s'\n", words + 1);
+		return;
+	}
+	class_edit(e, f, ed, XTX_HANDLE(maj, min), parent, words[0] ? words + 1 : "");
 }
 
 /* --- requests ---------------------------------------------------------------------- */
@@ -297,7 +380,7 @@ static void handle(struct xtx_engine *e, FILE *f, char *line)
 	for (char *t = strtok_r(line, " \t\r\n", &save); t && n < 8;
 	     t = strtok_r(NULL, " \t\r\n", &save)) {
 		w[n++] = t;
-		if (n == 4 && !strcmp(w[0], "class") && !strcmp(w[1], "change")) {
+		if (n == 2 && !strcmp(w[0], "class") && strcmp(w[1], "show")) {
 			rest = save;	/* the class line's words, as given */
 			break;
 		}
@@ -308,16 +391,9 @@ static void handle(struct xtx_engine *e, FILE *f, char *line)
 	}
 	if (n >= 2 && !strcmp(w[0], "class") && !strcmp(w[1], "show")) {
 		class_show(e, f, stats, json);
-	} else if (n == 4 && !strcmp(w[0], "class") && !strcmp(w[1], "change") &&
-		   !strcmp(w[2], "classid")) {
-		uint32_t maj, min;
-		char c;
-
-		if (sscanf(w[3], "%x:%x%c", &maj, &min, &c) == 2 ||
-		    (sscanf(w[3], "%x:%c", &maj, &c) == 1 && (min = 0, 1)))
-			class_change(e, f, XTX_HANDLE(maj, min), rest ? rest : "");
-		else
-			fprintf(f, "error: classid '%s': expected a handle MAJ:MIN\n", w[3]);
+	} else if (n == 2 && !strcmp(w[0], "class") && (!strcmp(w[1], "change") ||
+		   !strcmp(w[1], "add") || !strcmp(w[1], "del"))) {
+		class_request(e, f, w[1], rest ? rest : (char *)"");
 	} else if (n == 2 && !strcmp(w[0], "reload")) {
 		char err[1024];
 
@@ -338,7 +414,8 @@ static void handle(struct xtx_engine *e, FILE *f, char *line)
 		}
 	} else {
 		fputs("error: unknown request; expected 'class show [-s] [-j]', 'class change "
-		      "classid H OPTIONS', 'reload FILE', 'stats [-j]' or 'metrics'\n", f);
+		      "classid H OPTIONS', 'class add classid H parent P OPTIONS', 'class del "
+		      "classid H', 'reload FILE', 'stats [-j]' or 'metrics'\n", f);
 	}
 }
 
@@ -484,7 +561,7 @@ int xtx_engine__control_listen(struct xtx_engine *e, const char *path, char *err
 		return -ENAMETOOLONG;
 	}
 	k->lfd = k->stop_fd[0] = k->stop_fd[1] = -1;
-	k->ncls = e->ncls;
+	k->ncls = e->nslots;
 	k->bps = calloc(k->ncls ? k->ncls : 1, sizeof(*k->bps));
 	k->last = calloc(k->ncls ? k->ncls : 1, sizeof(*k->last));
 	if (path)

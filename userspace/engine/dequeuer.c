@@ -95,8 +95,10 @@ static int kick(struct xtx_dequeuer *q, uint64_t now)
 	return rc;
 }
 
-/* Publish the scheduler's class counters (seqlock writer; one writer: this thread). */
-static void publish_classes(struct xtx_dequeuer *q, uint64_t now)
+/* Publish the scheduler's class counters (seqlock writer; one writer: this thread), and
+ * zeros for the nfreed slots in freed[] (no class has them now). */
+static void publish_classes_freed(struct xtx_dequeuer *q, uint64_t now, unsigned nfreed,
+				  const uint32_t *freed)
 {
 	uint32_t seq = atomic_load_explicit(&q->snap_seq, memory_order_relaxed);
 	struct xtx_class_stats st;
@@ -106,19 +108,30 @@ static void publish_classes(struct xtx_dequeuer *q, uint64_t now)
 	 * the odd count (Boehm's seqlock writer). */
 	atomic_store_explicit(&q->snap_seq, seq + 1, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
-	for (unsigned c = 0; c < q->ncls; c++) {
+	for (unsigned c = 0; c < xtx_sched__class_count(q->sched); c++) {
+		size_t at = (size_t)xtx_sched__class_slot(q->sched, c) * SNAP_WORDS;
+
 		memset(w, 0, sizeof(w));
 		xtx_sched__class_stats(q->sched, c, &st);
 		memcpy(w, &st, sizeof(st));
 		for (unsigned k = 0; k < SNAP_WORDS; k++)
 			/* Relaxed: ordered by the seqcount (fence above, release below). */
-			atomic_store_explicit(&q->snap[c * SNAP_WORDS + k], w[k],
-					      memory_order_relaxed);
+			atomic_store_explicit(&q->snap[at + k], w[k], memory_order_relaxed);
 	}
+	for (unsigned i = 0; i < nfreed; i++)
+		for (unsigned k = 0; k < SNAP_WORDS; k++)
+			/* Relaxed: as above. */
+			atomic_store_explicit(&q->snap[(size_t)freed[i] * SNAP_WORDS + k], 0,
+					      memory_order_relaxed);
 	/* Release, pairs with the reader's acquire fence before its re-check. */
 	atomic_store_explicit(&q->snap_seq, seq + 2, memory_order_release);
 	q->snap_last_ns = now;
 	CTR_SET(q->ctr.cpu_ns, xtx_thread_cpu_ns());
+}
+
+static void publish_classes(struct xtx_dequeuer *q, uint64_t now)
+{
+	publish_classes_freed(q, now, 0, NULL);
 }
 
 /* Step 1 and 2: take up to a batch from the stage and hand it to the scheduler (or, when
@@ -214,8 +227,8 @@ int xtx_room_publish(struct xtx_dequeuer *q)
 		bool first = m != q->mirror_seen;
 
 		q->mirror_seen = m;
-		m += (size_t)q->idx * q->ncls;		/* this queue's row */
-		for (unsigned c = 0; first && c < q->ncls; c++)	/* first sight: all of it */
+		m += (size_t)q->idx * q->nslots;		/* this queue's row */
+		for (unsigned c = 0; first && c < q->nslots; c++)	/* first sight: all of it */
 			/* Relaxed: a hint for the XDP program (plain loads there); the
 			 * cls_room load reads our own store. */
 			atomic_store_explicit(&m[c], atomic_load_explicit(&q->cls_room[c],
@@ -404,14 +417,58 @@ static void idle(struct xtx_dequeuer *q, struct deq_state *s, uint32_t ticket, u
 
 /* Run the tree the engine published (xtx_engine__classes_change()), between two steps;
  * then its room states and counters, and clear the request. */
-static void take_change(struct xtx_dequeuer *q, const struct xtx_sched_config *cfg,
+/* A tree adopted (change.c's rebuild): the new scheduler takes the old one's state; the
+ * counters of classes that end go to the queue's (its drop counts stay in
+ * xtx_queue_stats); freed slots get zero counters and no room limit. */
+static void adopt(struct xtx_dequeuer *q, struct xtx_deq_change *c, struct xtx_desc *out,
+		  uint64_t now)
+{
+	struct xtx_sched *from = q->sched;
+	int rc;
+
+	reclaim_dropped(q, out);	/* adopt() moves queued packets, not CoDel's drops */
+	rc = xtx_sched__adopt(c->to, from, now);
+	if (rc < 0) {
+		c->rc = rc;
+		return;
+	}
+	for (unsigned i = 0; i < c->ngone; i++) {
+		struct xtx_class_stats st;
+
+		xtx_sched__class_stats(from, c->gone[i], &st);
+		for (unsigned r = 0; r < XTX_DROP__MAX; r++)
+			CTR_ADD(q->ctr.drops[r], st.drops[r]);
+	}
+	for (unsigned i = 0; i < c->nfreed; i++) {
+		uint32_t k = c->freed[i];
+		/* Acquire, pairs with the release store in xtx_engine__room_mirror(). */
+		_Atomic uint64_t *m = atomic_load_explicit(&q->mirror, memory_order_acquire);
+
+		/* Relaxed: a hint for producers (xtx_room_publish()). */
+		atomic_store_explicit(&q->cls_room[k], XTX_ROOM_NOLIMIT, memory_order_relaxed);
+		if (m)	/* Relaxed: a hint for the XDP program */
+			atomic_store_explicit(&m[(size_t)q->idx * q->nslots + k], XTX_ROOM_NOLIMIT,
+					      memory_order_relaxed);
+	}
+	q->sched = c->to;
+	c->old = from;
+	c->moved = (unsigned)rc;
+	CTR_ADD(q->ctr.moved, (uint64_t)rc);
+}
+
+static void take_change(struct xtx_dequeuer *q, struct xtx_deq_change *c, struct xtx_desc *out,
 			uint64_t now)
 {
-	q->change_rc = xtx_sched__change(q->sched, cfg, now, NULL, 0);
+	c->rc = 0;
+	if (c->to)
+		adopt(q, c, out, now);
+	else
+		c->rc = xtx_sched__change(q->sched, c->cfg, now, NULL, 0);
 	publish_room(q);
-	publish_classes(q, now);
-	/* Release, pairs with the engine's acquire load in classes_change(): change_rc and
-	 * the scheduler's new state are this thread's before cfg may be freed. */
+	publish_classes_freed(q, now, c->rc ? 0 : c->nfreed, c->freed);
+	/* Release, pairs with the engine's acquire load in run_change() (change.c): what
+	 * the thread wrote in c, and the scheduler's new state, are its before the engine
+	 * reads them or frees what c points to. */
 	atomic_store_explicit(&q->change, NULL, memory_order_release);
 }
 
@@ -435,13 +492,13 @@ void *xtx_dequeuer_main(void *arg)
 		int dropping = stopping && (atomic_load_explicit(&q->ctl->drop, memory_order_relaxed) ||
 					    now >= q->ctl->deadline_ns);
 		unsigned n, m;
-		/* Acquire, pairs with the release store in classes_change() (engine.c): the
-		 * config it points to is complete. */
-		const struct xtx_sched_config *chg = atomic_load_explicit(&q->change,
-									memory_order_acquire);
+		/* Acquire, pairs with the release store in run_change() (change.c): the
+		 * request and what it points to are complete. */
+		struct xtx_deq_change *chg = atomic_load_explicit(&q->change,
+								  memory_order_acquire);
 
 		if (__builtin_expect(chg != NULL, 0))
-			take_change(q, chg, now);
+			take_change(q, chg, out, now);
 		CTR_ADD(q->ctr.loops, 1);
 		n = intake_batches(q, in, drops, txt, now, dropping);
 		if (dropping)

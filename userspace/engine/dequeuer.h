@@ -35,7 +35,22 @@ struct xtx_queue_ctr {
 	_Atomic uint64_t tx_ring_full, kicks, kick_errors, sleeps, loops;
 	_Atomic uint64_t ring_limit, ring_limited;	/* the dql's, as of the last step */
 	_Atomic uint64_t held;		/* frames in the dequeuer's hands (partial batch) */
+	_Atomic uint64_t moved;		/* packets live changes moved to the default class */
 	_Atomic uint64_t cpu_ns;	/* the thread's CPU clock, at each class publication */
+};
+
+/* A live change for one dequeuer (change.c fills it, the thread runs it). */
+struct xtx_deq_change {
+	const struct xtx_sched_config *cfg;	/* in place: xtx_sched__change() */
+	struct xtx_sched *to;		/* else a new scheduler to adopt (xtx_sched__adopt()) */
+	const uint32_t *gone;		/* the running tree's classes whose counters end */
+	unsigned ngone;
+	const uint32_t *freed;		/* slots no class has after it */
+	unsigned nfreed;
+	/* Written by the thread: */
+	int rc;				/* 0, or the scheduler's error (nothing changed) */
+	struct xtx_sched *old;		/* adopted from: the engine's to destroy */
+	unsigned moved;			/* packets moved to the default class */
 };
 
 struct xtx_dequeuer {
@@ -53,7 +68,7 @@ struct xtx_dequeuer {
 	unsigned intake;		/* stage batches per step (opts.intake_batches) */
 	uint32_t wake_descs;		/* stage space that wakes producers: half a lane */
 	uint32_t since_wake;		/* descriptors taken from the stage since that wake */
-	unsigned ncls;			/* classes in the snapshot */
+	unsigned nslots;		/* class slots: the snapshot's and cls_room's size */
 	int nice, rtprio;		/* opts.deq_nice, opts.deq_rtprio */
 
 	/* The thread's. */
@@ -67,7 +82,7 @@ struct xtx_dequeuer {
 	/* Class counters as last published by the dequeuer: a seqcount (odd while writing)
 	 * and the struct as words, each copied with relaxed atomics so readers never race. */
 	_Atomic uint32_t snap_seq __attribute__((aligned(64)));
-	_Atomic uint64_t *snap;		/* ncls * SNAP_WORDS */
+	_Atomic uint64_t *snap;		/* nslots * SNAP_WORDS, by slot */
 	uint64_t snap_last_ns;
 
 	/* Room per class on this queue (xtx/sched.h "Room"), XTX_ROOM_WORD(): written by
@@ -75,18 +90,17 @@ struct xtx_dequeuer {
 	 * (xtx_producer__room()). */
 	_Atomic uint64_t *cls_room;
 
-	/* xtx_engine__room_mirror(): a copy of cls_room at mirror[idx * ncls]; NULL until
+	/* xtx_engine__room_mirror(): a copy of cls_room at mirror[idx * nslots]; NULL until
 	 * set. `mirror` is the engine's (set once, release), `mirror_seen` the thread's
 	 * copy, written in full the first time it sees it. */
 	_Atomic(_Atomic uint64_t *) mirror;
 	_Atomic uint64_t *mirror_seen;
 	unsigned idx;			/* this queue's index among the engine's */
 
-	/* A live change (xtx_engine__classes_change()): the new tree, set by the engine
-	 * and cleared by the thread once its scheduler runs it; change_rc its result,
-	 * published by that clear. */
-	_Atomic(const struct xtx_sched_config *) change;
-	int change_rc;
+	/* A live change (xtx_engine__classes_change()): set by the engine, cleared by the
+	 * thread once it runs the new tree; what it wrote in the request is published by
+	 * that clear. */
+	_Atomic(struct xtx_deq_change *) change;
 };
 
 /* The room word's layout: xtx/roomword.h. */

@@ -172,6 +172,7 @@ static void engine_free(struct xtx_engine *e)
 	free(e->fr.owner);
 	xtx_sched_config__free(e->own_cfg);
 	xtx_sched_config__free(e->cur);
+	xtx_slots_free(e);
 	xtx_registry__fini(&e->reg);
 	pthread_mutex_destroy(&e->rx_lock);
 	pthread_mutex_destroy(&e->change_lock);
@@ -231,19 +232,20 @@ static void join_dequeuer(struct xtx_queue *q)
  * the UMEM to cover the limits (up to 512 MiB); when it cannot, say so. */
 static void size_frames_for_limits(struct xtx_engine *e, int may_grow, uint32_t min_frames)
 {
-	uint8_t *has_child = calloc(e->ncls ? e->ncls : 1, 1);
+	unsigned ncls = xtx_sched_config__class_count(e->cfg);
+	uint8_t *has_child = calloc(ncls ? ncls : 1, 1);
 	uint64_t queued = 0, need, cap = (512ull << 20) / e->fr.size;
 	unsigned nleaves = 0;
 
 	if (!has_child)
 		return;
-	for (unsigned i = 0; i < e->ncls; i++) {
+	for (unsigned i = 0; i < ncls; i++) {
 		int p = xtx_sched_config__class_index(e->cfg, xtx_sched_config__class(e->cfg, i)->parent);
 
 		if (p >= 0)
 			has_child[p] = 1;
 	}
-	for (unsigned i = 0; i < e->ncls; i++)
+	for (unsigned i = 0; i < ncls; i++)
 		if (!has_child[i]) {
 			queued += xtx_sched_config__class(e->cfg, i)->limit;
 			nleaves++;
@@ -449,6 +451,7 @@ static int open_classes(struct xtx_engine *e, int may_grow, uint32_t min_frames,
 			size_t errlen)
 {
 	char cerr[512] = "";
+	int rc;
 
 	e->cfg = e->o.classes;
 	if (!e->cfg) {
@@ -460,10 +463,12 @@ static int open_classes(struct xtx_engine *e, int may_grow, uint32_t min_frames,
 		xtx_errf(err, errlen, "class configuration: %s", cerr);
 		return -EINVAL;
 	}
-	e->ncls = xtx_sched_config__class_count(e->cfg);
 	e->cur = xtx_sched_config__dup(e->cfg);
 	if (!e->cur)
 		return -ENOMEM;
+	rc = xtx_slots_open(e, err, errlen);
+	if (rc)
+		return rc;
 	size_frames_for_limits(e, may_grow, min_frames);
 	return 0;
 }
@@ -525,7 +530,7 @@ static void fill_dequeuer(struct xtx_engine *e, struct xtx_queue *q)
 	d->idx = q->idx;
 	d->intake = e->intake;
 	d->wake_descs = e->o.lane_size / 2;	/* >= 1: lane_size >= 2 (mpsc.c) */
-	d->ncls = e->ncls;
+	d->nslots = e->nslots;
 	d->nice = e->o.deq_nice;
 	d->rtprio = e->o.deq_rtprio;
 	xtx_dql__init(&d->dql, XTX_DEQ_BATCH, e->o.tx_ring_size, xtx_now_ns());
@@ -542,8 +547,9 @@ static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
 	if (ncpus < 0)
 		return ncpus;
 	if (e->nq > 1 && !e->o.queue_classes) {
-		e->shared = xtx_sched_shared__create(e->cfg, e->nq, e->o.slice_ns, xtx_now_ns(),
-						     cerr, sizeof(cerr));
+		e->shared = xtx_sched_shared__create_slots(e->cfg, NULL, e->nslots, e->nq,
+							   e->o.slice_ns, xtx_now_ns(), cerr,
+							   sizeof(cerr));
 		if (!e->shared) {
 			rc = -errno;
 			xtx_errf(err, errlen, "cannot create the device-wide class state: %s", cerr);
@@ -561,7 +567,7 @@ static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
 					     .target_ns = e->o.target_ns,
 					     .codel = e->o.codel ? XTX_CODEL_ON : 0,
 					     .ecn_mark = xtx_ecn_mark,
-					     .ecn_ctx = &q->deq.fr };
+					     .ecn_ctx = &q->deq.fr, .nslots = e->nslots };
 
 		rc = e->null ? xtx_queue_null(e, q, err, errlen) :
 			       xtx_queue_socket(e, q, err, errlen);
@@ -572,8 +578,8 @@ static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
 		xtx_txring__comp_start(&q->deq.ring);
 		q->deq.stage = xtx_mpsc__create(&mo);
 		q->deq.sched = xtx_sched__create(e->cfg, &so, xtx_now_ns(), cerr, sizeof(cerr));
-		q->deq.snap = calloc(e->ncls * SNAP_WORDS, sizeof(*q->deq.snap));
-		q->deq.cls_room = aligned_alloc(64, (e->ncls * 8 + 63) / 64 * 64);
+		q->deq.snap = calloc(e->nslots * SNAP_WORDS, sizeof(*q->deq.snap));
+		q->deq.cls_room = aligned_alloc(64, (e->nslots * 8 + 63) / 64 * 64);
 		if (!q->deq.stage || !q->deq.sched || !q->deq.snap || !q->deq.cls_room) {
 			rc = -errno ? -errno : -ENOMEM;
 			xtx_errf(err, errlen, "queue %u: cannot create stage or scheduler: %s",
@@ -583,10 +589,11 @@ static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
 		fill_dequeuer(e, q);
 		/* Every class without a limit, then each leaf's first state (the thread
 		 * does not run yet). */
-		for (unsigned c = 0; c < e->ncls; c++) {
+		for (unsigned c = 0; c < e->nslots; c++)
+			atomic_init(&q->deq.cls_room[c], XTX_ROOM_NOLIMIT);
+		for (unsigned c = 0; c < xtx_sched__class_count(q->deq.sched); c++) {
 			struct xtx_class_stats cs;
 
-			atomic_init(&q->deq.cls_room[c], XTX_ROOM_NOLIMIT);
 			xtx_sched__class_stats(q->deq.sched, c, &cs);
 			/* a leaf with a target: a budget (inner classes have 0, leaves
 			 * without a target UINT32_MAX) */
@@ -789,7 +796,7 @@ int xtx_engine__stop(struct xtx_engine *e)
 		struct xtx_class_stats st;
 
 		after += CTR_GET(e->q[i].deq.ctr.drops[XTX_DROP_PURGED]);
-		for (unsigned c = 0; c < e->ncls; c++)
+		for (unsigned c = 0; c < xtx_sched__class_count(e->q[i].deq.sched); c++)
 			if (!xtx_sched__class_stats(e->q[i].deq.sched, c, &st))
 				after += st.drops[XTX_DROP_PURGED];
 	}
@@ -857,12 +864,12 @@ uint32_t xtx_engine__frame_room(const struct xtx_engine *e)
 
 int xtx_engine__class_index(const struct xtx_engine *e, uint32_t handle)
 {
-	return xtx_sched__class_index(e->q[0].deq.sched, handle);	/* fixed while it runs */
+	return xtx_slot_lookup(e, handle);
 }
 
 unsigned xtx_engine__class_count(const struct xtx_engine *e)
 {
-	return e->ncls;
+	return e->nslots;
 }
 
 void *xtx_engine__frame(const struct xtx_engine *e, uint64_t addr)
@@ -912,9 +919,10 @@ int xtx_engine__queue_stats(const struct xtx_engine *e, unsigned qi, struct xtx_
 	st->kick_errors = CTR_GET(q->deq.ctr.kick_errors);
 	st->sleeps = CTR_GET(q->deq.ctr.sleeps);
 	st->loops = CTR_GET(q->deq.ctr.loops);
+	st->moved = CTR_GET(q->deq.ctr.moved);
 	for (unsigned r = 0; r < XTX_DROP__MAX; r++)
 		st->drops[r] = CTR_GET(q->deq.ctr.drops[r]);
-	for (unsigned c = 0; c < e->ncls; c++) {
+	for (unsigned c = 0; c < e->nslots; c++) {
 		struct xtx_class_stats cs;
 
 		read_class_snap(&q->deq, c, &cs);
@@ -926,7 +934,7 @@ int xtx_engine__queue_stats(const struct xtx_engine *e, unsigned qi, struct xtx_
 
 int xtx_engine__room_mirror(struct xtx_engine *e, uint64_t *words, unsigned n)
 {
-	if (!e || !words || n / e->nq < e->ncls || ((uintptr_t)words & 7))
+	if (!e || !words || n / e->nq < e->nslots || ((uintptr_t)words & 7))
 		return -EINVAL;
 	for (unsigned i = 0; i < e->nq; i++) {
 		/* Relaxed: only this function stores it (below), from the caller's thread;
@@ -963,7 +971,7 @@ int xtx_engine__null_stats(const struct xtx_engine *e, unsigned qi, struct xtx_n
 
 int xtx_engine__class_stats(const struct xtx_engine *e, unsigned cls, struct xtx_class_stats *st)
 {
-	if (cls >= e->ncls)
+	if (cls >= e->nslots)
 		return -ENOENT;
 	memset(st, 0, sizeof(*st));
 	for (unsigned i = 0; i < e->nq; i++) {

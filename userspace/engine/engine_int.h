@@ -132,7 +132,17 @@ struct xtx_engine {
 	struct xtx_control *control;	/* the control socket (control.c); NULL: none */
 	struct xtx_sched_shared *shared;	/* device-wide classes; NULL: one queue, or
 						 * opts.queue_classes */
-	unsigned ncls;
+	unsigned nslots;		/* class slots (opts.max_classes): the size of every
+					 * per-class array; class indexes are slots */
+	uint32_t *slot_of;		/* cur's class i -> its slot (change_lock) */
+	uint8_t *slot_state;		/* per slot: XTX_SLOT_* (change_lock) */
+	_Atomic uint64_t *slot_owner;	/* per slot: 1 << 32 | handle of its class; 0 none */
+	_Atomic uint32_t dflt_slot;	/* the default leaf's slot: where a slot no class has
+					 * sends, so its room too (xtx_producer__room()) */
+	_Atomic uint64_t *hidx;		/* handle -> slot, never emptied (slots.c) */
+	uint32_t hidx_mask, hidx_n;	/* its size - 1, and keys in it */
+	xtx_change_check_fn change_check;	/* xtx_engine__set_change_check() */
+	void *change_ctx;
 	int room_on;			/* some leaf has a room target: producers ask */
 	struct xtx_pool pool;
 
@@ -161,6 +171,26 @@ struct xtx_engine {
 
 	struct xtx_registry reg;	/* the producers (registry.h) */
 };
+
+/* slots.c: class slots (the indexes descriptors carry), kept for a class while it is in
+ * the tree. A slot is XTX_SLOT_NEW until a class takes it, then XTX_SLOT_USED, then
+ * XTX_SLOT_FREED once its class is removed; a class added takes the lowest NEW slot,
+ * else the lowest FREED one, so a removed class's index sends to the default class for
+ * as long as the slots allow. */
+enum { XTX_SLOT_NEW = 0, XTX_SLOT_USED = 1, XTX_SLOT_FREED = 2 };
+/* At open: slot i for e->cfg's class i. 0, -ENOMEM, -EINVAL (message). */
+int xtx_slots_open(struct xtx_engine *e, char *err, size_t errlen);
+void xtx_slots_free(struct xtx_engine *e);
+/* Slots for cfg's classes (staying ones keep theirs) into slots[class count]; *fresh:
+ * some class is new. 0, or -EOPNOTSUPP with a message (no slot left). change_lock. */
+int xtx_slots_plan(struct xtx_engine *e, const struct xtx_sched_config *cfg, uint32_t *slots,
+		   char *err, size_t errlen);
+/* cfg with slots runs now (change_lock): states, owners and the handle index follow;
+ * slot_of becomes slots (taken). */
+void xtx_slots_commit(struct xtx_engine *e, const struct xtx_sched_config *cfg,
+		      uint32_t *slots);
+/* The slot of a handle in the running tree, or -ENOENT; any thread. */
+int xtx_slot_lookup(const struct xtx_engine *e, uint32_t handle);
 
 /* change.c: xtx_engine__classes_change() with change_lock held by the caller. */
 int xtx_classes_change_locked(struct xtx_engine *e, const struct xtx_sched_config *cfg,

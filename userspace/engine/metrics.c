@@ -72,7 +72,7 @@ static int classes(struct xtx_engine *e, FILE *f, const char *dev)
 	if (!st)
 		return -ENOMEM;
 	for (unsigned c = 0; c < n; c++)
-		xtx_engine__class_stats(e, c, &st[c]);
+		xtx_engine__class_stats(e, e->slot_of[c], &st[c]);	/* change_lock */
 	for (unsigned k = 0; k < C__N; k++) {
 		head(f, &cls_families[k]);
 		for (unsigned c = 0; c < n; c++) {

@@ -29,7 +29,7 @@ struct xtx_producer *xtx_producer__open(struct xtx_engine *e)
 	int rc;
 
 	if (p) {
-		p->rs = calloc((size_t)e->nq * e->ncls, sizeof(*p->rs));
+		p->rs = calloc((size_t)e->nq * e->nslots, sizeof(*p->rs));
 		p->fs = malloc(XTX_ROOM_SLOTS * sizeof(*p->fs));
 		for (unsigned i = 0; p->fs && i < XTX_ROOM_SLOTS; i++)
 			p->fs[i] = (struct xtx_prod_flow_room){ .cls = UINT32_MAX };
@@ -193,8 +193,12 @@ static inline int room_check(struct xtx_producer *p, uint16_t cls, uint32_t hash
 
 	*rsp = NULL;
 	*fsp = NULL;
-	if (!e->room_on || cls >= e->ncls)
+	if (!e->room_on || cls >= e->nslots)
 		return 1;
+	/* Relaxed, both: hints (slots.c); a slot no class has sends to the default class,
+	 * so it waits for that class's room. */
+	if (__builtin_expect(!atomic_load_explicit(&e->slot_owner[cls], memory_order_relaxed), 0))
+		cls = (uint16_t)atomic_load_explicit(&e->dflt_slot, memory_order_relaxed);
 	/* Relaxed: a hint, written by the queue's dequeuer (xtx_room_publish()). */
 	w = atomic_load_explicit(&e->q[q].deq.cls_room[cls], memory_order_relaxed);
 	if (XTX_ROOM_FULL(w))
@@ -202,7 +206,7 @@ static inline int room_check(struct xtx_producer *p, uint16_t cls, uint32_t hash
 	if (XTX_ROOM_Q(w) == XTX_ROOM_UNIT_MAX)
 		return 1;
 	gen = XTX_ROOM_GEN(w);
-	rs = &p->rs[(size_t)q * e->ncls + cls];
+	rs = &p->rs[(size_t)q * e->nslots + cls];
 	if (__builtin_expect(rs->gen != gen || !rs->cap, 0)) {	/* cap 0: never set */
 		uint32_t np = xtx_registry__open_hint(&p->e->reg);
 		uint32_t share = XTX_ROOM_Q(w) * 64 / (np > 1 ? np : 1);
