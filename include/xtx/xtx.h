@@ -471,8 +471,9 @@ int xtx_engine__metrics(struct xtx_engine *e, char **text, size_t *len);
  * thread of the engine until xtx_engine__stop(), which removes it. A peer of another uid
  * (SO_PEERCRED) is refused and told why. Requests, one per connection, in tc's words:
  * "class show [-s] [-j]", "class change classid H OPTIONS" (H's class line replaced, as
- * tc class change: options not given take their defaults), "reload FILE", "stats [-j]",
- * "metrics" (xtx_engine__metrics());
+ * tc class change: options not given take their defaults), "class add classid H parent
+ * P OPTIONS", "class del classid H" (refused for a class with children or the default
+ * class, as tc refuses), "reload FILE", "stats [-j]", "metrics" (xtx_engine__metrics());
  * answers "ok" or "error: MESSAGE" on the first line, then the body. A stale socket file
  * (no listener) is replaced; a live one is -EADDRINUSE. 0, -EBUSY (already listening),
  * -ESRCH (stopped), -errno of the socket calls, with a message in err. */

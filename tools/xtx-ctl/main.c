@@ -26,6 +26,8 @@ static const char usage_text[] =
 "SYNOPSIS\n"
 "    xtx-ctl [-s] [-j] [--watch S [--count N]] [--control PATH] class show [dev IF]\n"
 "    xtx-ctl [--control PATH] class change dev IF classid H OPTION VALUE...\n"
+"    xtx-ctl [--control PATH] class add dev IF classid H parent P OPTION VALUE...\n"
+"    xtx-ctl [--control PATH] class del dev IF classid H\n"
 "    xtx-ctl [--control PATH] reload dev IF FILE\n"
 "    xtx-ctl [-j] [--control PATH] stats dev IF\n"
 "    xtx-ctl [--control PATH] metrics dev IF\n"
@@ -52,13 +54,25 @@ static const char usage_text[] =
 "                   options given (class file words: rate, ceil, burst, cburst, quantum,\n"
 "                   prio, limit, fq, flows, flow_limit, fq_quantum, maxrate, target,\n"
 "                   codel, scope; docs/config.md) and, for the rest, their defaults;\n"
-"                   the parent stays. What the running tree cannot take (a new class,\n"
-"                   fq turned on...) and impossible trees are refused with the reason,\n"
-"                   and nothing changes (docs/config.md, 'Changing a running tree').\n"
+"                   the parent stays (a parent other than H's is refused: a class is\n"
+"                   not moved). Impossible trees and what the engine cannot take (a\n"
+"                   new overhead, more classes than it has indexes for, a room target\n"
+"                   where it opened with none) are refused with the reason, and nothing\n"
+"                   changes (docs/config.md, 'Changing a running tree').\n"
+"    class add      a class H under P (a class of the tree, or root) with the options\n"
+"                   given, as tc class add; refused if H is there. Classes added and\n"
+"                   removed keep every other class's index, tokens, counters and\n"
+"                   queued packets.\n"
+"    class del      remove class H, as tc class del: its queued packets go to the\n"
+"                   default class (xtx-ctl stats: moved). Refused for a class with\n"
+"                   children, the default class, and in xtx-shape a class its rules\n"
+"                   send to.\n"
 "    reload         the class file FILE for the running tree, as xtx-shape's SIGHUP\n"
 "                   (FILE is read by the engine's process).\n"
 "    stats          per TX queue: packets and bytes sent, completed, dropped, TX ring\n"
-"                   full, the ring limit, kicks; producers open and what they sent;\n"
+"                   full, the ring limit, kicks, moved (queued packets of removed\n"
+"                   classes given to the default class); producers open and what they\n"
+"                   sent;\n"
 "                   frames by place (pool, producers' caches, application, stages,\n"
 "                   schedulers, TX rings, dequeuers, fill ring, receivers).\n"
 "    metrics        the same counters as Prometheus metrics (text format 0.0.4, what\n"
@@ -89,6 +103,8 @@ static const char usage_text[] =
 "EXAMPLES\n"
 "    xtx-ctl -s class show dev eth1\n"
 "    xtx-ctl class change dev eth1 classid 1:10 rate 200mbit ceil 300mbit\n"
+"    xtx-ctl class add dev eth1 parent 1: classid 1:30 rate 50mbit ceil 100mbit fq\n"
+"    xtx-ctl class del dev eth1 classid 1:30\n"
 "    xtx-ctl -j stats dev eth1 | jq '.frames'\n";
 
 static void usage(void)
@@ -213,8 +229,8 @@ int main(int argc, char **argv)
 		strcat(req, argv[i]);
 	}
 	if (!nw)
-		cli_die_usage("give a request: class show, class change, reload, stats or "
-			      "metrics (see --help)");
+		cli_die_usage("give a request: class show, class change, class add, class del, "
+			      "reload, stats or metrics (see --help)");
 	if (!path && !dev)
 		cli_die_usage("give dev IF (or --control PATH)");
 	if (!path) {

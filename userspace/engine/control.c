@@ -186,13 +186,15 @@ static void stats_show(struct xtx_engine *e, FILE *f, bool json)
 			d += qs.drops[r];
 		fprintf(f, json ? "%s{\"queue\":%u,\"sent_pkts\":%llu,\"sent_bytes\":%llu,"
 				  "\"completed\":%llu,\"drops\":%llu,\"tx_ring_full\":%llu,"
-				  "\"ring_limit\":%llu,\"kicks\":%llu}"
+				  "\"ring_limit\":%llu,\"kicks\":%llu,\"moved\":%llu}"
 			       : "%squeue %u: sent %llu pkt %llu bytes, completed %llu, dropped "
-				 "%llu, tx ring full %llu, ring limit %llu, kicks %llu\n",
+				 "%llu, tx ring full %llu, ring limit %llu, kicks %llu, moved "
+				 "%llu\n",
 			json && q ? "," : "", q, (unsigned long long)qs.sent_pkts,
 			(unsigned long long)qs.sent_bytes, (unsigned long long)qs.completed,
 			(unsigned long long)d, (unsigned long long)qs.tx_ring_full,
-			(unsigned long long)qs.ring_limit, (unsigned long long)qs.kicks);
+			(unsigned long long)qs.ring_limit, (unsigned long long)qs.kicks,
+			(unsigned long long)qs.moved);
 	}
 	fprintf(f, json ? "],\"producers\":{\"open\":%u,\"sent\":%llu,\"sent_bytes\":%llu,"
 			  "\"room_waits\":%llu},"
