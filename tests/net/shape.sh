@@ -52,9 +52,11 @@
 #   ctl_del         xtx-send --control with 1:10 (60 Mbit/s) and 1:20 (30) flows, each
 #                   backlogged: at the receiver each within 2% over 2.5 s; then xtx-ctl
 #                   class del 1:20: 1:20's flows go to the default 1:10, whose 60 Mbit/s
-#                   they then share (within 2% from 100 ms after; 1:20's flows at least
-#                   12 of it); xtx-send's summary has 1:20 removed and nothing
-#                   unaccounted;
+#                   they then share (within 2% from 100 ms after; 1:20's flows and 1:10's
+#                   each side within 5% of half); then a reload makes a new class 1:30
+#                   (20 Mbit/s) the default: 1:20's flows follow it (20, within 2%),
+#                   1:10's take its 60 again (within 2%); xtx-send's summary has 1:20
+#                   removed and nothing unaccounted;
 #   metrics         xtx-ctl metrics passes promtool check metrics; --metrics
 #                   127.0.0.1:9464 (in the shaper's namespace) scraped with curl twice
 #                   while traffic flows: promtool passes, 1:10's sent bytes grow, the
@@ -715,7 +717,7 @@ test_ctl_del() {
     'default 1:10' > $TMPD/del.conf
   # flows alternate leaves: even ports 1:10, odd ports 1:20
   in_tx timeout 40 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC" \
-    --classes $TMPD/del.conf --flows 8 --size 1500 --rate 300mbit --duration 9 --interval 0 \
+    --classes $TMPD/del.conf --flows 8 --size 1500 --rate 300mbit --duration 12 --interval 0 \
     --json --control "$CTL_SOCK" > $TMPD/send.json 2> $TMPD/send.err &
   send_pid=$!
   for _ in $(seq 40); do [ -S "$CTL_SOCK" ] && break; sleep 0.05; done
@@ -725,15 +727,25 @@ test_ctl_del() {
   ! ctl class show | grep -q "^class htb 1:20 " || fail "class show still shows 1:20"
   sleep 0.1
   reload_window after
+  # the default changed (a reload: 1:30 added as the default): 1:20's old index follows
+  # it, 1:10's own flows stay
+  printf '%s\n' 'class 1: rate 100mbit burst 128k cburst 128k' \
+    'class 1:10 parent 1: rate 60mbit ceil 60mbit burst 128k cburst 128k limit 1000 fq' \
+    'class 1:30 parent 1: rate 20mbit ceil 20mbit burst 128k cburst 128k limit 1000 fq' \
+    'default 1:30' > $TMPD/del2.conf
+  ctl reload $TMPD/del2.conf || fail "xtx-ctl reload with a new default failed"
+  sleep 0.1
+  reload_window dflt
   wait $send_pid || { cat $TMPD/send.err; fail "xtx-send failed"; }
-  for x in "before 0 60 1:10" "before 1 30 1:20" "after 0+1 60 1:10 (1:20's flows in it)"; do
+  for x in "before 0 60 1:10" "before 1 30 1:20" "after 0+1 60 1:10 (1:20's flows in it)" \
+    "dflt 0 60 1:10" "dflt 1 20 1:30 (the new default: 1:20's flows in it)"; do
     set -- $x
     SINK_JSON=$TMPD/reload-$1.json
     dur=$(jget $SINK_JSON .arrival_s)
     case $2 in 0+1) a=$(wire 9000 9007) ;; *) a=$(wire_parity $2) ;; esac
     e=$(off_pct "$a" "$3")
-    echo "$1 the del: ports $2 (${*:4}): $(printf %.3f "$a") Mbit/s at the sink, expect $3 ($e%)"
-    awk -v e="$e" 'BEGIN { exit !(e <= 2 && e >= -2) }' || fail "$1 the del, ports $2: off by $e%"
+    echo "$1: ports $2 (${*:4}): $(printf %.3f "$a") Mbit/s at the sink, expect $3 ($e%)"
+    awk -v e="$e" 'BEGIN { exit !(e <= 2 && e >= -2) }' || fail "$1, ports $2: off by $e%"
   done
   SINK_JSON=$TMPD/reload-after.json dur=$(jget $TMPD/reload-after.json .arrival_s)
   for x in 0 1; do	# 4 flows each side, in one fq leaf, each side waiting for its room

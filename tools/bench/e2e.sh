@@ -22,7 +22,9 @@
 #
 # Usage: e2e.sh [--runs K] [--duration S] [--md FILE] [--json FILE]
 #        e2e.sh --render JSON [--md FILE]
-# Environment: E2E_CONFIGS (the configurations, default all), XTX_BENCH_FORCE_FAIL
+# Environment: E2E_CONFIGS (the configurations, default all), E2E_XTX_SEND (the
+# xtx-send to run, default build/release/bin/xtx-send: an A/B, tools/bench/ab_e2e.sh),
+# XTX_BENCH_FORCE_FAIL
 # (tools/bench/lib.sh). JSON lines: {"config", "mpps", "spread", "cpu_ns_per_pkt", "runs",
 # "duration_s", "pps", "runs_pps", "runs_cpu_ns_per_pkt"} (the last three since
 # 2026-12-01; mpps and spread in Mpps, the per-run lists in pps and ns).
@@ -116,7 +118,7 @@ measure() { # config
       [[ $c == xtx-idle ]] && { p=1; rate=(--rate 100pps); }
       [[ $c == *-qc ]] && qc=(--queue-classes)
       [[ $c == *-nt ]] && qc+=(--target off)
-      sender=($BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC"
+      sender=("${E2E_XTX_SEND:-$BIN/xtx-send}" --dev "$TX_DEV" --dst-ip "$RX_IP" --dst-mac "$TX_NEXTHOP_MAC"
               --queues $q --producers $p --flows $flows "${cls[@]}" "${rate[@]}" "${qc[@]}"
               --duration "$dur" --drop --interval 0 --json) ;;
     kernel-htb-t*)

@@ -455,7 +455,7 @@ static void serve(struct xtx_engine *e, int fd)
 	free(out);
 }
 
-/* Each class's sent bytes over the last whole second. */
+/* Each class slot's sent bytes over the last whole second. */
 static void sample(struct xtx_engine *e, struct xtx_control *k, uint64_t now)
 {
 	if (now - k->t_last < 1000000000ull)
@@ -464,8 +464,10 @@ static void sample(struct xtx_engine *e, struct xtx_control *k, uint64_t now)
 		struct xtx_class_stats st;
 
 		xtx_engine__class_stats(e, c, &st);
-		k->bps[c] = k->t_last ? (uint64_t)((unsigned __int128)(st.sent_bytes - k->last[c]) *
-						   1000000000ull / (now - k->t_last)) : 0;
+		/* 0 for a slot whose class changed since (its counter started again) */
+		k->bps[c] = k->t_last && st.sent_bytes >= k->last[c] ?
+			    (uint64_t)((unsigned __int128)(st.sent_bytes - k->last[c]) *
+				       1000000000ull / (now - k->t_last)) : 0;
 		k->last[c] = st.sent_bytes;
 	}
 	k->t_last = now;
