@@ -8,7 +8,8 @@
 set -euo pipefail
 
 # build: compiler, BPF toolchain, libraries; test: iproute2, capsh, jq, ethtool, tshark,
-# valgrind, curl, and the Debian packaging test: debhelper, dpkg-dev, fakeroot, man-db;
+# valgrind, curl, and the Debian packaging test: debhelper, dpkg-dev, fakeroot, man-db,
+# systemd (systemd-analyze verify of the unit; on any Debian 12 install already);
 # bench peers: DPDK (rte_ring, rte_sched; dpdk-dev ships dpdk-testpmd for
 # make bench-line) and concurrencykit; plots: gnuplot. And promtool (the metrics test's
 # checker) alone, unpacked from Debian's prometheus package into $PROMTOOL without
@@ -18,7 +19,7 @@ PKGS=(
   clang llvm
   libxdp-dev libbpf-dev libnuma-dev libelf-dev zlib1g-dev
   bpftool xdp-tools iproute2 libcap2-bin jq ethtool tshark valgrind curl
-  debhelper dpkg-dev fakeroot man-db
+  debhelper dpkg-dev fakeroot man-db systemd
   libdpdk-dev dpdk-dev libck-dev
   gnuplot-nox
 )

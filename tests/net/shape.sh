@@ -41,7 +41,7 @@
 #                   what tc refuses (an add of a class there, without a parent, a change
 #                   that moves a class, a del of a rule's class, of the default class,
 #                   of a class with children, with options, of a class not there); then
-#                   200 class changes in a row (150 and 200 Mbit/s in turn, the last
+#                   1000 class changes in a row (150 and 200 Mbit/s in turn, the last
 #                   200) with a class added and removed ten times among them: at the
 #                   receiver within 2% of 100 before and of 200 from 100 ms after the
 #                   last; -s -j show the new rate, the counters and the measured rate;
@@ -530,9 +530,9 @@ reload_window() { # name: the sink for 2.5 s; its file to $TMPD/reload-NAME.json
   wait "$SINK_PID"; SINK_PID=
   cp $SINK_JSON $TMPD/reload-$1.json
 }
-reload_send() { # 300 Mbit/s of 1500-byte frames at 1:10 for 9 s, in the background
+reload_send() { # [S]: 300 Mbit/s of 1500-byte frames at 1:10 for S (9) s, in the background
   in_tx timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-ip "$RX_IP" \
-    --dst-mac "$TX_NEXTHOP_MAC" --flows 8 --size 1500 --rate 300mbit --duration 9 \
+    --dst-mac "$TX_NEXTHOP_MAC" --flows 8 --size 1500 --rate 300mbit --duration "${1:-9}" \
     --producers 2 --queues 2 --interval 0 --json > $TMPD/send.json 2> $TMPD/send.err &
   send_pid=$!
 }
@@ -615,7 +615,7 @@ test_ctl() {
   ctl -s --watch 0.2 --count 2 class show > $TMPD/watch.txt || fail "xtx-ctl --watch failed"
   [ "$(grep -c $'\e\\[H\e\\[2J' $TMPD/watch.txt)" = 2 ] && [ "$(grep -c '^class htb 1:10 ' $TMPD/watch.txt)" = 2 ] ||
     fail "xtx-ctl -s --watch 0.2 --count 2: not two redrawn tables"
-  reload_send
+  reload_send 13
   sleep 1
   WANT="exceeds parent" ctl_refused class change classid 1:10 rate 500mbit
   WANT="expected" ctl_refused class change classid 1:10 rate fast
@@ -634,18 +634,18 @@ test_ctl() {
   ctl class del classid 1:30 || fail "xtx-ctl class del failed"
   WANT="no such class" ctl_refused class del classid 1:30
   reload_window before
-  # 200 changes in a row under load (150 and 200 Mbit/s in turn, the last to 200; 1:40
-  # added at the 1st of every 20 and removed at the 11th: a new tree each time)
+  # 1000 changes in a row under load (150 and 200 Mbit/s in turn, the last to 200; 1:40
+  # added at the 1st of every 100 and removed at the 51st: a new tree each time)
   local t0=$(date +%s.%N)
-  for x in $(seq 200); do
+  for x in $(seq 1000); do
     ctl class change classid 1:10 rate $(( x % 2 ? 150 : 200 ))mbit burst 128k cburst 128k \
       limit 1000 fq || { fail "xtx-ctl class change $x failed"; break; }
-    case $(( x % 20 )) in
+    case $(( x % 100 )) in
       1) ctl class add classid 1:40 parent 1: rate 1mbit || fail "xtx-ctl class add $x failed" ;;
-      11) ctl class del classid 1:40 || fail "xtx-ctl class del $x failed" ;;
+      51) ctl class del classid 1:40 || fail "xtx-ctl class del $x failed" ;;
     esac
   done
-  echo "200 changes, and a class added and removed 10 times among them, in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s"
+  echo "1000 changes, and a class added and removed 10 times among them, in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s"
   sleep 0.1
   reload_window after
   ctl -s -j class show > $TMPD/show.json || fail "xtx-ctl -s -j class show failed"
