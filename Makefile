@@ -354,7 +354,7 @@ demo: built
 # --- man pages ----------------------------------------------------------------
 # One source each: a tool's page is its --help (tools/man/help2man.sh), the class file's
 # docs/config.md (md2man.sh), the rules file's xtx-shape's RULES section.
-SBIN_TOOLS := xtx-send xtx-shape xtx-sink xtx-compare udp-send pkt-send xsk-plain
+SBIN_TOOLS := xtx-send xtx-shape xtx-sink xtx-compare xtx-doctor udp-send pkt-send xsk-plain
 BIN_TOOLS  := xtx-ctl
 MAN_PAGES  := $(SBIN_TOOLS:%=build/man/%.8) $(BIN_TOOLS:%=build/man/%.1) \
 	      build/man/xtx-classes.5 build/man/xtx-rules.5

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# doctor.sh - xtx-doctor (tools/xtx-doctor): every check's verdict on recorded machines,
+# and on the testbed's veth. One test function each:
+#   fixtures   tests/data/doctor/DRIVER.facts (i40e, ice, mlx5, ixgbe, virtio_net, written
+#              from the drivers' documentation; README.md there) with the options of
+#              DRIVER.expect: every check's status as expected, in order, and the exit
+#              code (1 with a fail, 0 without); the text output names each fix
+#   veth       on the testbed's tx0 (ip netns exec: the namespace's own /sys): it runs,
+#              knows the driver (veth), the XDP features (the netdev family), the MTU and
+#              the link, says zero-copy is not offered and that a virtual device has no
+#              IRQs; --dump-facts then --facts of that record gives the same verdicts
+#   usage      no interface, a bad --facts line (FILE:LINE), an unknown interface (the
+#              interface check fails, exit 1), --json with --summary: refused
+. "$(dirname "$0")/../lib/net.sh"
+ALL_TESTS="test_fixtures test_veth test_usage"
+DOC=$BIN/xtx-doctor
+[ -x $DOC ] || { echo "missing $DOC: run make"; exit 1; }
+net_init --queues 2
+
+test_fixtures() {
+  local f d args got rc want n=0
+  for f in tests/data/doctor/*.expect; do
+    d=${f%.expect}
+    args=$(head -1 "$f" | sed 's/^args: //')
+    rc=0
+    # shellcheck disable=SC2086
+    $DOC --facts "$d.facts" $args --json > $TMPD/doc.json || rc=$?
+    got=$(jq -r '.checks[] | "\(.name) \(.status)"' $TMPD/doc.json)
+    diff <(echo "$got") <(tail -n +2 "$f") > $TMPD/doc.diff ||
+      { cat $TMPD/doc.diff; fail "$(basename "$d"): verdicts differ (< got, > expected)"; }
+    want=0; grep -q " fail$" "$f" && want=1
+    [ $rc = $want ] || fail "$(basename "$d"): exit $rc, expected $want"
+    # shellcheck disable=SC2086
+    $DOC --facts "$d.facts" $args > $TMPD/doc.txt || true
+    [ "$(grep -c '^ *fix: ' $TMPD/doc.txt)" = "$(jq '[.checks[] | select(.status != "pass" and .fix != "")] | length' $TMPD/doc.json)" ] ||
+      fail "$(basename "$d"): the text does not print every fix"
+    echo "$(basename "$d") ($args): $(jq -c .summary $TMPD/doc.json), exit $rc"
+    n=$((n + 1))
+  done
+  [ $n = 5 ] || fail "$n fixtures, expected 5"
+}
+
+test_veth() {
+  local j
+  tb_private "$TX_NS"
+  ip netns exec "$TX_NS" $DOC "$TX_DEV" --queues 2 --cpus 1 --json > $TMPD/veth.json ||
+    fail "xtx-doctor on $TX_DEV: exit $?"
+  ip netns exec "$TX_NS" $DOC "$TX_DEV" --queues 2 --cpus 1 | sed 's/^/  /'
+  j=$TMPD/veth.json
+  for x in "interface pass" "driver pass" "link pass" "xdp-features pass" "zero-copy warn" \
+           "irq-affinity pass" "numa pass" "mtu pass" "queues pass"; do
+    set -- $x
+    [ "$(jq -r --arg n "$1" '.checks[] | select(.name == $n) | .status' $j)" = "$2" ] ||
+      fail "veth: $1 is $(jq -c --arg n "$1" '.checks[] | select(.name == $n)' $j), expected $2"
+  done
+  jq -e '.checks[] | select(.name == "driver") | .detail == "veth"' $j > /dev/null || fail "veth: driver not named"
+  jq -e '.checks[] | select(.name == "xdp-features") | .detail | test("basic")' $j > /dev/null ||
+    fail "veth: the netdev family's XDP features not read"
+  ip netns exec "$TX_NS" $DOC "$TX_DEV" --dump-facts > $TMPD/veth.facts || fail "--dump-facts failed"
+  $DOC --facts $TMPD/veth.facts --queues 2 --cpus 1 --json > $TMPD/veth2.json || true
+  diff <(jq -c .checks $j) <(jq -c .checks $TMPD/veth2.json) > /dev/null ||
+    fail "--facts of the --dump-facts record does not give the same verdicts"
+  echo "veth: $(jq -c .summary $j); the record of $(wc -l < $TMPD/veth.facts) facts gives the same"
+}
+
+test_usage() {
+  local rc
+  rc=0; $DOC > /dev/null 2> $TMPD/e || rc=$?
+  [ $rc = 2 ] && grep -q "give an interface" $TMPD/e || fail "no interface: exit $rc, $(cat $TMPD/e)"
+  printf 'if.name=x\nnot a fact\n' > $TMPD/bad.facts
+  rc=0; $DOC --facts $TMPD/bad.facts > /dev/null 2> $TMPD/e || rc=$?
+  [ $rc = 2 ] && grep -q "bad.facts:2: expected KEY=VALUE" $TMPD/e || fail "bad facts: exit $rc, $(cat $TMPD/e)"
+  rc=0; ip netns exec "$TX_NS" $DOC xtx-no-such0 > $TMPD/o 2>&1 || rc=$?
+  [ $rc = 1 ] && grep -q "^fail  interface      xtx-no-such0: no such interface here" $TMPD/o ||
+    fail "unknown interface: exit $rc, $(cat $TMPD/o)"
+  rc=0; $DOC "$TX_DEV" --json --summary > /dev/null 2> $TMPD/e || rc=$?
+  [ $rc = 2 ] || fail "--json --summary: exit $rc"
+  echo "usage: refused as expected"
+}
+
+net_run_tests
