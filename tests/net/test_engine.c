@@ -275,9 +275,11 @@ static void *changer(void *arg)
 	printf("changes: %u in a row (%u adding or removing 2:), %u while producers sent (%u "
 	       "of them adding or removing); the longest %.2f ms (%.2f adding or removing); "
 	       "RSS %ld -> %ld kB\n", i, rebuilds, changes_under_load,
+	       /* seq_cst load: only this thread writes it (the increment above) */
 	       atomic_load(&rebuilds_under_load), change_ms, rebuild_ms, rss0, rss_kb());
 	refused_changes();
 	CHECK(changes_under_load > 0);
+	/* seq_cst load: this thread's own increments */
 	CHECK(atomic_load(&rebuilds_under_load) >= REBUILDS_UNDER_LOAD);
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 	CHECK(rss_kb() - rss0 < 1024);	/* the sanitizers' allocators keep what is freed */

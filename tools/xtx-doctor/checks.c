@@ -3,6 +3,7 @@
  * docs/real-nic.md, "xtx-doctor". Facts are hints read once: a check that cannot know
  * (a key missing) says so and warns only where not knowing matters.
  */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "checks.h"
+#include "cli.h"
 
 #define MAXCPU 1024
 
@@ -17,33 +19,20 @@ struct cpuset {
 	uint64_t w[MAXCPU / 64];
 };
 
-/* A CPU list ("0-3,8"); false if it does not parse. */
+/* A CPU list ("0-3,8", as sysfs and taskset write them; for the kernel's isolcpus its
+ * leading flags, "domain,managed_irq,", skipped); false if it does not parse or names no
+ * CPU. */
 static bool cpus_parse(const char *s, struct cpuset *c)
 {
-	memset(c, 0, sizeof(*c));
-	if (!s)
-		return false;
-	while (*s) {
-		char *end;
-		long a = strtol(s, &end, 10), b = a;
+	int cpus[MAXCPU], n;
 
-		if (end == s || a < 0 || a >= MAXCPU)
-			return false;
-		s = end;
-		if (*s == '-') {
-			b = strtol(s + 1, &end, 10);
-			if (end == s + 1 || b < a || b >= MAXCPU)
-				return false;
-			s = end;
-		}
-		for (long i = a; i <= b; i++)
-			c->w[i / 64] |= 1ull << (i % 64);
-		if (*s == ',')
-			s++;
-		else if (*s)
-			return false;
-	}
-	return true;
+	memset(c, 0, sizeof(*c));
+	while (s && *s && !isdigit((unsigned char)*s))
+		s = strchr(s, ',') ? strchr(s, ',') + 1 : s + strlen(s);
+	n = s ? cli_str_to_cpus(s, MAXCPU, cpus, MAXCPU) : -1;
+	for (int i = 0; i < n && i < MAXCPU; i++)
+		c->w[cpus[i] / 64] |= 1ull << (cpus[i] % 64);
+	return n > 0;
 }
 
 static bool cpus_meet(const struct cpuset *a, const struct cpuset *b)

@@ -223,6 +223,17 @@ struct nlreq {
 	char buf[256];
 };
 
+/* An empty request of family `type`, command cmd. */
+static void genl_start(struct nlreq *r, uint16_t type, uint8_t cmd)
+{
+	memset(r, 0, sizeof(*r));
+	r->n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	r->n.nlmsg_type = type;
+	r->n.nlmsg_flags = NLM_F_REQUEST;
+	r->g.cmd = cmd;
+	r->g.version = 1;
+}
+
 static void put_attr(struct nlreq *r, uint16_t type, const void *data, uint16_t len)
 {
 	struct nlattr *a = (struct nlattr *)((char *)r + NLMSG_ALIGN(r->n.nlmsg_len));
@@ -321,23 +332,13 @@ static void collect_netdev_nl(struct facts *f, int ifindex)
 	if (fd < 0)
 		return;
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	memset(&r, 0, sizeof(r));
-	r.n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
-	r.n.nlmsg_type = GENL_ID_CTRL;
-	r.n.nlmsg_flags = NLM_F_REQUEST;
-	r.g.cmd = CTRL_CMD_GETFAMILY;
-	r.g.version = 1;
+	genl_start(&r, GENL_ID_CTRL, CTRL_CMD_GETFAMILY);
 	put_attr(&r, CTRL_ATTR_FAMILY_NAME, "netdev", 7);
 	if (genl_ask(fd, &r, family_id, &fam) || !fam) {
 		close(fd);
 		return;
 	}
-	memset(&r, 0, sizeof(r));
-	r.n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
-	r.n.nlmsg_type = fam;
-	r.n.nlmsg_flags = NLM_F_REQUEST;
-	r.g.cmd = ND_CMD_DEV_GET;
-	r.g.version = 1;
+	genl_start(&r, fam, ND_CMD_DEV_GET);
 	put_attr(&r, ND_A_IFINDEX, &idx, 4);
 	if (!genl_ask(fd, &r, dev_attr, f))
 		facts_set(f, "nl.netdev", "1");

@@ -424,6 +424,7 @@ static void adopt(struct xtx_dequeuer *q, struct xtx_deq_change *c, struct xtx_d
 		  uint64_t now)
 {
 	struct xtx_sched *from = q->sched;
+	_Atomic uint64_t *m;
 	int rc;
 
 	reclaim_dropped(q, out);	/* adopt() moves queued packets, not CoDel's drops */
@@ -439,10 +440,10 @@ static void adopt(struct xtx_dequeuer *q, struct xtx_deq_change *c, struct xtx_d
 		for (unsigned r = 0; r < XTX_DROP__MAX; r++)
 			CTR_ADD(q->ctr.drops[r], st.drops[r]);
 	}
+	/* Acquire, pairs with the release store in xtx_engine__room_mirror(). */
+	m = atomic_load_explicit(&q->mirror, memory_order_acquire);
 	for (unsigned i = 0; i < c->nfreed; i++) {
 		uint32_t k = c->freed[i];
-		/* Acquire, pairs with the release store in xtx_engine__room_mirror(). */
-		_Atomic uint64_t *m = atomic_load_explicit(&q->mirror, memory_order_acquire);
 
 		/* Relaxed: a hint for producers (xtx_room_publish()). */
 		atomic_store_explicit(&q->cls_room[k], XTX_ROOM_NOLIMIT, memory_order_relaxed);
