@@ -171,6 +171,9 @@ $(OUT)/obj/tests/%.o: tests/%.c $(wildcard include/xtx/*.h tests/lib/*.h)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
 
+# The engine embeds the pass program it attaches for zero-copy (zcprog.c).
+$(OUT)/obj/userspace/engine/zcprog.o: build/bpf/xtx_pass.skel.h
+
 # Objects also depend on the headers they include, as the compiler found them.
 -include $(shell find $(OUT)/obj -name '*.d' 2>/dev/null)
 

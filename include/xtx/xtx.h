@@ -63,6 +63,20 @@ int xtx_dev__is_null(const char *ifname);
 /* "auto", "copy", "zero-copy", "null"; NULL for a value out of range. */
 const char *xtx_xdp_mode__str(enum xtx_xdp_mode mode);
 
+/* The XDP program some drivers need attached before they bind AF_XDP zero-copy (their
+ * XDP TX rings exist only then): opts.zc_prog. */
+enum xtx_zc_prog {
+	XTX_ZC_PROG_AUTO = 0,	/* when zero-copy is tried on a driver that needs it
+				 * (xtx_driver__zc_needs_prog()); removed again if the
+				 * socket ends in copy mode. A failed attach is a warning */
+	XTX_ZC_PROG_OFF,	/* never */
+	XTX_ZC_PROG_ON,		/* whenever zero-copy is tried, on any driver, kept for the
+				 * engine's life; a failed attach fails open */
+};
+/* 1 if driver (ethtool -i's name) is one that binds AF_XDP zero-copy only while an XDP
+ * program is attached to the interface: i40e, ixgbe, virtio_net; else 0. */
+int xtx_driver__zc_needs_prog(const char *driver);
+
 enum xtx_huge {
 	XTX_HUGE_AUTO = 0,	/* huge pages if available, else normal pages (reported) */
 	XTX_HUGE_NEVER,
@@ -154,11 +168,16 @@ struct xtx_engine_opts {
 					 * after live changes that add classes
 					 * (xtx_engine__classes_change()); 0: its class
 					 * count + 64, at most XTX_CLASS_MAX + 1 */
+	enum xtx_zc_prog zc_prog;	/* the XDP pass program for zero-copy (above):
+					 * attached in native mode through libxdp (behind
+					 * its dispatcher where the kernel allows) before
+					 * the first socket binds, removed after the last
+					 * closed; not with mode copy or the null device */
 };
 /* sz: sizeof(struct xtx_engine_opts). The library reads the fields up to __last_field;
  * a larger sz is accepted only if the bytes beyond it are zero (-EINVAL otherwise), and sz
  * must be at least the sizeof of the struct's first release, which ended at __min_field. */
-#define xtx_engine_opts__last_field	max_classes
+#define xtx_engine_opts__last_field	zc_prog
 #define xtx_engine_opts__min_field	quiet
 
 /* The fewest frames (frame_count) that open() accepts for opts: each TX queue's ring and
@@ -211,6 +230,10 @@ int xtx_engine__close(struct xtx_engine *e);
 enum xtx_xdp_mode xtx_engine__xdp_mode(const struct xtx_engine *e);
 /* xtx_xdp_mode__str(xtx_engine__xdp_mode(e)): "copy" / "zero-copy". */
 const char *xtx_engine__mode(const struct xtx_engine *e);
+/* 1 while the engine holds the XDP pass program of opts.zc_prog on its interface, with
+ * its program id in *id and in *dispatcher whether it sits behind libxdp's dispatcher
+ * (either pointer may be NULL); 0, with zeros, when it holds none. */
+int xtx_engine__zc_prog(const struct xtx_engine *e, uint32_t *id, int *dispatcher);
 unsigned xtx_engine__queues(const struct xtx_engine *e);
 /* The NUMA node the UMEM and stages were bound to: ifname's device's, -1 when it has none
  * (veth) or it cannot be used here (no NUMA support). */

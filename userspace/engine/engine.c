@@ -166,6 +166,7 @@ static void engine_free(struct xtx_engine *e)
 		free(q->deq.snap);
 		free(q->deq.cls_room);
 	}
+	xtx_zcprog_detach(e);	/* after the sockets */
 	xtx_sched_shared__destroy(e->shared);
 	xtx_umem_teardown(e);
 	xtx_pool__fini(&e->pool);
@@ -556,6 +557,9 @@ static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
 			return rc;
 		}
 	}
+	rc = xtx_zcprog_attach(e, err, errlen);
+	if (rc)
+		return rc;
 	for (unsigned i = 0; i < e->nq; i++) {
 		struct xtx_queue *q = &e->q[i];
 		struct xtx_mpsc_opts mo = { .sz = sizeof(mo),
@@ -573,6 +577,8 @@ static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
 			       xtx_queue_socket(e, q, err, errlen);
 		if (rc)
 			return rc;
+		if (i == 0)
+			xtx_zcprog_settle(e);
 		if (!e->null)
 			q->deq.ring.fd = xsk_socket__fd(q->xsk);
 		xtx_txring__comp_start(&q->deq.ring);

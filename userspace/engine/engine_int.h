@@ -25,6 +25,9 @@
 #include "thread.h"
 #include "txring.h"
 
+struct xtx_pass;
+struct xdp_program;
+
 /* One TX queue: its socket and dequeuer thread (dequeuer.h). */
 struct xtx_queue {
 	unsigned idx;			/* 0..queues-1 */
@@ -122,6 +125,12 @@ struct xtx_engine {
 	unsigned intake;		/* stage batches per dequeuer step (opts.intake_batches) */
 	struct xsk_umem *umem;
 	int zerocopy;
+	struct {			/* opts.zc_prog (zcprog.c) */
+		struct xtx_pass *skel;
+		struct xdp_program *prog;
+		uint32_t id;
+		int attached, dispatcher;
+	} zc;
 	int null;			/* the null device (nulldev.h): no interface, no sockets */
 	uint64_t null_rate_bps;		/* null:RATE's wire; 0: completes at once */
 	struct xtx_sched_config *own_cfg;	/* when opts.classes was NULL */
@@ -205,6 +214,13 @@ int xtx_rx_sockets(struct xtx_engine *e, char *err, size_t errlen);
 void xtx_rx_sockets_close(struct xtx_engine *e);
 void xtx_rx_read_kstats(struct xtx_rxq *r);
 int xtx_queue_null(struct xtx_engine *e, struct xtx_queue *q, char *err, size_t errlen);
+
+/* zcprog.c (opts.zc_prog): attach before the first TX socket binds, 0 or -errno with a
+ * message (only zc_prog on fails open); settle once queue 0 chose its mode (auto: copy
+ * mode removes it); detach after the last socket closed (a failure said, not returned). */
+int xtx_zcprog_attach(struct xtx_engine *e, char *err, size_t errlen);
+void xtx_zcprog_settle(struct xtx_engine *e);
+void xtx_zcprog_detach(struct xtx_engine *e);
 
 /* receiver.c */
 int xtx_rx_open(struct xtx_engine *e, const int *cpus, int ncpus, char *err, size_t errlen);
