@@ -9,10 +9,13 @@
 #              knows the driver (veth), the XDP features (the netdev family), the MTU and
 #              the link, says zero-copy is not offered and that a virtual device has no
 #              IRQs; --dump-facts then --facts of that record gives the same verdicts
+#   start      xtx-send runs the same checks at start: its stderr line is xtx-doctor's
+#              --summary line for the same options, its --json summary has it with the
+#              counts, --no-doctor leaves both out; --size 4000 on a 1500 MTU warns
 #   usage      no interface, a bad --facts line (FILE:LINE), an unknown interface (the
 #              interface check fails, exit 1), --json with --summary: refused
 . "$(dirname "$0")/../lib/net.sh"
-ALL_TESTS="test_fixtures test_veth test_usage"
+ALL_TESTS="test_fixtures test_veth test_start test_usage"
 DOC=$BIN/xtx-doctor
 [ -x $DOC ] || { echo "missing $DOC: run make"; exit 1; }
 net_init --queues 2
@@ -76,6 +79,27 @@ test_usage() {
   rc=0; $DOC "$TX_DEV" --json --summary > /dev/null 2> $TMPD/e || rc=$?
   [ $rc = 2 ] || fail "--json --summary: exit $rc"
   echo "usage: refused as expected"
+}
+
+test_start() {
+  local want j=$TMPD/start.json
+  tb_private "$TX_NS"
+  want=$(ip netns exec "$TX_NS" $DOC "$TX_DEV" --queues 1 --size 64 --summary) || true
+  send --count 10 --interval 0 > /dev/null 2> $TMPD/start.err || fail "xtx-send failed"
+  grep -qxF "xtx-send: $want (xtx-doctor $TX_DEV for the fixes; --no-doctor skips this)" $TMPD/start.err ||
+    { cat $TMPD/start.err; fail "start: no line '$want'"; }
+  send --count 10 --json > $j 2> /dev/null || fail "xtx-send --json failed"
+  [ "xtx-doctor $(jget $j .doctor.line)" = "$want" ] || fail "start: --json has $(jq -c .doctor $j)"
+  [ "$(jget $j .doctor.pass) pass, $(jget $j .doctor.warn) warn, $(jget $j .doctor.fail) fail" = \
+    "$(echo "$want" | sed 's/^[^:]*: \([0-9]* pass, [0-9]* warn, [0-9]* fail\).*/\1/')" ] ||
+    fail "start: counts $(jq -c .doctor $j) against '$want'"
+  send --count 10 --no-doctor --interval 0 > /dev/null 2> $TMPD/nodoc.err || fail "--no-doctor run failed"
+  grep -q xtx-doctor $TMPD/nodoc.err && fail "--no-doctor: $(grep xtx-doctor $TMPD/nodoc.err)"
+  send --count 10 --no-doctor --json 2> /dev/null | jq -e '.doctor == null' > /dev/null ||
+    fail "--no-doctor: the summary has a doctor"
+  send --count 10 --size 4000 --interval 0 > /dev/null 2> $TMPD/big.err || fail "--size 4000 run failed"
+  grep -q "warn mtu" $TMPD/big.err || fail "--size 4000 on MTU 1500: no mtu warning in '$(grep xtx-doctor $TMPD/big.err)'"
+  echo "start: $want"
 }
 
 net_run_tests

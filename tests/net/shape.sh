@@ -10,7 +10,8 @@
 #                   class its rate plus all that is left over; flow order preserved; every
 #                   frame accounted for (received = forwarded = sent + dropped by the
 #                   scheduler; all frames back in the pool after exit); the dequeuer runs at
-#                   nice -10 by default;
+#                   nice -10 by default; xtx-doctor's line for each interface in the
+#                   summary, nothing failed;
 #   router          router mode, compared with tshark captures on tx0 and rx0 (kernel UDP
 #                   sender): every frame arrives, byte for byte the same except the MACs
 #                   (next hop's, fw1's) and the TTL (one less; IP checksum valid);
@@ -211,6 +212,13 @@ test_rates() {
   [ "$(jget $SINK_JSON .out_of_order)" = 0 ] || fail "frames out of order at the sink"
   [ "$(jget $SINK_JSON '.per_port | length')" = 30 ] || fail "not all 30 flows arrived"
   echo "shaper: rx $(jget $TMPD/shape.json .rx.pkts) fwd $(jget $TMPD/shape.json .rx.fwd_pkts) sent $(jget $TMPD/shape.json .tx.sent_pkts) sched drops $(jq -c .tx.drops $TMPD/shape.json) xdp redirect $(jget $TMPD/shape.json .xdp.redirect.pkts)"
+  # xtx-doctor's checks at start, one per interface (--netns: /sys is the host's, so the
+  # interface check warns; nothing fails for root on veth)
+  echo "doctor: $(jget $TMPD/shape.json .doctor.in.line); $(jget $TMPD/shape.json .doctor.out.line)"
+  [ "$(jget $TMPD/shape.json .doctor.in.line | cut -d: -f1)" = "$FW_IN_DEV" ] &&
+    [ "$(jget $TMPD/shape.json .doctor.out.line | cut -d: -f1)" = "$FW_OUT_DEV" ] &&
+    [ "$(jget $TMPD/shape.json .doctor.in.fail)$(jget $TMPD/shape.json .doctor.out.fail)" = 00 ] ||
+    fail "doctor at start: $(jq -c .doctor $TMPD/shape.json)"
   # received, or dropped in XDP by policing (--police, on by default)
   [ "$(( $(jget $TMPD/shape.json .rx.pkts) + $(jget $TMPD/shape.json .xdp.policed.pkts) ))" -gt 30000 ] ||
     fail "the shaper received too little"

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks.h"
+#include "doctor_checks.h"
 #include "cli.h"
-#include "facts.h"
+#include "doctor_facts.h"
 #include "json.h"
 
 static const char usage_text[] =
@@ -20,7 +20,8 @@ static const char usage_text[] =
 "\n"
 "SYNOPSIS\n"
 "    xtx-doctor IF [--queues N] [--cpus LIST] [--busy-poll] [--zero-copy]\n"
-"               [--frame-size 2048|4096] [--json | --summary]\n"
+"               [--zc-prog auto|on|off] [--frame-size 2048|4096] [--size BYTES]\n"
+"               [--json | --summary]\n"
 "    xtx-doctor IF --dump-facts > FILE\n"
 "    xtx-doctor --facts FILE [options]\n"
 "\n"
@@ -37,6 +38,7 @@ static const char usage_text[] =
 "    xdp-features   native XDP actions the driver offers (netdev family, Linux 6.3+)\n"
 "    zero-copy      whether AF_XDP zero-copy is offered, the buffers per frame, and\n"
 "                   whether the driver binds it only with an XDP program attached\n"
+"                   (xtx then attaches its own, unless --zc-prog off)\n"
 "    tx-metadata    AF_XDP TX metadata: tx-checksum, tx-timestamp, tx-launch-time-fifo\n"
 "    queues         TX queues set and possible (ethtool -l) against --queues\n"
 "    irq-affinity   each queue IRQ's CPUs (/proc/irq/N/smp_affinity_list) against the\n"
@@ -49,17 +51,26 @@ static const char usage_text[] =
 "    irqbalance     whether irqbalance runs (it moves IRQs onto dequeuer CPUs)\n"
 "    busy-poll      napi_defer_hard_irqs and gro_flush_timeout (with --busy-poll)\n"
 "    mtu            the MTU against a UMEM chunk (--frame-size less 64 bytes of\n"
-"                   headroom): larger frames need multi-buffer AF_XDP, not done yet\n"
+"                   headroom): larger frames need multi-buffer AF_XDP, not done yet;\n"
+"                   with --size, that frame against the MTU\n"
 "    rss-xps        RX queues for RSS and the TX queues with XPS set\n"
 "\n"
 "    On a virtual device (veth) it runs too and says what it cannot know there.\n"
+"    xtx-send and xtx-shape run the same checks at start and print --summary's line\n"
+"    (their --no-doctor skips it).\n"
 "\n"
 "OPTIONS\n"
 "    --queues N         the TX queues xtx will use\n"
 "    --cpus LIST        the dequeuer CPUs xtx will use (e.g. 2-5)\n"
 "    --busy-poll        busy polling will be on: check its sysfs settings\n"
 "    --zero-copy        zero-copy will be asked for: its absence fails\n"
+"    --zc-prog MODE     as xtx-send's: with off, xtx attaches no XDP program, so a driver\n"
+"                       that binds zero-copy only with one (i40e, ixgbe, virtio_net)\n"
+"                       warns; auto (default) and on attach xtx's pass program\n"
 "    --frame-size N     the UMEM frame size, 2048 (default) or 4096\n"
+"    --size BYTES       the longest frame a sender will build (Ethernet header on, no\n"
+"                       FCS): the mtu check asks whether it fits the MTU instead of\n"
+"                       whether a frame of the MTU fits a chunk (xtx-send's check)\n"
 "    --json             {\"interface\", \"checks\": [{\"name\", \"status\": \"pass\"|\"warn\"|\n"
 "                       \"fail\", \"detail\", \"fix\"}, ...], \"summary\": {\"pass\", \"warn\",\n"
 "                       \"fail\"}}\n"
@@ -80,20 +91,22 @@ static const char usage_text[] =
 
 int main(int argc, char **argv)
 {
-	enum { O_QUEUES = 256, O_CPUS, O_BUSY, O_ZC, O_FRAME, O_JSON, O_SUMMARY, O_DUMP, O_FACTS };
+	enum { O_QUEUES = 256, O_CPUS, O_BUSY, O_ZC, O_FRAME, O_SIZE, O_ZCPROG, O_JSON, O_SUMMARY, O_DUMP, O_FACTS };
 	static const struct option lo[] = {
 		{ "queues", 1, 0, O_QUEUES }, { "cpus", 1, 0, O_CPUS },
 		{ "busy-poll", 0, 0, O_BUSY }, { "zero-copy", 0, 0, O_ZC },
-		{ "frame-size", 1, 0, O_FRAME }, { "json", 0, 0, O_JSON },
+		{ "frame-size", 1, 0, O_FRAME }, { "size", 1, 0, O_SIZE }, { "json", 0, 0, O_JSON },
+		{ "zc-prog", 1, 0, O_ZCPROG },
 		{ "summary", 0, 0, O_SUMMARY }, { "dump-facts", 0, 0, O_DUMP },
 		{ "facts", 1, 0, O_FACTS }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
 	struct doctor_opts o = { .frame_room = 2048 - 64 };
-	struct check c[CHECKS_MAX];
+	struct doctor_check c[DOCTOR_CHECKS_MAX];
 	struct facts f = { 0 };
 	const char *facts = NULL, *ifname = NULL;
 	bool json = false, summary = false, dump = false;
-	unsigned n, cnt[3] = { 0, 0, 0 };
+	struct doctor_line line;
+	unsigned n, *cnt;
 	char err[512];
 	int opt;
 
@@ -112,6 +125,12 @@ int main(int argc, char **argv)
 			o.frame_room = (unsigned)v - 64;
 			break;
 		}
+		case O_SIZE: o.frame_len = (unsigned)cli_parse_uint("--size", optarg, 60, 9216); break;
+		case O_ZCPROG:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "on") && strcmp(optarg, "off"))
+				cli_die_usage("--zc-prog %s: auto, on or off", optarg);
+			o.zc_prog_off = !strcmp(optarg, "off");
+			break;
 		case O_JSON: json = true; break;
 		case O_SUMMARY: summary = true; break;
 		case O_DUMP: dump = true; break;
@@ -146,8 +165,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	n = doctor_run(&f, &o, c);
-	for (unsigned i = 0; i < n; i++)
-		cnt[c[i].status]++;
+	doctor_summary(facts_get(&f, "if.name"), c, n, &line);
+	cnt = line.cnt;
 	if (json) {
 		struct jsonw w;
 
@@ -159,7 +178,7 @@ int main(int argc, char **argv)
 		for (unsigned i = 0; i < n; i++) {
 			jsonw_start_object(&w);
 			jsonw_string_field(&w, "name", c[i].name);
-			jsonw_string_field(&w, "status", status_str(c[i].status));
+			jsonw_string_field(&w, "status", doctor_status_str(c[i].status));
 			jsonw_string_field(&w, "detail", c[i].detail);
 			jsonw_string_field(&w, "fix", c[i].fix);
 			jsonw_end_object(&w);
@@ -167,27 +186,22 @@ int main(int argc, char **argv)
 		jsonw_end_array(&w);
 		jsonw_name(&w, "summary");
 		jsonw_start_object(&w);
-		jsonw_uint_field(&w, "pass", cnt[ST_PASS]);
-		jsonw_uint_field(&w, "warn", cnt[ST_WARN]);
-		jsonw_uint_field(&w, "fail", cnt[ST_FAIL]);
+		jsonw_uint_field(&w, "pass", cnt[DOCTOR_PASS]);
+		jsonw_uint_field(&w, "warn", cnt[DOCTOR_WARN]);
+		jsonw_uint_field(&w, "fail", cnt[DOCTOR_FAIL]);
 		jsonw_end_object(&w);
 		jsonw_end_object(&w);
 		jsonw_finish(&w);
 	} else if (summary) {
-		printf("xtx-doctor %s: %u pass, %u warn, %u fail", facts_get(&f, "if.name") ?
-		       facts_get(&f, "if.name") : "?", cnt[0], cnt[1], cnt[2]);
-		for (unsigned i = 0; i < n; i++)
-			if (c[i].status != ST_PASS)
-				printf(", %s %s", status_str(c[i].status), c[i].name);
-		printf("\n");
+		printf("xtx-doctor %s\n", line.text);
 	} else {
 		for (unsigned i = 0; i < n; i++) {
-			printf("%-4s  %-14s %s\n", status_str(c[i].status), c[i].name, c[i].detail);
-			if (c[i].status != ST_PASS && c[i].fix[0])
+			printf("%-4s  %-14s %s\n", doctor_status_str(c[i].status), c[i].name, c[i].detail);
+			if (c[i].status != DOCTOR_PASS && c[i].fix[0])
 				printf("      %-14s fix: %s\n", "", c[i].fix);
 		}
 		printf("%u pass, %u warn, %u fail\n", cnt[0], cnt[1], cnt[2]);
 	}
 	facts_free(&f);
-	return cnt[ST_FAIL] ? 1 : 0;
+	return cnt[DOCTOR_FAIL] ? 1 : 0;
 }

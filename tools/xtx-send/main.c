@@ -3,6 +3,7 @@
  * through the xtx engine (stage -> HTB/FQ scheduler -> AF_XDP TX ring). See --help. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/capability.h>
 #include <net/if.h>
 #include <pthread.h>
 #include <signal.h>
@@ -17,8 +18,11 @@
 
 #include <xtx/pkt.h>
 #include <xtx/xtx.h>
+
 #include "caps.h"
 #include "cli.h"
+#include "doctor_checks.h"
+#include "xdpattach.h"
 #include "json.h"
 #include "neigh.h"
 #include "netdev.h"
@@ -421,6 +425,8 @@ struct run {
 	int stop_rc;			/* xtx_engine__stop() */
 	double secs, cpu;		/* run time and process CPU time, seconds */
 	uint64_t prod_cpu_ns, deq_cpu_ns;	/* the producers' and dequeuers' threads */
+	bool doctored;			/* doctor holds xtx-doctor's line of --dev */
+	struct doctor_line doctor;
 };
 
 /* Leaf l's counters, found by its handle in the running tree (a live change may have
@@ -523,6 +529,23 @@ static void assign_flows(const struct run *r)
 	}
 }
 
+/* xtx-doctor's checks of --dev for this run's options, its line on stderr (with --json,
+ * in the summary instead). */
+static void run_doctor(struct run *r)
+{
+	struct doctor_opts d = {
+		.queues = o.queues, .cpus = o.cpus, .busy_poll = o.busy_poll,
+		.zero_copy = o.mode == XTX_MODE_ZEROCOPY, .zc_prog_off = o.zc_prog == XTX_ZC_PROG_OFF,
+		.frame_len = o.size ? o.size : 1514,
+	};
+
+	doctor_check_iface(o.dev, &d, &r->doctor);
+	r->doctored = true;
+	if (!o.json)
+		fprintf(stderr, "xtx-send: xtx-doctor %s (xtx-doctor %s for the fixes; --no-doctor "
+			"skips this)\n", r->doctor.text, o.dev);
+}
+
 /* The engine on --dev. Returns 0, or the exit status after printing why: 2 for what the
  * options asked (EINVAL), 1 for what the system refused. */
 static int open_engine(const struct run *r)
@@ -530,7 +553,8 @@ static int open_engine(const struct run *r)
 	struct xtx_engine_opts eo = {
 		.sz = sizeof(eo), .ifname = o.dev, .queues = o.queues, .first_queue = o.first_queue,
 		.frame_size = o.size > 1984 ? 4096 : 2048, .frame_count = o.frames,
-		.mode = (enum xtx_xdp_mode)o.mode, .busy_poll = o.busy_poll, .cpus = o.cpus,
+		.mode = (enum xtx_xdp_mode)o.mode, .zc_prog = (enum xtx_zc_prog)o.zc_prog,
+		.busy_poll = o.busy_poll, .cpus = o.cpus,
 		.queue_classes = o.queue_classes,
 		.classes = r->cfg, .drain_timeout_ns = (uint64_t)(o.drain * 1e9) + 1,
 		.drop_on_close = o.drop, .quiet = o.json,
@@ -553,10 +577,15 @@ static int open_engine(const struct run *r)
 
 /* Least privilege: once the engine is open (socket bound, UMEM registered) nothing needs
  * a capability any more (sending is sendto() on our own socket; teardown is close and
- * munmap). A failure is only a warning. */
+ * munmap), but for the pass program of --zc-prog: its removal at close needs
+ * CAP_NET_ADMIN, and CAP_SYS_ADMIN behind libxdp's dispatcher (programs looked up by id).
+ * A failure is only a warning. */
 static void drop_privileges(void)
 {
-	int rc = caps_keep(0);
+	int disp = 0, rc;
+
+	rc = caps_keep(xtx_engine__zc_prog(eng, NULL, &disp) ? CAPS_BIT(CAP_NET_ADMIN) |
+		       (disp ? CAPS_BIT(CAP_SYS_ADMIN) : 0) : 0);
 
 	if (rc && !o.json)
 		fprintf(stderr, "xtx-send: warning: could not drop capabilities: %s\n",
@@ -756,6 +785,23 @@ static void finish(struct run *r)
 
 /* --- the summary ----------------------------------------------------------------------- */
 
+/* "zc_prog": {id, dispatcher} of the pass program the engine holds (--zc-prog), or null. */
+static void print_json_zc_prog(struct jsonw *w)
+{
+	uint32_t id;
+	int disp;
+
+	jsonw_name(w, "zc_prog");
+	if (!xtx_engine__zc_prog(eng, &id, &disp)) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "id", id);
+	jsonw_bool_field(w, "dispatcher", disp);
+	jsonw_end_object(w);
+}
+
 /* The null device's wire, summed over the queues: "null": {frames, bytes, wire_bytes,
  * busy_ns, gap_ns, busy_frac}; busy_frac = busy / (busy + gap), 1 at rate 0. */
 static void print_json_null(struct jsonw *w)
@@ -794,6 +840,7 @@ static void print_json(const struct run *r, const struct totals *t,
 	jsonw_start_object(&w);
 	jsonw_string_field(&w, "dev", o.dev);
 	jsonw_string_field(&w, "mode", xtx_engine__mode(eng));
+	print_json_zc_prog(&w);
 	jsonw_uint_field(&w, "queues", xtx_engine__queues(eng));
 	jsonw_string_field(&w, "class_scope", o.queue_classes ? "queue" : "device");
 	jsonw_name(&w, "target_ns");	/* --target: room target of leaves without their own */
@@ -873,6 +920,11 @@ static void print_json(const struct run *r, const struct totals *t,
 			  t->sent ? (double)r->prod_cpu_ns / (double)t->sent : 0.0, 2);
 	jsonw_float_field(&w, "dequeuer_cpu_ns_per_pkt",
 			  t->sent ? (double)r->deq_cpu_ns / (double)t->sent : 0.0, 2);
+	jsonw_name(&w, "doctor");
+	if (r->doctored)
+		doctor_line_json(&w, &r->doctor);
+	else
+		jsonw_null(&w);
 	if (r->null)
 		print_json_null(&w);
 	jsonw_bool_field(&w, "interrupted", got_signal);
@@ -983,6 +1035,7 @@ int main(int argc, char **argv)
 
 	if (rc)
 		return rc == 1 ? 0 : 2;
+	xdpa_set_print(false);	/* libxdp's, for --zc-prog: warnings only */
 	rc = xtx_dev__is_null(o.dev);
 	if (rc < 0) {
 		fprintf(stderr, "xtx-send: bad value '%s' for --dev: the null device's rate must be "
@@ -997,6 +1050,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	rc = load_classes(&r);
+	if (!rc && !r.null && !o.no_doctor)
+		run_doctor(&r);
 	if (!rc)
 		rc = resolve_addresses(r.ifindex);
 	if (!rc) {

@@ -89,6 +89,16 @@ DSTGUARD_USAGE("                       ")
 "    --json             print the summary as one JSON object on stdout\n"
 "    --copy             force AF_XDP copy mode\n"
 "    --zero-copy        require zero-copy (fail if the driver cannot)\n"
+"    --zc-prog auto|on|off\n"
+"                       the XDP program that i40e, ixgbe and virtio_net need attached\n"
+"                       before they bind zero-copy: auto (default) attaches xtx's pass\n"
+"                       program (every frame to the kernel) in native mode on those\n"
+"                       drivers when zero-copy is tried, behind libxdp's dispatcher\n"
+"                       where the kernel allows (other programs keep working), and\n"
+"                       removes it at exit, or at once if the socket ends in copy mode;\n"
+"                       on does so on any driver and keeps it for the run (fails if it\n"
+"                       cannot attach); off never attaches. An XDP program already there\n"
+"                       that libxdp cannot join is used as it is (said at start)\n"
 "    --busy-poll        dequeuers spin instead of sleeping when idle\n"
 "    --cpus LIST        dequeuer CPUs, e.g. 2,3 or 2-5 (default: the NIC's NUMA node)\n"
 "    --producer-cpus LIST\n"
@@ -118,13 +128,18 @@ DSTGUARD_USAGE("                       ")
 "    --drain S          at the end, wait up to S seconds for queued packets (default 2)\n"
 "    --drop             at the end, drop queued packets at once (counted)\n"
 "    --no-stamp         do not write send timestamps into the payload\n"
+"    --no-doctor        do not run xtx-doctor's checks of IF at start (by default their\n"
+"                       one line goes to stderr, e.g. \"xtx-doctor eth1: 14 pass, 3 warn,\n"
+"                       0 fail, warn hugepages, ...\"; xtx-doctor IF says what each means\n"
+"                       and how to fix it; with --json it is the summary's doctor field)\n"
 "    -h, --help         this text\n"
 "\n"
 "OUTPUT\n"
-"    --json prints one object: dev, mode, queues, class_scope (device|queue), target_ns\n"
-"    (--target; null when off), producers, flows, stop_flows ({first, last, at_s} or\n"
-"    null), flow_rate ({first, last, pps, bps}: --flow-rate, one of the rates 0; or\n"
-"    null), size; offered_pkts (taken by the engine), sent_pkts, sent_bytes,\n"
+"    --json prints one object: dev, mode, zc_prog ({id, dispatcher} of the pass\n"
+"    program --zc-prog attached, or null), queues, class_scope (device|queue),\n"
+"    target_ns (--target; null when off), producers, flows, stop_flows ({first, last,\n"
+"    at_s} or null), flow_rate ({first, last, pps, bps}: --flow-rate, one of the\n"
+"    rates 0; or null), size; offered_pkts (taken by the engine), sent_pkts, sent_bytes,\n"
 "    dropped_pkts {total and one count per drop reason: leaf_limit, flow_limit,\n"
 "    no_class, no_bufs, horizon, purged}, unaccounted_pkts (offered - sent - dropped:\n"
 "    0 unless something was lost); moved_pkts (queued packets a live change moved to\n"
@@ -133,8 +148,9 @@ DSTGUARD_USAGE("                       ")
 "    cut, times the ring was full);\n"
 "    room {stops (bursts cut short by a class without room), waits}; duration_s, pps,\n"
 "    gbps (frame bytes), cpu_ns_per_pkt (the whole process), producer_cpu_ns_per_pkt,\n"
-"    dequeuer_cpu_ns_per_pkt; null {frames, bytes, wire_bytes, busy_ns, gap_ns,\n"
-"    busy_frac} with --dev null[:RATE]; interrupted, device_gone; classes [{handle,\n"
+"    dequeuer_cpu_ns_per_pkt; doctor {pass, warn, fail, line} (xtx-doctor's checks of\n"
+"    IF at start; null with --no-doctor or the null device); null {frames, bytes,\n"
+"    wire_bytes, busy_ns, gap_ns, busy_frac} with --dev null[:RATE]; interrupted, device_gone; classes [{handle,\n"
 "    index, removed (by a live change: its counters ended there), rate_bps, ceil_bps,\n"
 "    offered_pkts, sent_pkts, sent_bytes, dropped_pkts, room_closes, codel_drops,\n"
 "    ecn_marks, measured_bps}] per leaf; frames {total, free, in_flight}.\n"
@@ -214,7 +230,7 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 	       O_DURATION, O_COUNT, O_INTERVAL, O_JSON, O_COPY, O_ZC, O_BUSY, O_CPUS, O_PROD_CPUS, O_FRAMES,
 	       O_DRAIN, O_DROP, O_NO_STAMP, O_ALLOW_DST, O_ALLOW_ANY_DST, O_QCLS, O_STOP_FLOWS,
 	       O_FLOW_RATE,
-	       O_TARGET, O_CONTROL };
+	       O_TARGET, O_CONTROL, O_NO_DOCTOR, O_ZC_PROG };
 	static const struct option lo[] = {
 		{ "dev", 1, 0, O_DEV }, { "dst-ip", 1, 0, O_DST_IP }, { "dst-mac", 1, 0, O_DST_MAC },
 		{ "src-ip", 1, 0, O_SRC_IP }, { "src-mac", 1, 0, O_SRC_MAC },
@@ -230,7 +246,8 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 		{ "no-stamp", 0, 0, O_NO_STAMP }, { "allow-dst", 1, 0, O_ALLOW_DST },
 		{ "allow-any-dst", 0, 0, O_ALLOW_ANY_DST }, { "queue-classes", 0, 0, O_QCLS },
 		{ "stop-flows", 1, 0, O_STOP_FLOWS }, { "target", 1, 0, O_TARGET },
-		{ "control", 1, 0, O_CONTROL },
+		{ "control", 1, 0, O_CONTROL }, { "no-doctor", 0, 0, O_NO_DOCTOR },
+		{ "zc-prog", 1, 0, O_ZC_PROG },
 		{ "flow-rate", 1, 0, O_FLOW_RATE },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
@@ -349,6 +366,16 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 		case O_ZC:
 			o->mode = XTX_MODE_ZEROCOPY;
 			break;
+		case O_ZC_PROG:
+			if (!strcmp(optarg, "auto"))
+				o->zc_prog = XTX_ZC_PROG_AUTO;
+			else if (!strcmp(optarg, "on"))
+				o->zc_prog = XTX_ZC_PROG_ON;
+			else if (!strcmp(optarg, "off"))
+				o->zc_prog = XTX_ZC_PROG_OFF;
+			else
+				return bad("--zc-prog", optarg, "auto, on or off");
+			break;
 		case O_QCLS:
 			o->queue_classes = 1;
 			break;
@@ -403,6 +430,9 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 			break;
 		case O_NO_STAMP:
 			o->stamp = 0;
+			break;
+		case O_NO_DOCTOR:
+			o->no_doctor = 1;
 			break;
 		case O_ALLOW_DST:
 			if (dstguard_add(&o->guard, optarg, err, sizeof(err))) {

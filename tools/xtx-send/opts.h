@@ -31,10 +31,12 @@ struct send_opts {
 	double interval;		/* live line period, s; 0 = off */
 	int json;
 	int mode;			/* enum xtx_xdp_mode */
+	int zc_prog;			/* enum xtx_zc_prog (--zc-prog) */
 	int busy_poll;
 	int queue_classes;	/* --queue-classes: mq semantics */
 	int drop;			/* --drop: stop at once, drop what is queued */
 	int stamp;			/* write CLOCK_MONOTONIC in the payload */
+	int no_doctor;			/* --no-doctor: no xtx-doctor checks at start */
 	const char *cpus;
 	int prod_cpus[MAX_PRODUCERS];	/* --producer-cpus: producer i on prod_cpus[i % n] */
 	int nprod_cpus;			/* 0: not pinned */

@@ -239,13 +239,16 @@ int shape_detach(struct shape *s)
  * bound, keep only what the rest of the run needs: CAP_NET_ADMIN to detach at exit, CAP_BPF
  * to read the program's counters (kernels before 6.5 refuse any bpf() command without it
  * when unprivileged BPF is disabled), and CAP_SYS_ADMIN only on the libxdp dispatcher path
- * (its detach looks programs up by id). Everything else goes: raw sockets, memory
+ * (its detach looks programs up by id), for our program on --in or the engine's pass
+ * program on --out (xtx_engine__zc_prog()). Everything else goes: raw sockets, memory
  * locking, namespaces, ... Returns 0 or -errno. */
-int shape_drop_caps(const struct shape *s)
+int shape_drop_caps(const struct shape *s, const struct xtx_engine *e)
 {
 	uint64_t keep = CAPS_BIT(CAP_NET_ADMIN) | CAPS_BIT(CAP_BPF);
+	int zc_disp = 0;
 
-	if (s->xp.dispatcher)
+	xtx_engine__zc_prog(e, NULL, &zc_disp);
+	if (s->xp.dispatcher || zc_disp)
 		keep |= CAPS_BIT(CAP_SYS_ADMIN);
 	return caps_keep(keep);
 }

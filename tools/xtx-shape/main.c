@@ -161,6 +161,10 @@ static const char usage_text[] =
 "    --ready-file F     once forwarding, write F (pid=, xdp_mode=, rx_path=, af_xdp=,\n"
 "                       control= its socket or off); removed at exit\n"
 "    --verbose          libbpf/libxdp informational messages too\n"
+"    --no-doctor        do not run xtx-doctor's checks of --in and --out at start (by\n"
+"                       default a line each on stderr, e.g. \"xtx-doctor eth2: 14 pass, 3\n"
+"                       warn, 0 fail, warn hugepages, ...\"; xtx-doctor IF says what\n"
+"                       each means and how to fix it; with --json the doctor field)\n"
 "    -h, --help         this text\n"
 "\n"
 "RULES\n"
@@ -176,7 +180,8 @@ static const char usage_text[] =
 "OUTPUT\n"
 "    --json: in, out, mode (router|l2), xdp_mode (native|skb), xdp_dispatcher, af_xdp\n"
 "    (copy|zero-copy), rx_path (shared UMEM|copy), queues, tx_queues, class_scope\n"
-"    (device|queue), duration_s, interrupted, device_gone;\n"
+"    (device|queue), duration_s, interrupted, device_gone; doctor {in, out: {pass,\n"
+"    warn, fail, line}} (xtx-doctor's checks at start; null with --no-doctor);\n"
 "    xdp {COUNTER: {pkts, bytes}} (the program's verdicts; see xdp/xtx_redirect.h);\n"
 "    rx {pkts, bytes, fwd_pkts, fwd_bytes, drops {stage_full, no_frame, bad_desc},\n"
 "    no_meta, reclaimed, copied, kernel {dropped, rx_ring_full, fill_empty, invalid}};\n"
@@ -216,7 +221,7 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 	enum { O_IN = 256, O_OUT, O_CLASSES, O_RULES, O_QUEUES, O_TXQ, O_L2, O_NETNS, O_DURATION,
 	       O_INTERVAL, O_JSON, O_SKB, O_COPY, O_RX_COPY, O_BUSY, O_CPUS, O_RX_CPUS,
 	       O_FRAMES, O_DROP, O_READY, O_VERBOSE, O_NICE, O_RT, O_QCLS, O_CODEL, O_POLICE,
-	       O_CONTROL, O_METRICS, O_MAXCLS };
+	       O_CONTROL, O_METRICS, O_MAXCLS, O_NO_DOCTOR };
 	static const struct option lo[] = {
 		{ "in", 1, 0, O_IN }, { "out", 1, 0, O_OUT }, { "classes", 1, 0, O_CLASSES },
 		{ "rules", 1, 0, O_RULES }, { "queues", 1, 0, O_QUEUES },
@@ -232,6 +237,7 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 		{ "queue-classes", 0, 0, O_QCLS }, { "codel", 1, 0, O_CODEL },
 		{ "police", 1, 0, O_POLICE }, { "control", 1, 0, O_CONTROL },
 		{ "metrics", 1, 0, O_METRICS }, { "max-classes", 1, 0, O_MAXCLS },
+		{ "no-doctor", 0, 0, O_NO_DOCTOR },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
 	int c;
@@ -300,6 +306,7 @@ static void parse_args(int argc, char **argv, struct shape_opts *o)
 			break;
 		case O_READY: o->ready_file = optarg; break;
 		case O_VERBOSE: o->verbose = true; break;
+		case O_NO_DOCTOR: o->no_doctor = true; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case ':': cli_die_usage("option '%s' needs a value", argv[optind - 1]);
 		default: cli_die_usage("unknown option '%s'", argv[optind - 1]);
@@ -618,6 +625,17 @@ static void print_json(const struct shape *s, struct xtx_engine *e,
 	jsonw_float_field(&w, "duration_s", dur, 6);
 	jsonw_bool_field(&w, "interrupted", stop);
 	jsonw_bool_field(&w, "device_gone", s->gone);
+	jsonw_name(&w, "doctor");
+	if (s->doctored) {
+		jsonw_start_object(&w);
+		jsonw_name(&w, "in");
+		doctor_line_json(&w, &s->doctor_in);
+		jsonw_name(&w, "out");
+		doctor_line_json(&w, &s->doctor_out);
+		jsonw_end_object(&w);
+	} else {
+		jsonw_null(&w);
+	}
 	jsonw_name(&w, "xdp");
 	jsonw_start_object(&w);
 	for (int k = 0; k < XTX_RD_STAT_MAX; k++)
@@ -811,6 +829,28 @@ static void pick_queues(struct shape *s)
 	}
 }
 
+/* xtx-doctor's checks of --out as a sender's (its TX queues and dequeuer CPUs) and of
+ * --in as a receiver's (frames of its MTU into a chunk), a line each on stderr (with
+ * --json, in the summary instead). */
+static void run_doctor(struct shape *s)
+{
+	struct doctor_opts out = {
+		.queues = s->opt.tx_queues, .cpus = s->opt.cpus, .busy_poll = s->opt.busy_poll,
+		.frame_room = 2048 - 64,
+	};
+	struct doctor_opts in = {
+		.cpus = s->opt.rx_cpus, .busy_poll = s->opt.busy_poll, .frame_room = 2048 - 64,
+	};
+
+	doctor_check_iface(s->opt.in, &in, &s->doctor_in);
+	doctor_check_iface(s->opt.out, &out, &s->doctor_out);
+	s->doctored = true;
+	if (!s->opt.json)
+		fprintf(stderr, "xtx-shape: xtx-doctor %s\nxtx-shape: xtx-doctor %s\nxtx-shape: "
+			"(xtx-doctor IF for the fixes; --no-doctor skips this)\n",
+			s->doctor_in.text, s->doctor_out.text);
+}
+
 /* The interfaces, in --netns if given: their indexes, --in's MAC, the queues, the CPU
  * count for the per-CPU maps. 0, or -1 after the message. */
 static int find_interfaces(struct shape *s)
@@ -898,6 +938,8 @@ int main(int argc, char **argv)
 	s.overhead = xtx_sched_config__overhead(cfg);
 	if (shape_check_caps(&s) || find_interfaces(&s))
 		goto out_cfg;
+	if (!s.opt.no_doctor)
+		run_doctor(&s);
 	if (shape_lock(&s))
 		goto out_cfg;
 	if (shape_detach_stale(&s))
@@ -922,7 +964,7 @@ int main(int argc, char **argv)
 	control_listen(&s, e);
 	if (shape_metrics_start(&s, e))
 		goto out_detach;
-	if ((rc = shape_drop_caps(&s))) {
+	if ((rc = shape_drop_caps(&s, e))) {
 		fprintf(stderr, "xtx-shape: cannot drop capabilities: %s\n", strerror(-rc));
 		goto out_detach;
 	}

@@ -12,6 +12,7 @@
 #include <xdp/libxdp.h>
 
 #include <xtx/xtx.h>
+#include "doctor_checks.h"
 #include "../../xdp/xtx_redirect.h"
 #include "iflock.h"
 #include "rules.h"
@@ -34,6 +35,7 @@ struct shape_opts {
 	double duration_s, interval_s;
 	bool l2, json, skb_mode, copy, rx_copy, busy_poll, verbose;
 	bool queue_classes;		/* --queue-classes: mq semantics */
+	bool no_doctor;			/* --no-doctor: no xtx-doctor checks at start */
 	uint64_t police_ns;		/* --police: room target of the policed leaves; 0 off */
 	const char *control;		/* --control: path, "off", NULL the default */
 	const char *metrics;		/* --metrics ADDR:PORT; NULL: none */
@@ -44,6 +46,8 @@ struct shape {
 	int in_ifindex, out_ifindex;
 	uint8_t in_mac[6];
 	struct iflock lock;		/* lock.fd -1: not locked */
+	bool doctored;			/* doctor_in, doctor_out: xtx-doctor's lines */
+	struct doctor_line doctor_in, doctor_out;
 	struct xtx_redirect *skel;
 	struct xdpa_prog xp;		/* the program from skel, on in_ifindex */
 	int ncpu;
@@ -79,7 +83,7 @@ int shape_read_policed(struct shape *s);
 /* Unmap rd_police, after xtx_engine__close(). */
 void shape_unpolice(struct shape *s);
 int shape_detach(struct shape *s);
-int shape_drop_caps(const struct shape *s);
+int shape_drop_caps(const struct shape *s, const struct xtx_engine *e);
 int shape_check_caps(const struct shape *s);
 
 #endif /* XTX_SHAPE_TOOL_H */

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* facts.h - what xtx-doctor knows of a machine and an interface, as KEY=VALUE facts:
- * read from the running system (facts_collect()) or from a recorded file (facts_load(),
- * what `xtx-doctor --dump-facts` wrote, or a test's fixture). The checks (checks.c) read
- * facts only, so every branch can be fed from a file.
+/* tools/common/doctor_facts.h - what xtx-doctor knows of a machine and an interface, as
+ * KEY=VALUE facts: read from the running system (facts_collect()) or from a recorded
+ * file (facts_load(), what `xtx-doctor --dump-facts` wrote, or a test's fixture). The
+ * checks (doctor_checks.c) read facts only, so every branch can be fed from a file.
  *
  * Keys (a missing key: not known here, and the check says so):
- *   if.exists 0|1  sysfs.this_netns 0|1 (/sys shows this namespace)  if.driver  if.fw  if.mtu  if.speed_mbps  if.operstate  if.numa_node
+ *   if.exists 0|1  sysfs.this_netns 0|1 (/sys shows this namespace)  if.driver  if.fw
+ *   if.mtu  if.speed_mbps  if.operstate  if.numa_node
  *   ch.rx ch.tx ch.combined ch.max_rx ch.max_tx ch.max_combined   (ethtool -l)
  *   nl.netdev 0|1 (the netdev netlink family answered)  xdp.features (names, comma
  *   separated: basic,redirect,ndo-xmit,xsk-zerocopy,hw-offload,rx-sg,ndo-xmit-sg)
@@ -17,8 +18,8 @@
  *   napi.defer_hard_irqs  napi.gro_flush_timeout
  *   xps.Q (the TX queue's xps_cpus mask)  rx.queues (RX queues in sysfs)
  */
-#ifndef XTX_DOCTOR_FACTS_H
-#define XTX_DOCTOR_FACTS_H
+#ifndef XTX_TOOLS_DOCTOR_FACTS_H
+#define XTX_TOOLS_DOCTOR_FACTS_H
 
 #include <stdio.h>
 
@@ -47,4 +48,4 @@ void facts_dump(const struct facts *f, FILE *out);
  * only (sysfs, procfs, ethtool ioctls that get, the netdev netlink family's dev-get). */
 void facts_collect(struct facts *f, const char *ifname);
 
-#endif /* XTX_DOCTOR_FACTS_H */
+#endif /* XTX_TOOLS_DOCTOR_FACTS_H */

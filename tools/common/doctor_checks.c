@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* checks.c - see checks.h. What each check means, and what to do about a warning:
- * docs/real-nic.md, "xtx-doctor". Facts are hints read once: a check that cannot know
+/* tools/common/doctor_checks.c - see doctor_checks.h. What each check means, and what to
+ * do about a warning: docs/real-nic.md, "xtx-doctor". Facts are hints read once: a check that cannot know
  * (a key missing) says so and warns only where not knowing matters.
  */
 #include <ctype.h>
@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks.h"
+#include <xtx/xtx.h>
+
 #include "cli.h"
+#include "doctor_checks.h"
 
 #define MAXCPU 1024
 
@@ -61,18 +63,18 @@ static bool has_word(const char *list, const char *w)
 	return false;
 }
 
-const char *status_str(enum status s)
+const char *doctor_status_str(enum doctor_status s)
 {
-	return s == ST_PASS ? "pass" : s == ST_WARN ? "warn" : "fail";
+	return s == DOCTOR_PASS ? "pass" : s == DOCTOR_WARN ? "warn" : "fail";
 }
 
-static struct check *add(struct check *out, unsigned *n, const char *name, enum status st,
+static struct doctor_check *add(struct doctor_check *out, unsigned *n, const char *name, enum doctor_status st,
 			 const char *fix, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
-static struct check *add(struct check *out, unsigned *n, const char *name, enum status st,
+static struct doctor_check *add(struct doctor_check *out, unsigned *n, const char *name, enum doctor_status st,
 			 const char *fix, const char *fmt, ...)
 {
-	struct check *c = &out[(*n)++];
+	struct doctor_check *c = &out[(*n)++];
 	va_list ap;
 
 	c->name = name;
@@ -86,15 +88,7 @@ static struct check *add(struct check *out, unsigned *n, const char *name, enum 
 
 #define IFN (facts_get(f, "if.name") ? facts_get(f, "if.name") : "IF")
 
-/* Drivers reported to bind an AF_XDP socket in zero-copy mode only while an XDP program
- * is attached to the interface (the issue's list; their xsk setup is in their XDP
- * path). */
-static bool zc_needs_prog(const char *drv)
-{
-	return drv && (!strcmp(drv, "i40e") || !strcmp(drv, "ixgbe") || !strcmp(drv, "virtio_net"));
-}
-
-static void check_link(const struct facts *f, struct check *out, unsigned *n)
+static void check_link(const struct facts *f, struct doctor_check *out, unsigned *n)
 {
 	const char *drv = facts_get(f, "if.driver"), *fw = facts_get(f, "if.fw");
 	const char *op = facts_get(f, "if.operstate");
@@ -102,22 +96,22 @@ static void check_link(const struct facts *f, struct check *out, unsigned *n)
 	char fix[256];
 
 	if (drv)
-		add(out, n, "driver", ST_PASS, NULL, "%s%s%s", drv, fw ? ", firmware " : "",
+		add(out, n, "driver", DOCTOR_PASS, NULL, "%s%s%s", drv, fw ? ", firmware " : "",
 		    fw ? fw : "");
 	else
-		add(out, n, "driver", ST_WARN, "ethtool -i IF", "unknown: ethtool's driver query "
+		add(out, n, "driver", DOCTOR_WARN, "ethtool -i IF", "unknown: ethtool's driver query "
 		    "did not answer");
 	snprintf(fix, sizeof(fix), "ip link set %s up; check the cable and the peer", IFN);
 	if (op && !strcmp(op, "up") && sp > 0)
-		add(out, n, "link", ST_PASS, NULL, "up, %lld Mb/s", sp);
+		add(out, n, "link", DOCTOR_PASS, NULL, "up, %lld Mb/s", sp);
 	else if (op && !strcmp(op, "up"))
-		add(out, n, "link", ST_PASS, NULL, "up, speed unknown (a virtual device reports "
+		add(out, n, "link", DOCTOR_PASS, NULL, "up, speed unknown (a virtual device reports "
 		    "none)");
 	else
-		add(out, n, "link", ST_WARN, fix, "%s", op ? op : "operstate unknown");
+		add(out, n, "link", DOCTOR_WARN, fix, "%s", op ? op : "operstate unknown");
 }
 
-static void check_xdp(const struct facts *f, const struct doctor_opts *o, struct check *out,
+static void check_xdp(const struct facts *f, const struct doctor_opts *o, struct doctor_check *out,
 		      unsigned *n)
 {
 	const char *xf = facts_get(f, "xdp.features"), *drv = facts_get(f, "if.driver");
@@ -126,42 +120,43 @@ static void check_xdp(const struct facts *f, const struct doctor_opts *o, struct
 	char fix[512];
 
 	if (!facts_num(f, "nl.netdev", 0)) {
-		add(out, n, "xdp-features", ST_WARN, "a kernel of 6.3 or later (the netdev "
+		add(out, n, "xdp-features", DOCTOR_WARN, "a kernel of 6.3 or later (the netdev "
 		    "netlink family; then ynl --family netdev --do dev-get)", "unknown: the "
 		    "netdev netlink family did not answer; AF_XDP copy mode works on any driver");
-		add(out, n, "zero-copy", ST_WARN, "xtx-send --zero-copy says at open whether it "
+		add(out, n, "zero-copy", DOCTOR_WARN, "xtx-send --zero-copy says at open whether it "
 		    "binds", "unknown without the netdev family");
-		add(out, n, "tx-metadata", ST_PASS, NULL, "unknown without the netdev family: "
+		add(out, n, "tx-metadata", DOCTOR_PASS, NULL, "unknown without the netdev family: "
 		    "checksums and timestamps in software");
 		return;
 	}
 	if (!xf || !*xf)
-		add(out, n, "xdp-features", ST_WARN, "a driver with native XDP (ethtool -i IF)",
+		add(out, n, "xdp-features", DOCTOR_WARN, "a driver with native XDP (ethtool -i IF)",
 		    "none: no native XDP, so AF_XDP runs in copy mode on generic XDP only");
 	else
-		add(out, n, "xdp-features", ST_PASS, NULL, "%s", xf);
+		add(out, n, "xdp-features", DOCTOR_PASS, NULL, "%s", xf);
 	if (!has_word(xf, "xsk-zerocopy")) {
-		add(out, n, "zero-copy", o->zero_copy ? ST_FAIL : ST_WARN, "a NIC whose driver "
+		add(out, n, "zero-copy", o->zero_copy ? DOCTOR_FAIL : DOCTOR_WARN, "a NIC whose driver "
 		    "offers AF_XDP zero-copy (i40e, ice, ixgbe, igc, mlx5, stmmac, virtio_net, "
 		    "...; docs/real-nic.md)", "not offered: copy mode, one copy of each frame "
 		    "into the kernel's buffers");
-	} else if (zc_needs_prog(drv)) {
-		snprintf(fix, sizeof(fix), "xdp-filter load %s (xdp-tools: a program that passes "
-			 "every frame by its default policy) before xtx-send --zero-copy", IFN);
-		add(out, n, "zero-copy", o->zero_copy ? ST_WARN : ST_PASS, o->zero_copy ? fix :
-		    NULL, "offered; %s binds it only while an XDP program is attached%s (frames "
-		    "of up to %lld buffer(s))", drv, o->zero_copy ? "" : " (needed with "
-		    "--zero-copy)", segs > 0 ? segs : 1);
+	} else if (xtx_driver__zc_needs_prog(drv)) {
+		snprintf(fix, sizeof(fix), "leave --zc-prog at auto, or attach your own XDP "
+			 "program to %s first (xdp-filter load %s passes every frame)", IFN, IFN);
+		add(out, n, "zero-copy", o->zc_prog_off ? DOCTOR_WARN : DOCTOR_PASS,
+		    o->zc_prog_off ? fix : NULL, "offered; %s binds it only while an XDP program "
+		    "is attached: %s (frames of up to %lld buffer(s))", drv, o->zc_prog_off ?
+		    "with --zc-prog off, one must be there already" : "xtx attaches its pass "
+		    "program xtx_pass for the run (--zc-prog auto)", segs > 0 ? segs : 1);
 	} else {
-		add(out, n, "zero-copy", ST_PASS, NULL, "offered (frames of up to %lld buffer(s))",
+		add(out, n, "zero-copy", DOCTOR_PASS, NULL, "offered (frames of up to %lld buffer(s))",
 		    segs > 0 ? segs : 1);
 	}
-	add(out, n, "tx-metadata", ST_PASS, NULL, "%s", xk && *xk ? xk :
+	add(out, n, "tx-metadata", DOCTOR_PASS, NULL, "%s", xk && *xk ? xk :
 	    "none: checksums and timestamps in software");
 }
 
 static void check_queues(const struct facts *f, const struct doctor_opts *o,
-			 struct check *out, unsigned *n)
+			 struct doctor_check *out, unsigned *n)
 {
 	long long comb = facts_num(f, "ch.combined", -1), tx = facts_num(f, "ch.tx", 0);
 	long long mcomb = facts_num(f, "ch.max_combined", 0), mtx = facts_num(f, "ch.max_tx", 0);
@@ -170,21 +165,21 @@ static void check_queues(const struct facts *f, const struct doctor_opts *o,
 
 	snprintf(fix, sizeof(fix), "ethtool -L %s combined %u", IFN, o->queues);
 	if (comb < 0)
-		add(out, n, "queues", o->queues > 1 ? ST_WARN : ST_PASS, NULL, "unknown: ethtool -l "
+		add(out, n, "queues", o->queues > 1 ? DOCTOR_WARN : DOCTOR_PASS, NULL, "unknown: ethtool -l "
 		    "did not answer (the driver has no channel settings)");
 	else if (o->queues && most && o->queues > most)
-		add(out, n, "queues", ST_FAIL, "fewer --queues", "--queues %u: the device has at "
+		add(out, n, "queues", DOCTOR_FAIL, "fewer --queues", "--queues %u: the device has at "
 		    "most %lld TX queues (combined %lld, tx %lld)", o->queues, most, mcomb, mtx);
 	else if (o->queues && o->queues > have)
-		add(out, n, "queues", ST_WARN, fix, "--queues %u: %lld TX queues set now (combined "
+		add(out, n, "queues", DOCTOR_WARN, fix, "--queues %u: %lld TX queues set now (combined "
 		    "%lld, tx %lld; up to %lld)", o->queues, have, comb, tx, most);
 	else
-		add(out, n, "queues", ST_PASS, NULL, "%lld TX queues (combined %lld, tx %lld; up to "
+		add(out, n, "queues", DOCTOR_PASS, NULL, "%lld TX queues (combined %lld, tx %lld; up to "
 		    "%lld)%s", have, comb, tx, most, o->queues ? "" : "; give --queues to check");
 }
 
 static void check_irqs(const struct facts *f, const struct doctor_opts *o,
-		       const struct cpuset *deq, bool have_deq, struct check *out, unsigned *n)
+		       const struct cpuset *deq, bool have_deq, struct doctor_check *out, unsigned *n)
 {
 	long cnt = (long)facts_num(f, "irq.count", 0), bad = 0;
 	char list[256] = "", fix[512] = "";
@@ -194,7 +189,7 @@ static void check_irqs(const struct facts *f, const struct doctor_opts *o,
 		bool virt = drv && (!strcmp(drv, "veth") || !strcmp(drv, "tun") ||
 				    !strcmp(drv, "bridge"));
 
-		add(out, n, "irq-affinity", virt ? ST_PASS : ST_WARN, virt ? NULL :
+		add(out, n, "irq-affinity", virt ? DOCTOR_PASS : DOCTOR_WARN, virt ? NULL :
 		    "grep IF /proc/interrupts (and the device's msi_irqs)", "no queue IRQs found%s",
 		    virt ? " (a virtual device has none)" : " in /proc/interrupts");
 		return;
@@ -214,18 +209,18 @@ static void check_irqs(const struct facts *f, const struct doctor_opts *o,
 		}
 	}
 	if (!have_deq)
-		add(out, n, "irq-affinity", ST_PASS, NULL, "%ld queue IRQs; give --cpus to check "
+		add(out, n, "irq-affinity", DOCTOR_PASS, NULL, "%ld queue IRQs; give --cpus to check "
 		    "them against the dequeuers", cnt);
 	else if (bad)
-		add(out, n, "irq-affinity", ST_WARN, fix, "%ld of %ld queue IRQs may run on a "
+		add(out, n, "irq-affinity", DOCTOR_WARN, fix, "%ld of %ld queue IRQs may run on a "
 		    "dequeuer CPU (%s): their softirq takes the dequeuer's CPU", bad, cnt, list);
 	else
-		add(out, n, "irq-affinity", ST_PASS, NULL, "none of %ld queue IRQs on a dequeuer "
+		add(out, n, "irq-affinity", DOCTOR_PASS, NULL, "none of %ld queue IRQs on a dequeuer "
 		    "CPU (%s)", cnt, o->cpus);
 }
 
 static void check_numa(const struct facts *f, const struct doctor_opts *o,
-		       const struct cpuset *deq, bool have_deq, struct check *out, unsigned *n)
+		       const struct cpuset *deq, bool have_deq, struct doctor_check *out, unsigned *n)
 {
 	long long node = facts_num(f, "if.numa_node", -1);
 	char key[32], fix[256];
@@ -235,66 +230,66 @@ static void check_numa(const struct facts *f, const struct doctor_opts *o,
 	snprintf(key, sizeof(key), "node.%lld.cpus", node);
 	cpus = node >= 0 ? facts_get(f, key) : NULL;
 	if (node < 0 || !cpus) {
-		add(out, n, "numa", ST_PASS, NULL, "no NUMA node for the device (a virtual "
+		add(out, n, "numa", DOCTOR_PASS, NULL, "no NUMA node for the device (a virtual "
 		    "device, or a machine of one node)");
 		return;
 	}
 	snprintf(fix, sizeof(fix), "--cpus from node %lld: %s", node, cpus);
 	if (have_deq && cpus_parse(cpus, &nc) && !cpus_within(deq, &nc))
-		add(out, n, "numa", ST_WARN, fix, "the device is on node %lld (CPUs %s); --cpus %s "
+		add(out, n, "numa", DOCTOR_WARN, fix, "the device is on node %lld (CPUs %s); --cpus %s "
 		    "reaches across nodes: every frame crosses the interconnect", node, cpus,
 		    o->cpus);
 	else
-		add(out, n, "numa", ST_PASS, NULL, "node %lld (CPUs %s)%s", node, cpus, have_deq ?
+		add(out, n, "numa", DOCTOR_PASS, NULL, "node %lld (CPUs %s)%s", node, cpus, have_deq ?
 		    ", the dequeuers' too" : "; xtx takes its CPUs and memory from it by default");
 }
 
-static void check_memory(const struct facts *f, struct check *out, unsigned *n)
+static void check_memory(const struct facts *f, struct doctor_check *out, unsigned *n)
 {
 	long long h2 = facts_num(f, "huge.free_2m", -1), h1 = facts_num(f, "huge.free_1g", 0);
 	const char *ml = facts_get(f, "memlock.cur");
 	unsigned long long caps = (unsigned long long)facts_num(f, "caps.eff", 0);
 
 	if (h2 > 0 || h1 > 0)
-		add(out, n, "hugepages", ST_PASS, NULL, "%lld free of 2 MiB, %lld of 1 GiB", h2, h1);
+		add(out, n, "hugepages", DOCTOR_PASS, NULL, "%lld free of 2 MiB, %lld of 1 GiB", h2, h1);
 	else
-		add(out, n, "hugepages", ST_WARN, "sysctl vm.nr_hugepages=64 (128 MiB of 2 MiB "
+		add(out, n, "hugepages", DOCTOR_WARN, "sysctl vm.nr_hugepages=64 (128 MiB of 2 MiB "
 		    "pages)", "%s: the UMEM falls back to 4 KiB pages (more TLB misses per frame)",
 		    h2 < 0 ? "unknown" : "none free");
 	if (ml && (!strcmp(ml, "unlimited") || facts_num(f, "memlock.cur", 0) >= (64ll << 20)))
-		add(out, n, "memlock", ST_PASS, NULL, "RLIMIT_MEMLOCK %s", ml);
+		add(out, n, "memlock", DOCTOR_PASS, NULL, "RLIMIT_MEMLOCK %s", ml);
 	else if (caps >> 14 & 1)
-		add(out, n, "memlock", ST_PASS, NULL, "RLIMIT_MEMLOCK %s, CAP_IPC_LOCK held: "
+		add(out, n, "memlock", DOCTOR_PASS, NULL, "RLIMIT_MEMLOCK %s, CAP_IPC_LOCK held: "
 		    "the engine raises it", ml ? ml : "unknown");
 	else
-		add(out, n, "memlock", ST_WARN, "ulimit -l unlimited, or run with CAP_IPC_LOCK",
+		add(out, n, "memlock", DOCTOR_WARN, "ulimit -l unlimited, or run with CAP_IPC_LOCK",
 		    "RLIMIT_MEMLOCK %s bytes without CAP_IPC_LOCK: a UMEM beyond it is refused",
 		    ml ? ml : "unknown");
 }
 
-static void check_caps(const struct facts *f, struct check *out, unsigned *n)
+static void check_caps(const struct facts *f, struct doctor_check *out, unsigned *n)
 {
 	const char *ce = facts_get(f, "caps.eff");
 	unsigned long long c = (unsigned long long)facts_num(f, "caps.eff", 0);
 	bool raw = c >> 13 & 1, admin = c >> 12 & 1, bpf = (c >> 39 & 1) || (c >> 21 & 1);
 
 	if (!ce)
-		add(out, n, "capabilities", ST_WARN, NULL, "unknown");
+		add(out, n, "capabilities", DOCTOR_WARN, NULL, "unknown");
 	else if (!raw)
-		add(out, n, "capabilities", ST_FAIL, "run as root, or setcap cap_net_raw,"
+		add(out, n, "capabilities", DOCTOR_FAIL, "run as root, or setcap cap_net_raw,"
 		    "cap_ipc_lock+ep on xtx-send", "no CAP_NET_RAW: AF_XDP sockets are refused "
 		    "(CapEff %s)", ce);
 	else if (!admin || !bpf)
-		add(out, n, "capabilities", ST_WARN, "run xtx-shape as root (or with "
+		add(out, n, "capabilities", DOCTOR_WARN, "run xtx-shape as root (or with "
 		    "CAP_NET_ADMIN and CAP_BPF)", "CAP_NET_RAW held; without %s xtx-shape cannot "
 		    "attach its XDP program", !admin ? "CAP_NET_ADMIN" : "CAP_BPF");
 	else
-		add(out, n, "capabilities", ST_PASS, NULL, "CAP_NET_RAW, CAP_NET_ADMIN, CAP_BPF "
+		add(out, n, "capabilities", DOCTOR_PASS, NULL, "CAP_NET_RAW, CAP_NET_ADMIN, CAP_BPF "
 		    "or CAP_SYS_ADMIN%s", c >> 14 & 1 ? ", CAP_IPC_LOCK" : "");
 }
 
 static void check_cpus(const struct facts *f, const struct doctor_opts *o,
-		       const struct cpuset *deq, bool have_deq, struct check *out, unsigned *n)
+		       const struct cpuset *deq, bool have_deq, struct doctor_check *out, unsigned *n)
 {
 	const char *iso = facts_get(f, "cmdline.isolcpus"), *nohz = facts_get(f, "cmdline.nohz_full");
 	struct cpuset a;
@@ -303,25 +298,25 @@ static void check_cpus(const struct facts *f, const struct doctor_opts *o,
 	snprintf(fix, sizeof(fix), "isolcpus=%s nohz_full=%s on the kernel command line "
 		 "(then reboot)", o->cpus ? o->cpus : "LIST", o->cpus ? o->cpus : "LIST");
 	if (!iso && !nohz)
-		add(out, n, "cpu-isolation", ST_PASS, NULL, "unknown (no /proc/cmdline)");
+		add(out, n, "cpu-isolation", DOCTOR_PASS, NULL, "unknown (no /proc/cmdline)");
 	else if (have_deq && !(cpus_parse(iso, &a) && cpus_within(deq, &a)))
-		add(out, n, "cpu-isolation", ST_WARN, fix, "the dequeuer CPUs %s are not isolated "
+		add(out, n, "cpu-isolation", DOCTOR_WARN, fix, "the dequeuer CPUs %s are not isolated "
 		    "(isolcpus=%s, nohz_full=%s): other tasks and ticks share them", o->cpus,
 		    iso && *iso ? iso : "none", nohz && *nohz ? nohz : "none");
 	else
-		add(out, n, "cpu-isolation", ST_PASS, NULL, "isolcpus=%s, nohz_full=%s%s",
+		add(out, n, "cpu-isolation", DOCTOR_PASS, NULL, "isolcpus=%s, nohz_full=%s%s",
 		    iso && *iso ? iso : "none", nohz && *nohz ? nohz : "none",
 		    have_deq ? "" : "; give --cpus to check the dequeuers'");
 	if (facts_num(f, "irqbalance", 0))
-		add(out, n, "irqbalance", ST_WARN, "systemctl stop irqbalance, or "
+		add(out, n, "irqbalance", DOCTOR_WARN, "systemctl stop irqbalance, or "
 		    "IRQBALANCE_BANNED_CPULIST=the dequeuer CPUs in /etc/default/irqbalance",
 		    "running: it moves the queue IRQs, onto dequeuer CPUs too");
 	else
-		add(out, n, "irqbalance", ST_PASS, NULL, "not running");
+		add(out, n, "irqbalance", DOCTOR_PASS, NULL, "not running");
 }
 
 static void check_busy_poll(const struct facts *f, const struct doctor_opts *o,
-			    struct check *out, unsigned *n)
+			    struct doctor_check *out, unsigned *n)
 {
 	long long d = facts_num(f, "napi.defer_hard_irqs", -1);
 	long long g = facts_num(f, "napi.gro_flush_timeout", -1);
@@ -330,34 +325,42 @@ static void check_busy_poll(const struct facts *f, const struct doctor_opts *o,
 	snprintf(fix, sizeof(fix), "echo 2 > /sys/class/net/%s/napi_defer_hard_irqs; echo "
 		 "200000 > /sys/class/net/%s/gro_flush_timeout", IFN, IFN);
 	if (o->busy_poll && (d <= 0 || g <= 0))
-		add(out, n, "busy-poll", ST_WARN, fix, "napi_defer_hard_irqs %lld, "
+		add(out, n, "busy-poll", DOCTOR_WARN, fix, "napi_defer_hard_irqs %lld, "
 		    "gro_flush_timeout %lld: with --busy-poll the device's interrupts still fire",
 		    d, g);
 	else
-		add(out, n, "busy-poll", ST_PASS, NULL, "napi_defer_hard_irqs %lld, "
+		add(out, n, "busy-poll", DOCTOR_PASS, NULL, "napi_defer_hard_irqs %lld, "
 		    "gro_flush_timeout %lld%s", d, g, o->busy_poll ? "" :
 		    " (they matter with --busy-poll)");
 }
 
-static void check_mtu(const struct facts *f, const struct doctor_opts *o, struct check *out,
-		      unsigned *n)
+static void check_mtu(const struct facts *f, const struct doctor_opts *o,
+		      struct doctor_check *out, unsigned *n)
 {
 	long long mtu = facts_num(f, "if.mtu", -1), frame = mtu + 14 + 4;
 	char fix[128];
 
-	snprintf(fix, sizeof(fix), "ip link set %s mtu %u", IFN, o->frame_room - 18);
+	snprintf(fix, sizeof(fix), "ip link set %s mtu %u", IFN, o->frame_len ?
+		 o->frame_len - 14 : o->frame_room - 18);
 	if (mtu < 0)
-		add(out, n, "mtu", ST_WARN, NULL, "unknown");
+		add(out, n, "mtu", DOCTOR_WARN, NULL, "unknown");
+	else if (o->frame_len && o->frame_len > mtu + 14)
+		add(out, n, "mtu", DOCTOR_WARN, fix, "MTU %lld: frames of %u bytes exceed it (the "
+		    "peer drops them)", mtu, o->frame_len);
+	else if (o->frame_len)
+		add(out, n, "mtu", DOCTOR_PASS, NULL, "MTU %lld: frames of up to %u bytes fit",
+		    mtu, o->frame_len);
 	else if ((unsigned long long)frame > o->frame_room)
-		add(out, n, "mtu", ST_FAIL, fix, "MTU %lld: a full frame (%lld bytes with Ethernet "
-		    "header and a VLAN tag) exceeds a UMEM chunk's %u; frames over one chunk need "
-		    "multi-buffer AF_XDP, which xtx does not do yet", mtu, frame, o->frame_room);
+		add(out, n, "mtu", DOCTOR_FAIL, fix, "MTU %lld: a full frame (%lld bytes with "
+		    "Ethernet header and a VLAN tag) exceeds a UMEM chunk's %u; frames over one "
+		    "chunk need multi-buffer AF_XDP, which xtx does not do yet", mtu, frame,
+		    o->frame_room);
 	else
-		add(out, n, "mtu", ST_PASS, NULL, "MTU %lld: a full frame fits one UMEM chunk (%u "
-		    "bytes)", mtu, o->frame_room);
+		add(out, n, "mtu", DOCTOR_PASS, NULL, "MTU %lld: a full frame fits one UMEM chunk "
+		    "(%u bytes)", mtu, o->frame_room);
 }
 
-static void check_xps(const struct facts *f, struct check *out, unsigned *n)
+static void check_xps(const struct facts *f, struct doctor_check *out, unsigned *n)
 {
 	unsigned set = 0, q;
 
@@ -371,12 +374,12 @@ static void check_xps(const struct facts *f, struct check *out, unsigned *n)
 			break;
 		set += strspn(m, "0,") != strlen(m);
 	}
-	add(out, n, "rss-xps", ST_PASS, NULL, "%lld RX queues for RSS; XPS set on %u of %u TX "
+	add(out, n, "rss-xps", DOCTOR_PASS, NULL, "%lld RX queues for RSS; XPS set on %u of %u TX "
 	    "queues for the kernel's own traffic (xtx sends on the queues it opens)",
 	    facts_num(f, "rx.queues", 0), set, q);
 }
 
-unsigned doctor_run(const struct facts *f, const struct doctor_opts *o, struct check *out)
+unsigned doctor_run(const struct facts *f, const struct doctor_opts *o, struct doctor_check *out)
 {
 	struct cpuset deq;
 	bool have_deq = o->cpus && cpus_parse(o->cpus, &deq);
@@ -385,13 +388,13 @@ unsigned doctor_run(const struct facts *f, const struct doctor_opts *o, struct c
 
 	snprintf(fix, sizeof(fix), "ip link show (in the namespace xtx runs in)");
 	if (!facts_num(f, "if.exists", 0)) {
-		add(out, &n, "interface", ST_FAIL, fix, "%s: no such interface here", IFN);
+		add(out, &n, "interface", DOCTOR_FAIL, fix, "%s: no such interface here", IFN);
 		return n;
 	}
 	if (facts_num(f, "sysfs.this_netns", 1))
-		add(out, &n, "interface", ST_PASS, NULL, "%s", IFN);
+		add(out, &n, "interface", DOCTOR_PASS, NULL, "%s", IFN);
 	else
-		add(out, &n, "interface", ST_WARN, "ip netns exec NS xtx-doctor IF (it mounts the "
+		add(out, &n, "interface", DOCTOR_WARN, "ip netns exec NS xtx-doctor IF (it mounts the "
 		    "namespace's own /sys)", "%s, but /sys shows another network namespace: what "
 		    "sysfs holds (speed, NUMA node, queues, busy-poll settings) is unknown", IFN);
 	check_link(f, out, &n);
@@ -406,4 +409,42 @@ unsigned doctor_run(const struct facts *f, const struct doctor_opts *o, struct c
 	check_mtu(f, o, out, &n);
 	check_xps(f, out, &n);
 	return n;
+}
+
+void doctor_summary(const char *ifname, const struct doctor_check *c, unsigned n,
+		    struct doctor_line *out)
+{
+	size_t at, len = sizeof(out->text);
+
+	memset(out->cnt, 0, sizeof(out->cnt));
+	for (unsigned i = 0; i < n; i++)
+		out->cnt[c[i].status]++;
+	at = (size_t)snprintf(out->text, len, "%s: %u pass, %u warn, %u fail",
+			      ifname ? ifname : "?", out->cnt[DOCTOR_PASS],
+			      out->cnt[DOCTOR_WARN], out->cnt[DOCTOR_FAIL]);
+	for (unsigned i = 0; i < n && at < len; i++)
+		if (c[i].status != DOCTOR_PASS)
+			at += (size_t)snprintf(out->text + at, len - at, ", %s %s",
+					       doctor_status_str(c[i].status), c[i].name);
+}
+
+void doctor_check_iface(const char *ifname, const struct doctor_opts *o,
+			struct doctor_line *out)
+{
+	struct doctor_check c[DOCTOR_CHECKS_MAX];
+	struct facts f = { 0 };
+
+	facts_collect(&f, ifname);
+	doctor_summary(ifname, c, doctor_run(&f, o, c), out);
+	facts_free(&f);
+}
+
+void doctor_line_json(struct jsonw *w, const struct doctor_line *l)
+{
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "pass", l->cnt[DOCTOR_PASS]);
+	jsonw_uint_field(w, "warn", l->cnt[DOCTOR_WARN]);
+	jsonw_uint_field(w, "fail", l->cnt[DOCTOR_FAIL]);
+	jsonw_string_field(w, "line", l->text);
+	jsonw_end_object(w);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* facts.c - see facts.h. Collecting reads files and asks the kernel; it changes nothing.
- */
+/* tools/common/doctor_facts.c - see doctor_facts.h. Collecting reads files and asks the
+ * kernel; it changes nothing. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -19,7 +19,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "facts.h"
+#include "doctor_facts.h"
 
 /* --- the store ---------------------------------------------------------------------- */
 
