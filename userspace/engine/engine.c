@@ -580,7 +580,7 @@ static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
 		if (i == 0)
 			xtx_zcprog_settle(e);
 		if (!e->null)
-			q->deq.ring.fd = xsk_socket__fd(q->xsk);
+			q->deq.ring.fd = q->xsk->fd;
 		xtx_txring__comp_start(&q->deq.ring);
 		q->deq.stage = xtx_mpsc__create(&mo);
 		q->deq.sched = xtx_sched__create(e->cfg, &so, xtx_now_ns(), cerr, sizeof(cerr));

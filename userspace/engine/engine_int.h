@@ -24,6 +24,7 @@
 #include "stat.h"
 #include "thread.h"
 #include "txring.h"
+#include "xskraw.h"
 
 struct xtx_pass;
 struct xdp_program;
@@ -33,7 +34,7 @@ struct xtx_queue {
 	unsigned idx;			/* 0..queues-1 */
 	uint32_t qid;			/* NIC queue id */
 	int cpu;			/* -1: not pinned */
-	struct xsk_socket *xsk;
+	struct xtx_xsk *xsk;
 	struct xsk_ring_prod fill;	/* required by the kernel; TX-only leaves it empty */
 	pthread_t thread;
 	int thread_started;
@@ -45,7 +46,7 @@ struct xtx_rxq {
 	unsigned idx;			/* 0..nrq-1 */
 	uint32_t qid;			/* NIC queue id: the XSKMAP key */
 	int cpu;			/* -1: not pinned */
-	struct xsk_socket *xsk;
+	struct xtx_xsk *xsk;
 	struct xsk_ring_cons comp;	/* required by the kernel for a socket of its own
 					 * (device, queue); never used: no TX ring */
 	pthread_t thread;
@@ -123,7 +124,7 @@ struct xtx_engine {
 	size_t area_len;		/* of fr.area, rounded up to its pages */
 	int area_huge;
 	unsigned intake;		/* stage batches per dequeuer step (opts.intake_batches) */
-	struct xsk_umem *umem;
+	struct xtx_xumem *umem;
 	int zerocopy;
 	struct {			/* opts.zc_prog (zcprog.c) */
 		struct xtx_pass *skel;
@@ -166,7 +167,7 @@ struct xtx_engine {
 	uint32_t fill_size, rx_size;
 	void *rx_area;			/* copy path: the RX UMEM */
 	size_t rx_area_len;
-	struct xsk_umem *rx_umem;
+	struct xtx_xumem *rx_umem;
 	_Atomic int rx_stop;		/* receive workers: finish and exit */
 	int rx_stopped;
 	pthread_mutex_t rx_lock;	/* socket close vs XDP_STATISTICS reads */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* xsk.c - UMEM memory (huge pages, NUMA node of the NIC) and one AF_XDP socket per TX
- * queue on a shared UMEM, through libxdp's xsk API; with a receive side also one RX-only
- * socket per ingress queue. No XDP program is loaded (XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD):
- * the caller's program redirects into the RX sockets.
+ * queue on a shared UMEM (set up by xskraw.c, on libxdp's ring structs); with a receive
+ * side also one RX-only socket per ingress queue. No XDP program is loaded here: the
+ * caller's program redirects into the RX sockets.
  *
  * Mode: XDP_ZEROCOPY is tried first unless copy is forced; if the driver refuses it, copy
  * mode (XDP_COPY) is used and reported. XDP_USE_NEED_WAKEUP is always requested, so the
@@ -30,6 +30,7 @@
 #include "engine_int.h"
 #include "nic.h"
 #include "nulldev.h"
+#include "xskraw.h"
 
 #define HUGE_2M (2u << 20)
 
@@ -153,17 +154,16 @@ int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen)
 	if (e->null)
 		return 0;	/* nothing to register: the device is in user space */
 
-	struct xsk_umem_config ucfg = {
+	struct xtx_xumem_cfg ucfg = {
+		.area = e->fr.area, .size = (uint64_t)e->fr.count * e->fr.size,
+		.frame_size = e->fr.size,
 		/* Every fill ring has this size: the receive side's (shared path) and the
 		 * first TX socket's, which stays empty. */
 		.fill_size = e->nrq ? e->fill_size : 64,
 		.comp_size = e->o.comp_ring_size,
-		.frame_size = e->fr.size,
-		.frame_headroom = 0,
-		.flags = 0,
 	};
-	int rc = xsk_umem__create(&e->umem, e->fr.area, (uint64_t)e->fr.count * e->fr.size,
-				  &e->q[0].fill, &e->q[0].deq.ring.comp, &ucfg);
+	int rc = xtx_xumem_create(&e->umem, &ucfg, &e->q[0].fill, &e->q[0].deq.ring.comp);
+
 	if (rc == -ENOBUFS) {		/* xdp_umem_account_pages(): over RLIMIT_MEMLOCK */
 		char was[96] = "", cur[32] = "unlimited";
 
@@ -189,8 +189,7 @@ int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen)
 
 void xtx_umem_teardown(struct xtx_engine *e)
 {
-	if (e->umem)
-		xsk_umem__delete(e->umem);
+	xtx_xumem_delete(e->umem);
 	e->umem = NULL;
 	if (e->fr.area)
 		munmap(e->fr.area, e->area_len);
@@ -199,19 +198,9 @@ void xtx_umem_teardown(struct xtx_engine *e)
 
 static int try_socket_once(struct xtx_engine *e, struct xtx_queue *q, uint16_t mode_flag)
 {
-	struct xsk_socket_config cfg = {
-		.rx_size = 0,
-		.tx_size = e->o.tx_ring_size,
-		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
-		.xdp_flags = 0,
-		.bind_flags = (uint16_t)(XDP_USE_NEED_WAKEUP | mode_flag),
-	};
-
-	if (q->idx == 0)
-		return xsk_socket__create(&q->xsk, e->ifname, q->qid, e->umem, NULL, &q->deq.ring.tx,
-					  &cfg);
-	return xsk_socket__create_shared(&q->xsk, e->ifname, q->qid, e->umem, NULL, &q->deq.ring.tx,
-					 &q->fill, &q->deq.ring.comp, &cfg);
+	return xtx_xsk_create(&q->xsk, e->ifindex, q->qid, e->umem, NULL, 0, &q->deq.ring.tx,
+			      e->o.tx_ring_size, &q->fill, &q->deq.ring.comp,
+			      (uint16_t)(XDP_USE_NEED_WAKEUP | mode_flag));
 }
 
 /* A socket closed a moment ago (a previous run on this queue) is released by the kernel
@@ -233,7 +222,7 @@ static int busy_poll_tx(struct xtx_engine *e, struct xtx_queue *q, char *err, si
 {
 	if (!e->o.busy_poll)
 		return 0;
-	return set_busy_poll(e->ifname, q->qid, xsk_socket__fd(q->xsk), XTX_DEQ_BATCH, err,
+	return set_busy_poll(e->ifname, q->qid, q->xsk->fd, XTX_DEQ_BATCH, err,
 			     errlen);
 }
 
@@ -291,8 +280,7 @@ int xtx_queue_null(struct xtx_engine *e, struct xtx_queue *q, char *err, size_t 
 
 void xtx_queue_socket_close(struct xtx_queue *q)
 {
-	if (q->xsk)
-		xsk_socket__delete(q->xsk);
+	xtx_xsk_delete(q->xsk);
 	q->xsk = NULL;
 	xtx_nulldev_close(q->deq.ring.null);
 	q->deq.ring.null = NULL;
@@ -300,31 +288,22 @@ void xtx_queue_socket_close(struct xtx_queue *q)
 
 /* --- receive side ---------------------------------------------------------------------- */
 
-/* EBUSY right after a previous run closed its socket: retry up to 1 s (see try_socket). */
-static int rx_create(struct xtx_engine *e, struct xtx_rxq *r, struct xsk_umem *umem,
-		     int first, uint16_t bind_flags)
+/* EBUSY right after a previous run closed its socket: retry up to 1 s (see try_socket).
+ * bind_flags: the mode, for the UMEM's first socket (a shared one takes the UMEM's). */
+static int rx_create(struct xtx_engine *e, struct xtx_rxq *r, struct xtx_xumem *umem,
+		     uint16_t bind_flags)
 {
-	struct xsk_socket_config cfg = {
-		.rx_size = e->rx_size,
-		.tx_size = 0,
-		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
-		.bind_flags = bind_flags,	/* ignored by libxdp for a shared socket */
-	};
 	int rc;
 
 	for (int tries = 0;; tries++) {
-		if (first)
-			rc = xsk_socket__create(&r->xsk, e->rx_ifname, r->qid, umem, &r->w.rx,
-						NULL, &cfg);
-		else
-			rc = xsk_socket__create_shared(&r->xsk, e->rx_ifname, r->qid, umem,
-						       &r->w.rx, NULL, &r->w.fill, &r->comp, &cfg);
+		rc = xtx_xsk_create(&r->xsk, e->rx_ifindex, r->qid, umem, &r->w.rx, e->rx_size,
+				    NULL, 0, &r->w.fill, &r->comp, bind_flags);
 		if (rc != -EBUSY || tries == 100)
 			break;
 		usleep(10 * 1000);
 	}
 	if (!rc)
-		r->w.fd = xsk_socket__fd(r->xsk);
+		r->w.fd = r->xsk->fd;
 	return rc;
 }
 
@@ -355,11 +334,10 @@ static void rx_errf(struct xtx_engine *e, struct xtx_rxq *r, int rc, char *err, 
  * size; queue i's frames are [i * fill_size, (i + 1) * fill_size). */
 static int rx_sockets_copy(struct xtx_engine *e, char *err, size_t errlen)
 {
-	struct xsk_umem_config ucfg = {
+	struct xtx_xumem_cfg ucfg = {
+		.frame_size = e->fr.size,
 		.fill_size = e->fill_size,
 		.comp_size = 64,	/* no TX on these sockets */
-		.frame_size = e->fr.size,
-		.frame_headroom = 0,
 	};
 	size_t per = (size_t)e->fill_size * e->fr.size;
 	uint16_t mode = e->o.mode == XTX_MODE_COPY ? XDP_COPY : XDP_ZEROCOPY;
@@ -375,8 +353,9 @@ static int rx_sockets_copy(struct xtx_engine *e, char *err, size_t errlen)
 			 e->rx_area_len >> 20, strerror(-rc));
 		return rc;
 	}
-	rc = xsk_umem__create(&e->rx_umem, e->rx_area, e->rx_area_len, &e->rq[0].w.fill,
-			      &e->rq[0].comp, &ucfg);
+	ucfg.area = e->rx_area;
+	ucfg.size = e->rx_area_len;
+	rc = xtx_xumem_create(&e->rx_umem, &ucfg, &e->rq[0].w.fill, &e->rq[0].comp);
 	if (rc) {
 		e->rx_umem = NULL;
 		xtx_errf(err, errlen, "cannot register the receive UMEM: %s", strerror(-rc));
@@ -387,13 +366,13 @@ static int rx_sockets_copy(struct xtx_engine *e, char *err, size_t errlen)
 
 		r->w.rx_base = (uint64_t)i * per;
 		if (i == 0) {
-			rc = rx_create(e, r, e->rx_umem, 1, (uint16_t)(XDP_USE_NEED_WAKEUP | mode));
+			rc = rx_create(e, r, e->rx_umem, (uint16_t)(XDP_USE_NEED_WAKEUP | mode));
 			if (rc && mode == XDP_ZEROCOPY && e->o.mode != XTX_MODE_ZEROCOPY &&
 			    rc != -EBUSY && rc != -EPERM && rc != -ENODEV)
-				rc = rx_create(e, r, e->rx_umem, 1,
+				rc = rx_create(e, r, e->rx_umem,
 					       (uint16_t)(XDP_USE_NEED_WAKEUP | XDP_COPY));
 		} else {
-			rc = rx_create(e, r, e->rx_umem, 0, 0);
+			rc = rx_create(e, r, e->rx_umem, 0);
 		}
 		if (rc) {
 			rx_errf(e, r, rc, err, errlen);
@@ -412,7 +391,7 @@ int xtx_rx_sockets(struct xtx_engine *e, char *err, size_t errlen)
 
 	if (!e->o.rx_copy) {
 		for (unsigned i = 0; i < e->nrq && !rc; i++) {
-			rc = rx_create(e, &e->rq[i], e->umem, 0, 0);
+			rc = rx_create(e, &e->rq[i], e->umem, 0);
 			if (rc && (rc == -EBUSY || rc == -EPERM || rc == -EACCES || rc == -ENODEV)) {
 				rx_errf(e, &e->rq[i], rc, err, errlen);
 				return rc;
@@ -462,13 +441,12 @@ void xtx_rx_sockets_close(struct xtx_engine *e)
 		xtx_rx_read_kstats(r);
 		/* Synchronous: the kernel unbinds (synchronize_net) before close returns,
 		 * so it touches none of this socket's frames afterwards. */
-		xsk_socket__delete(r->xsk);
+		xtx_xsk_delete(r->xsk);
 		r->xsk = NULL;
 		r->w.fd = -1;
 	}
 	pthread_mutex_unlock(&e->rx_lock);
-	if (e->rx_umem)
-		xsk_umem__delete(e->rx_umem);
+	xtx_xumem_delete(e->rx_umem);
 	e->rx_umem = NULL;
 	if (e->rx_area)
 		munmap(e->rx_area, e->rx_area_len);
