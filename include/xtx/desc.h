@@ -11,9 +11,12 @@
 
 /* Descriptor address bits: UMEM offsets use the low 48 bits; bit 63 says that the 8 bytes
  * before the frame (in its headroom) hold an earliest departure time (CLOCK_MONOTONIC ns).
- * Use xtx_producer__set_txtime() rather than setting it by hand. */
+ * Use xtx_producer__set_txtime() rather than setting it by hand. Bit 62 says that the
+ * XTX_TXMD_LEN bytes before the frame hold an AF_XDP TX metadata request for the device
+ * (xtx/xtx.h, xtx_desc__set_txmd()); its last 8 bytes are the departure time's. */
 #define XTX_DESC_ADDR_MASK	((1ull << 48) - 1)
 #define XTX_DESC_F_TXTIME	(1ull << 63)
+#define XTX_DESC_F_TXMD		(1ull << 62)
 
 struct xtx_desc {
 	uint64_t addr;	/* UMEM offset of the packet's first byte, and flags (above) */

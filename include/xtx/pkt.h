@@ -653,6 +653,33 @@ static inline int xtx_pkt__check_udp(const void *frame, size_t len, struct xtx_p
 	return 0;
 }
 
+/* For a device that computes the UDP checksum (AF_XDP TX metadata: xtx_desc__set_txmd()
+ * with XTX_TXMD_CSUM, csum_start l->l4_off, csum_offset 6; the kernel's CHECKSUM_PARTIAL):
+ * store the folded pseudo-header sum in the checksum field, which the device completes
+ * over the datagram, and clear l->udp_csum, so that the rewrite helpers leave the field
+ * alone and the datagram's bytes may change freely until it is sent. */
+static inline void xtx_pkt__udp_csum_partial(void *frame, struct xtx_pkt_layout *l)
+{
+	uint8_t *p = (uint8_t *)frame, *ip = p + l->l3_off;
+	uint16_t len = (uint16_t)(l->pay_len + XTX_PKT_UDP_HLEN), sum;
+
+	if (l->ipv6) {
+		struct in6_addr s, d;
+
+		memcpy(&s, ip + 8, 16);
+		memcpy(&d, ip + 24, 16);
+		sum = (uint16_t)xtx_pkt__pseudo6_sum(&s, &d, IPPROTO_UDP, len);
+	} else {
+		uint32_t s, d;
+
+		memcpy(&s, ip + 12, 4);
+		memcpy(&d, ip + 16, 4);
+		sum = (uint16_t)xtx_pkt__pseudo4_sum(s, d, IPPROTO_UDP, len);
+	}
+	memcpy(p + l->l4_off + 6, &sum, 2);
+	l->udp_csum = 0;
+}
+
 /* Fast path. Overwrite n bytes of the UDP datagram of `frame` at frame offset `off` with
  * `src` and update the UDP checksum incrementally if l->udp_csum. Preconditions (not
  * checked): l describes frame; n is even; off - l->l4_off is even; the range lies inside

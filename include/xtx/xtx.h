@@ -39,6 +39,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <xtx/desc.h>
 #include <xtx/print.h>
 #include <xtx/sched.h>
@@ -173,11 +174,18 @@ struct xtx_engine_opts {
 					 * its dispatcher where the kernel allows) before
 					 * the first socket binds, removed after the last
 					 * closed; not with mode copy or the null device */
+	int tx_metadata;		/* 1: the UMEM is registered with XTX_TXMD_LEN bytes
+					 * of TX metadata (Linux 6.8+; open fails on an
+					 * older kernel), so descriptors may carry requests
+					 * (xtx_desc__set_txmd()) */
+	int tx_sw_csum;			/* with tx_metadata: the kernel computes requested
+					 * checksums in software (XDP_UMEM_TX_SW_CSUM, 6.11+)
+					 * instead of the device */
 };
 /* sz: sizeof(struct xtx_engine_opts). The library reads the fields up to __last_field;
  * a larger sz is accepted only if the bytes beyond it are zero (-EINVAL otherwise), and sz
  * must be at least the sizeof of the struct's first release, which ended at __min_field. */
-#define xtx_engine_opts__last_field	zc_prog
+#define xtx_engine_opts__last_field	tx_sw_csum
 #define xtx_engine_opts__min_field	quiet
 
 /* The fewest frames (frame_count) that open() accepts for opts: each TX queue's ring and
@@ -234,6 +242,9 @@ const char *xtx_engine__mode(const struct xtx_engine *e);
  * its program id in *id and in *dispatcher whether it sits behind libxdp's dispatcher
  * (either pointer may be NULL); 0, with zeros, when it holds none. */
 int xtx_engine__zc_prog(const struct xtx_engine *e, uint32_t *id, int *dispatcher);
+/* opts.tx_metadata as the engine got it: 0 off, 1 on, 2 on with the kernel's software
+ * checksums (opts.tx_sw_csum). */
+int xtx_engine__tx_metadata(const struct xtx_engine *e);
 unsigned xtx_engine__queues(const struct xtx_engine *e);
 /* The NUMA node the UMEM and stages were bound to: ifname's device's, -1 when it has none
  * (veth) or it cannot be used here (no NUMA support). */
@@ -312,6 +323,34 @@ int xtx_engine__reap(struct xtx_engine *e);
 
 /* Store an earliest departure time in the frame's headroom and flag the descriptor. */
 void xtx_producer__set_txtime(struct xtx_producer *p, struct xtx_desc *d, uint64_t t_ns);
+
+/* AF_XDP TX metadata (Linux 6.8+; opts.tx_metadata): a request to the device in the
+ * XTX_TXMD_LEN bytes before the frame, which the kernel reads when the descriptor says so
+ * (XTX_DESC_F_TXMD), in copy mode too. The layout is the kernel's struct xsk_tx_metadata
+ * (flags; csum_start, csum_offset; launch_time), whose last 8 bytes are also where
+ * xtx_producer__set_txtime() keeps a departure time. */
+#define XTX_TXMD_LEN		24
+#define XTX_TXMD_TIMESTAMP	(1u << 0)	/* XDP_TXMD_FLAGS_TIMESTAMP */
+#define XTX_TXMD_CSUM		(1u << 1)	/* XDP_TXMD_FLAGS_CHECKSUM */
+#define XTX_TXMD_LAUNCH_TIME	(1u << 2)	/* XDP_TXMD_FLAGS_LAUNCH_TIME */
+
+/* Fast path: request flags (XTX_TXMD_*) for the frame at `frame` (xtx_engine__frame(e,
+ * d->addr)) and flag d. With XTX_TXMD_CSUM the device sums the frame from csum_start to
+ * its end and stores the checksum csum_offset bytes after csum_start; the field must
+ * hold the folded pseudo-header sum (xtx_pkt__udp_csum_partial()). A departure time
+ * stored before or after stays. send_burst() refuses a flagged descriptor (bad_desc)
+ * unless opts.tx_metadata. */
+static inline void xtx_desc__set_txmd(struct xtx_desc *d, void *frame, uint32_t flags,
+				      uint16_t csum_start, uint16_t csum_offset)
+{
+	unsigned char *m = (unsigned char *)frame - XTX_TXMD_LEN;
+	uint64_t f = flags;
+
+	memcpy(m, &f, 8);
+	memcpy(m + 8, &csum_start, 2);
+	memcpy(m + 10, &csum_offset, 2);
+	d->addr |= XTX_DESC_F_TXMD;
+}
 
 /* Send a burst: each descriptor names a frame from get_frames, its length, class index
  * and flow hash. Descriptors go to the queue chosen by their flow hash (stable, so a

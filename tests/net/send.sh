@@ -7,6 +7,10 @@
 #   checksums_ipv4, checksums_ipv6
 #                  frames are well-formed: 200 frames captured on rx0 and decoded by
 #                  tshark with IP and UDP checksum validation on: all good.
+#   tx_csum_sw     the same with --tx-csum sw (producers write the pseudo-header sum,
+#                  the kernel completes it from the TX metadata request), IPv4 and IPv6
+#   tx_csum_on     --tx-csum on: a kernel UDP socket on rx0 gets every datagram sent
+#                  (less what veth counts as dropped), no UDP checksum error counted
 #   class_rates    two leaves at 24 and 12 Mbit/s (ceil = rate), 64 flows, 3 s: the
 #                  sink's rate per class is within 2% of the configured rate on the wire
 #                  (frames + 24 bytes of Ethernet overhead).
@@ -22,7 +26,7 @@
 #                  exactly (sent = offered, nothing unaccounted).
 . "$(dirname "$0")/../lib/net.sh"
 ALL_TESTS="test_counts test_checksums_ipv4 test_checksums_ipv6 test_class_rates test_stop_flows
-test_sigint test_zc_prog"
+test_sigint test_zc_prog test_tx_csum_sw test_tx_csum_on"
 net_init --queues 4
 
 # --- exact counts and order -------------------------------------------------------------
@@ -84,12 +88,13 @@ test_stop_flows() {
 }
 
 # --- well-formed frames (tshark) ---------------------------------------------------------
-checksums() { # FAMILY (4 or 6)
+checksums() { # FAMILY (4 or 6) [xtx-send args]
   local fam=$1 dst=() cap total bad good
+  shift
   command -v tshark >/dev/null || { fail "tshark not installed (make deps)"; return; }
   if [ $fam = 6 ]; then
-    ip -n "$TX_NS" addr add 2001:2:0:ff::1/64 dev "$TX_DEV" nodad
-    ip -n "$RX_NS" addr add 2001:2:0:ff::2/64 dev "$RX_DEV" nodad
+    ip -n "$TX_NS" addr replace 2001:2:0:ff::1/64 dev "$TX_DEV" nodad
+    ip -n "$RX_NS" addr replace 2001:2:0:ff::2/64 dev "$RX_DEV" nodad
     dst=(--dst-ip 2001:2:0:ff::2 --src-ip 2001:2:0:ff::1)
   fi
   tb_run "$RX_NS" timeout 20 tshark -q -i "$RX_DEV" -c 200 -w $TMPD/cap$fam.pcap \
@@ -101,7 +106,7 @@ checksums() { # FAMILY (4 or 6)
   grep -q "Capturing on" $TMPD/tshark$fam.err ||
     { kill $cap 2>/dev/null; wait $cap; fail "tshark did not start capturing in 10 s: $(cat $TMPD/tshark$fam.err)"; return; }
   in_tx timeout 60 $BIN/xtx-send --dev "$TX_DEV" --dst-mac "$TX_NEXTHOP_MAC" \
-    --dst-ip "$RX_IP" "${dst[@]}" --flows 8 --count 200 --size 128 --json >/dev/null 2>&1 \
+    --dst-ip "$RX_IP" "${dst[@]}" --flows 8 --count 200 --size 128 --json "$@" >/dev/null 2>&1 \
     || fail "xtx-send (IPv$fam capture run) failed"
   wait $cap
   total=$(tshark -r $TMPD/cap$fam.pcap -Y udp 2>/dev/null | wc -l)
@@ -109,13 +114,63 @@ checksums() { # FAMILY (4 or 6)
         -Y "ip.checksum.status == 0 || udp.checksum.status == 0 || _ws.malformed" 2>/dev/null | wc -l)
   good=$(tshark -r $TMPD/cap$fam.pcap -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE \
         -Y "udp.checksum.status == 1" 2>/dev/null | wc -l)
-  echo "tshark IPv$fam: $total UDP frames, $good with a verified UDP checksum, $bad bad"
+  echo "tshark IPv$fam${*:+ ($*)}: $total UDP frames, $good with a verified UDP checksum, $bad bad"
   [ "$total" = 200 ] || fail "IPv$fam: captured $total frames, expected 200"
   [ "$bad" = 0 ] || fail "IPv$fam: $bad frames with a bad checksum or malformed"
   [ "$good" = 200 ] || fail "IPv$fam: only $good of 200 UDP checksums verified good"
 }
 test_checksums_ipv4() { checksums 4; }
 test_checksums_ipv6() { checksums 6; }
+# The kernel completes what the producers left to it: the pseudo-header sum and a request
+# in the TX metadata (XDP_UMEM_TX_SW_CSUM: in software, so the capture shows it).
+test_tx_csum_sw() { checksums 4 --tx-csum sw; checksums 6 --tx-csum sw; }
+
+# --tx-csum on over veth: the request goes with the skb (CHECKSUM_PARTIAL) and veth hands
+# it to the receiver as it is, whose stack trusts it; a kernel UDP socket receives every
+# datagram and the UDP counters show no checksum error. (Nothing computes the checksum
+# on this path: a capture shows the pseudo-header sum, as for any CHECKSUM_PARTIAL skb
+# on veth; test_tx_csum_sw checks what the request asks for.)
+udp_snmp() { ip netns exec "$RX_NS" awk '/^Udp:/ { if (!h) { for (i = 2; i <= NF; i++) c[$i] = i; h = 1 } else print $c["InDatagrams"], $c["InCsumErrors"] }' /proc/net/snmp; }
+test_tx_csum_on() {
+  local d0 e0 d1 e1 got vd0 vd1 n=4000
+  tb_private "$RX_NS"
+  read -r d0 e0 <<< "$(udp_snmp)"
+  vd0=$(veth_drops)
+  ip netns exec "$RX_NS" timeout 30 python3 -c '
+import select, socket, sys, time
+want, socks = int(sys.argv[2]), []
+for p in range(9000, 9008):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, 33, 1 << 23)	# SO_RCVBUFFORCE
+    s.bind((sys.argv[1], p))
+    s.setblocking(False)
+    socks.append(s)
+open(sys.argv[3], "w").close()
+n, end = 0, time.time() + 20
+while n < want and time.time() < end:
+    for s in select.select(socks, [], [], 0.2)[0]:
+        try:
+            while True:
+                s.recv(4096)
+                n += 1
+        except BlockingIOError:
+            pass
+print(n)' "$RX_IP" $n $TMPD/udp.ready > $TMPD/udp.count &
+  local rpid=$!
+  for _ in $(seq 100); do [ -f $TMPD/udp.ready ] && break; sleep 0.05; done
+  [ -f $TMPD/udp.ready ] || { fail "the UDP receiver did not start"; wait $rpid; return; }
+  send --tx-csum on --flows 8 --count $n --size 128 --rate 20000pps --interval 0 --json \
+    > $TMPD/csum_on.json 2> $TMPD/csum_on.err || { cat $TMPD/csum_on.err; fail "xtx-send --tx-csum on failed"; }
+  wait $rpid
+  read -r d1 e1 <<< "$(udp_snmp)"
+  vd1=$(veth_drops)
+  got=$(cat $TMPD/udp.count)
+  echo "--tx-csum on: sent $(jget $TMPD/csum_on.json .sent_pkts) ($(jget $TMPD/csum_on.json .tx_csum)), the UDP sockets got $got, Udp InDatagrams +$((d1 - d0)), InCsumErrors +$((e1 - e0)), veth dropped $((vd1 - vd0))"
+  [ "$(jget $TMPD/csum_on.json .tx_csum)" = on ] || fail "the summary says tx_csum $(jget $TMPD/csum_on.json .tx_csum)"
+  [ "$(jget $TMPD/csum_on.json .sent_pkts)" = $n ] || fail "sent $(jget $TMPD/csum_on.json .sent_pkts) of $n"
+  [ $((e1 - e0)) = 0 ] || fail "$((e1 - e0)) UDP checksum errors at the receiver"
+  [ "$got" = $((n - (vd1 - vd0))) ] || fail "the UDP sockets got $got of $n (veth dropped $((vd1 - vd0)))"
+}
 
 # --- class rates at the sink -------------------------------------------------------------
 test_class_rates() {

@@ -102,6 +102,8 @@ static int build_tmpl(struct tmpl *t, uint32_t len)
 	}
 	if (n < 0 || xtx_pkt__parse_udp(t->frame, (size_t)n, &t->l, NULL))
 		return -EINVAL;
+	if (o.tx_csum)		/* the device completes it; rewrites leave it */
+		xtx_pkt__udp_csum_partial(t->frame, &t->l);
 	t->len = (uint32_t)n;
 	xtx_pkt__set_payload(t->frame, &t->l, 0, 0, 0);
 	return 0;
@@ -336,6 +338,9 @@ static void *producer_main(void *arg)
 				d[pending++] = (struct xtx_desc){ .addr = addrs[i], .len = (uint16_t)tp->len,
 								  .hash = flow_hash[f],
 								  .cls = flow_cls[f] };
+				if (o.tx_csum)
+					xtx_desc__set_txmd(&d[pending - 1], fr, XTX_TXMD_CSUM,
+							   tp->l.l4_off, 6);
 				if (pc.den)
 					pace_step(&pc.next_ns, &pc.rem, pc.gap[ti], pc.den);
 				if (fr_on && fr_paced(f)) {
@@ -554,6 +559,7 @@ static int open_engine(const struct run *r)
 		.sz = sizeof(eo), .ifname = o.dev, .queues = o.queues, .first_queue = o.first_queue,
 		.frame_size = o.size > 1984 ? 4096 : 2048, .frame_count = o.frames,
 		.mode = (enum xtx_xdp_mode)o.mode, .zc_prog = (enum xtx_zc_prog)o.zc_prog,
+		.tx_metadata = o.tx_csum != 0, .tx_sw_csum = o.tx_csum == 2,
 		.busy_poll = o.busy_poll, .cpus = o.cpus,
 		.queue_classes = o.queue_classes,
 		.classes = r->cfg, .drain_timeout_ns = (uint64_t)(o.drain * 1e9) + 1,
@@ -841,6 +847,7 @@ static void print_json(const struct run *r, const struct totals *t,
 	jsonw_string_field(&w, "dev", o.dev);
 	jsonw_string_field(&w, "mode", xtx_engine__mode(eng));
 	print_json_zc_prog(&w);
+	jsonw_string_field(&w, "tx_csum", (const char *[]){ "off", "on", "sw" }[o.tx_csum]);
 	jsonw_uint_field(&w, "queues", xtx_engine__queues(eng));
 	jsonw_string_field(&w, "class_scope", o.queue_classes ? "queue" : "device");
 	jsonw_name(&w, "target_ns");	/* --target: room target of leaves without their own */

@@ -89,6 +89,15 @@ DSTGUARD_USAGE("                       ")
 "    --json             print the summary as one JSON object on stdout\n"
 "    --copy             force AF_XDP copy mode\n"
 "    --zero-copy        require zero-copy (fail if the driver cannot)\n"
+"    --tx-csum off|on|sw\n"
+"                       UDP checksums: off (default) the producers compute each one;\n"
+"                       on hands them to the device through AF_XDP TX metadata (Linux\n"
+"                       6.8+; a device whose xsk-features have tx-checksum, see\n"
+"                       xtx-doctor; in copy mode the kernel's own path, which checksums\n"
+"                       in software where the device does not): producers then write\n"
+"                       only the pseudo-header sum; sw asks the kernel to compute them\n"
+"                       in software (XDP_UMEM_TX_SW_CSUM, 6.11+), for devices without\n"
+"                       the offload and for checking\n"
 "    --zc-prog auto|on|off\n"
 "                       the XDP program that i40e, ixgbe and virtio_net need attached\n"
 "                       before they bind zero-copy: auto (default) attaches xtx's pass\n"
@@ -136,11 +145,12 @@ DSTGUARD_USAGE("                       ")
 "\n"
 "OUTPUT\n"
 "    --json prints one object: dev, mode, zc_prog ({id, dispatcher} of the pass\n"
-"    program --zc-prog attached, or null), queues, class_scope (device|queue),\n"
-"    target_ns (--target; null when off), producers, flows, stop_flows ({first, last,\n"
-"    at_s} or null), flow_rate ({first, last, pps, bps}: --flow-rate, one of the\n"
-"    rates 0; or null), size; offered_pkts (taken by the engine), sent_pkts, sent_bytes,\n"
-"    dropped_pkts {total and one count per drop reason: leaf_limit, flow_limit,\n"
+"    program --zc-prog attached, or null), tx_csum (off|on|sw), queues, class_scope\n"
+"    (device|queue), target_ns (--target; null when off), producers, flows,\n"
+"    stop_flows ({first, last, at_s} or null), flow_rate ({first, last, pps, bps}:\n"
+"    --flow-rate, one of the rates 0; or null), size; offered_pkts (taken by the\n"
+"    engine), sent_pkts, sent_bytes, dropped_pkts {total and one count per drop\n"
+"    reason: leaf_limit, flow_limit,\n"
 "    no_class, no_bufs, horizon, purged}, unaccounted_pkts (offered - sent - dropped:\n"
 "    0 unless something was lost); moved_pkts (queued packets a live change moved to\n"
 "    the default class: their class was removed, xtx-ctl class del); tx_ring [{limit,\n"
@@ -230,7 +240,7 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 	       O_DURATION, O_COUNT, O_INTERVAL, O_JSON, O_COPY, O_ZC, O_BUSY, O_CPUS, O_PROD_CPUS, O_FRAMES,
 	       O_DRAIN, O_DROP, O_NO_STAMP, O_ALLOW_DST, O_ALLOW_ANY_DST, O_QCLS, O_STOP_FLOWS,
 	       O_FLOW_RATE,
-	       O_TARGET, O_CONTROL, O_NO_DOCTOR, O_ZC_PROG };
+	       O_TARGET, O_CONTROL, O_NO_DOCTOR, O_ZC_PROG, O_TX_CSUM };
 	static const struct option lo[] = {
 		{ "dev", 1, 0, O_DEV }, { "dst-ip", 1, 0, O_DST_IP }, { "dst-mac", 1, 0, O_DST_MAC },
 		{ "src-ip", 1, 0, O_SRC_IP }, { "src-mac", 1, 0, O_SRC_MAC },
@@ -247,7 +257,7 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 		{ "allow-any-dst", 0, 0, O_ALLOW_ANY_DST }, { "queue-classes", 0, 0, O_QCLS },
 		{ "stop-flows", 1, 0, O_STOP_FLOWS }, { "target", 1, 0, O_TARGET },
 		{ "control", 1, 0, O_CONTROL }, { "no-doctor", 0, 0, O_NO_DOCTOR },
-		{ "zc-prog", 1, 0, O_ZC_PROG },
+		{ "zc-prog", 1, 0, O_ZC_PROG }, { "tx-csum", 1, 0, O_TX_CSUM },
 		{ "flow-rate", 1, 0, O_FLOW_RATE },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
@@ -365,6 +375,16 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 			break;
 		case O_ZC:
 			o->mode = XTX_MODE_ZEROCOPY;
+			break;
+		case O_TX_CSUM:
+			if (!strcmp(optarg, "off"))
+				o->tx_csum = 0;
+			else if (!strcmp(optarg, "on"))
+				o->tx_csum = 1;
+			else if (!strcmp(optarg, "sw"))
+				o->tx_csum = 2;
+			else
+				return bad("--tx-csum", optarg, "off, on or sw");
 			break;
 		case O_ZC_PROG:
 			if (!strcmp(optarg, "auto"))

@@ -32,6 +32,7 @@ struct send_opts {
 	int json;
 	int mode;			/* enum xtx_xdp_mode */
 	int zc_prog;			/* enum xtx_zc_prog (--zc-prog) */
+	int tx_csum;			/* --tx-csum: 0 off, 1 on (the device), 2 sw */
 	int busy_poll;
 	int queue_classes;	/* --queue-classes: mq semantics */
 	int drop;			/* --drop: stop at once, drop what is queued */

@@ -425,6 +425,11 @@ static int open_options(struct xtx_engine *e, uint32_t *min_frames, char *err,
 			 e->o.tx_ring_size, e->o.comp_ring_size);
 		return -EINVAL;
 	}
+	if (e->o.tx_sw_csum && !e->o.tx_metadata) {
+		xtx_errf(err, errlen, "tx_sw_csum needs tx_metadata");
+		return -EINVAL;
+	}
+	e->txmd_flag = e->o.tx_metadata ? XTX_DESC_F_TXMD : 0;
 	if (e->o.max_producers + e->nrq > XTX_MPSC_MAX_LANES) {
 		xtx_errf(err, errlen, "at most %d producers (receive queues included)",
 			 XTX_MPSC_MAX_LANES - e->nrq);
@@ -841,6 +846,11 @@ const char *xtx_xdp_mode__str(enum xtx_xdp_mode mode)
 enum xtx_xdp_mode xtx_engine__xdp_mode(const struct xtx_engine *e)
 {
 	return e->null ? XTX_MODE_NULL : e->zerocopy ? XTX_MODE_ZEROCOPY : XTX_MODE_COPY;
+}
+
+int xtx_engine__tx_metadata(const struct xtx_engine *e)
+{
+	return e->o.tx_metadata ? 1 + !!e->o.tx_sw_csum : 0;
 }
 
 const char *xtx_engine__mode(const struct xtx_engine *e)

@@ -126,6 +126,8 @@ struct xtx_engine {
 	unsigned intake;		/* stage batches per dequeuer step (opts.intake_batches) */
 	struct xtx_xumem *umem;
 	int zerocopy;
+	uint64_t txmd_flag;		/* XTX_DESC_F_TXMD with opts.tx_metadata, else 0:
+					 * the flag a descriptor may carry */
 	struct {			/* opts.zc_prog (zcprog.c) */
 		struct xtx_pass *skel;
 		struct xdp_program *prog;

@@ -111,7 +111,7 @@ static inline int desc_ok(const struct xtx_producer *p, uint64_t addr, uint32_t 
 	return idx < e->fr.count && (a & (e->fr.size - 1)) == XTX_HEADROOM &&
 	       len >= 14 && len <= e->fr.size - XTX_HEADROOM &&
 	       xtx_owner_get(&e->fr, idx) == p->id + 1 &&
-	       !(addr & ~(XTX_DESC_ADDR_MASK | XTX_DESC_F_TXTIME));
+	       !(addr & ~(XTX_DESC_ADDR_MASK | XTX_DESC_F_TXTIME | e->txmd_flag));
 }
 
 void xtx_producer__put_frames(struct xtx_producer *p, const uint64_t *addrs, unsigned n)

@@ -55,7 +55,8 @@ static inline uint64_t xtx_txring__write(struct xtx_txring *t, const struct xtx_
 
 		x->addr = d[i].addr & XTX_DESC_ADDR_MASK;
 		x->len = d[i].len;
-		x->options = 0;
+		/* XDP_TX_METADATA (1 << 1) from XTX_DESC_F_TXMD (bit 62), without a branch */
+		x->options = (uint32_t)(d[i].addr >> 61) & 2;
 		bytes += d[i].len;
 	}
 	xsk_ring_prod__submit(&t->tx, n);

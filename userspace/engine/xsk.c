@@ -161,6 +161,8 @@ int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen)
 		 * first TX socket's, which stays empty. */
 		.fill_size = e->nrq ? e->fill_size : 64,
 		.comp_size = e->o.comp_ring_size,
+		.tx_metadata_len = e->o.tx_metadata ? XTX_TXMD_LEN : 0,
+		.flags = e->o.tx_sw_csum ? XDP_UMEM_TX_SW_CSUM : 0,
 	};
 	int rc = xtx_xumem_create(&e->umem, &ucfg, &e->q[0].fill, &e->q[0].deq.ring.comp);
 
@@ -178,6 +180,11 @@ int xtx_umem_setup(struct xtx_engine *e, char *err, size_t errlen)
 			 "already%s); grant CAP_IPC_LOCK (or CAP_SYS_RESOURCE), raise ulimit -l, "
 			 "or use fewer frames", strerror(-rc), len >> 20, cur, was);
 		return rc;
+	} else if (rc == -EINVAL && e->o.tx_metadata) {
+		xtx_errf(err, errlen, "cannot register the UMEM with TX metadata: %s (it needs "
+			 "Linux 6.8 or later, 6.11 for the kernel's software checksums)",
+			 strerror(-rc));
+		return -EOPNOTSUPP;
 	} else if (rc) {
 		xtx_errf(err, errlen, "cannot register the UMEM with the kernel: %s%s",
 			 strerror(-rc), rc == -EPERM ? " (needs CAP_NET_RAW, and CAP_IPC_LOCK "
