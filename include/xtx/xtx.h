@@ -181,11 +181,18 @@ struct xtx_engine_opts {
 	int tx_sw_csum;			/* with tx_metadata: the kernel computes requested
 					 * checksums in software (XDP_UMEM_TX_SW_CSUM, 6.11+)
 					 * instead of the device */
+	int launch_time;		/* with tx_metadata: a descriptor with a departure
+					 * time (xtx_producer__set_txtime()) asks the device
+					 * to start it then (XTX_TXMD_LAUNCH_TIME, in
+					 * CLOCK_TAI; Linux 6.15+, tx-launch-time-fifo
+					 * drivers behind an etf qdisc with offload;
+					 * docs/real-nic.md). The scheduler still releases
+					 * it at that time */
 };
 /* sz: sizeof(struct xtx_engine_opts). The library reads the fields up to __last_field;
  * a larger sz is accepted only if the bytes beyond it are zero (-EINVAL otherwise), and sz
  * must be at least the sizeof of the struct's first release, which ended at __min_field. */
-#define xtx_engine_opts__last_field	tx_sw_csum
+#define xtx_engine_opts__last_field	launch_time
 #define xtx_engine_opts__min_field	quiet
 
 /* The fewest frames (frame_count) that open() accepts for opts: each TX queue's ring and

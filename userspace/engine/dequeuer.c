@@ -37,6 +37,7 @@
 
 #include "clock.h"
 #include "dequeuer.h"
+#include "txmd.h"
 
 #define XTX_REAP_NS	(1000ull * 1000 * 1000)	/* queue 0's dequeuer reaps this often */
 
@@ -320,6 +321,22 @@ static void reclaim_dropped(struct xtx_dequeuer *q, struct xtx_desc *out)
 			recycle(q, out[i].addr);
 }
 
+/* opts.launch_time (txmd.h): each departure time of out[0..m) handed to the device, in
+ * CLOCK_TAI; the clocks' offset read again every 100 ms (steps of CLOCK_TAI: settimeofday,
+ * a leap second). */
+static void launch_times(struct xtx_dequeuer *q, struct xtx_desc *out, unsigned m,
+			 uint64_t now)
+{
+	if (now - q->tai_read_ns >= 100 * 1000 * 1000) {
+		q->tai_off = xtx_txmd_tai_offset();
+		q->tai_read_ns = now;
+	}
+	for (unsigned i = 0; i < m; i++)
+		if (out[i].addr & XTX_DESC_F_TXTIME)
+			xtx_txmd_launch(xtx_frame_ptr(&q->fr, out[i].addr), q->tai_off,
+					&out[i].addr);
+}
+
 /* Step 4: what may leave now, as much as the TX ring has room for and its limit lets it
  * hold (dql.h), in one reserve/submit. Returns how many were written; *next is the
  * scheduler's next departure (now when the ring is full or at its limit and the
@@ -340,7 +357,11 @@ static unsigned transmit(struct xtx_dequeuer *q, struct xtx_desc *out, uint64_t 
 	if (room) {
 		m = xtx_sched__dequeue_burst(q->sched, out, room, now, next);
 		if (m) {
-			uint64_t bytes = xtx_txring__write(&q->ring, out, m);
+			uint64_t bytes;
+
+			if (q->launch)
+				launch_times(q, out, m, now);
+			bytes = xtx_txring__write(&q->ring, out, m);
 
 			CTR_ADD(q->ctr.sent_pkts, m);
 			CTR_ADD(q->ctr.sent_bytes, bytes);

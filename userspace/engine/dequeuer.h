@@ -70,10 +70,13 @@ struct xtx_dequeuer {
 	uint32_t since_wake;		/* descriptors taken from the stage since that wake */
 	unsigned nslots;		/* class slots: the snapshot's and cls_room's size */
 	int nice, rtprio;		/* opts.deq_nice, opts.deq_rtprio */
+	int launch;			/* opts.launch_time (txmd.h) */
 
 	/* The thread's. */
 	struct xtx_txring ring;
 	struct xtx_dql dql;		/* how much of the ring it fills (dql.h) */
+	int64_t tai_off;		/* launch: CLOCK_TAI - CLOCK_MONOTONIC, ns */
+	uint64_t tai_read_ns;		/* when tai_off was read (0: never) */
 	uint32_t nrecycle;
 	uint64_t recycle[XTX_BATCH];	/* completed or dropped frames, one partial batch */
 

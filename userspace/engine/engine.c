@@ -425,8 +425,9 @@ static int open_options(struct xtx_engine *e, uint32_t *min_frames, char *err,
 			 e->o.tx_ring_size, e->o.comp_ring_size);
 		return -EINVAL;
 	}
-	if (e->o.tx_sw_csum && !e->o.tx_metadata) {
-		xtx_errf(err, errlen, "tx_sw_csum needs tx_metadata");
+	if ((e->o.tx_sw_csum || e->o.launch_time) && !e->o.tx_metadata) {
+		xtx_errf(err, errlen, "%s needs tx_metadata", e->o.tx_sw_csum ? "tx_sw_csum" :
+			 "launch_time");
 		return -EINVAL;
 	}
 	e->txmd_flag = e->o.tx_metadata ? XTX_DESC_F_TXMD : 0;
@@ -539,6 +540,7 @@ static void fill_dequeuer(struct xtx_engine *e, struct xtx_queue *q)
 	d->nslots = e->nslots;
 	d->nice = e->o.deq_nice;
 	d->rtprio = e->o.deq_rtprio;
+	d->launch = e->o.launch_time != 0;
 	xtx_dql__init(&d->dql, XTX_DEQ_BATCH, e->o.tx_ring_size, xtx_now_ns());
 }
 

@@ -23,6 +23,12 @@
 
 #include <xtx/desc.h>
 
+#ifndef XDP_TX_METADATA
+#define XDP_TX_METADATA	(1 << 1)	/* xdp_desc.options, Linux 6.8 */
+#endif
+_Static_assert((XTX_DESC_F_TXMD >> 61) == XDP_TX_METADATA,
+	       "xtx_txring__write() shifts XTX_DESC_F_TXMD onto XDP_TX_METADATA");
+
 struct xtx_nulldev;
 
 struct xtx_txring {
@@ -55,8 +61,8 @@ static inline uint64_t xtx_txring__write(struct xtx_txring *t, const struct xtx_
 
 		x->addr = d[i].addr & XTX_DESC_ADDR_MASK;
 		x->len = d[i].len;
-		/* XDP_TX_METADATA (1 << 1) from XTX_DESC_F_TXMD (bit 62), without a branch */
-		x->options = (uint32_t)(d[i].addr >> 61) & 2;
+		/* XDP_TX_METADATA from XTX_DESC_F_TXMD, without a branch */
+		x->options = (uint32_t)(d[i].addr >> 61) & XDP_TX_METADATA;
 		bytes += d[i].len;
 	}
 	xsk_ring_prod__submit(&t->tx, n);
