@@ -188,11 +188,16 @@ struct xtx_engine_opts {
 					 * drivers behind an etf qdisc with offload;
 					 * docs/real-nic.md). The scheduler still releases
 					 * it at that time */
+	uint32_t tx_timestamps;		/* with tx_metadata: every N-th packet of a queue
+					 * asks for its TX timestamp, and the dequeuer keeps
+					 * how late it left per class
+					 * (xtx_engine__class_departures()); 0: off. Not on
+					 * the null device */
 };
 /* sz: sizeof(struct xtx_engine_opts). The library reads the fields up to __last_field;
  * a larger sz is accepted only if the bytes beyond it are zero (-EINVAL otherwise), and sz
  * must be at least the sizeof of the struct's first release, which ended at __min_field. */
-#define xtx_engine_opts__last_field	launch_time
+#define xtx_engine_opts__last_field	tx_timestamps
 #define xtx_engine_opts__min_field	quiet
 
 /* The fewest frames (frame_count) that open() accepts for opts: each TX queue's ring and
@@ -249,6 +254,21 @@ const char *xtx_engine__mode(const struct xtx_engine *e);
  * its program id in *id and in *dispatcher whether it sits behind libxdp's dispatcher
  * (either pointer may be NULL); 0, with zeros, when it holds none. */
 int xtx_engine__zc_prog(const struct xtx_engine *e, uint32_t *id, int *dispatcher);
+/* Departure conformance of class index cls over every queue (opts.tx_timestamps): of
+ * the sampled packets that left, how late against when they were meant to (their
+ * departure time if they had one, else when the scheduler released them), from the
+ * kernel's TX timestamp (copy mode: taken when the device has taken the frame; zero-copy:
+ * the NIC's, in its clock). Percentiles are the top of a histogram bucket 12.5% wide (at
+ * most that much high). Returns 0; -EOPNOTSUPP without opts.tx_timestamps, -ENOENT for
+ * no such index. */
+struct xtx_departure_stats {
+	uint64_t samples;		/* timestamps read */
+	uint64_t early;			/* of them, before the intended time (as 0) */
+	uint64_t invalid;		/* samples without a timestamp (not counted above) */
+	uint64_t p50_ns, p99_ns, max_ns;	/* lateness */
+};
+int xtx_engine__class_departures(const struct xtx_engine *e, unsigned cls,
+				 struct xtx_departure_stats *st);
 /* opts.tx_metadata as the engine got it: 0 off, 1 on, 2 on with the kernel's software
  * checksums (opts.tx_sw_csum). */
 int xtx_engine__tx_metadata(const struct xtx_engine *e);

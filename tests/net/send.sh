@@ -11,6 +11,10 @@
 #                  the kernel completes it from the TX metadata request), IPv4 and IPv6
 #   tx_csum_on     --tx-csum on: a kernel UDP socket on rx0 gets every datagram sent
 #                  (less what veth counts as dropped), no UDP checksum error counted
+#   tx_timestamps  --tx-timestamps 8 (with --tx-csum sw too): every 8th packet's kernel
+#                  TX timestamp read back, none missing (samples = sent / 8), the
+#                  lateness percentiles ordered and under 1 s; tshark still verifies
+#                  every checksum of the run
 #   class_rates    two leaves at 24 and 12 Mbit/s (ceil = rate), 64 flows, 3 s: the
 #                  sink's rate per class is within 2% of the configured rate on the wire
 #                  (frames + 24 bytes of Ethernet overhead).
@@ -26,7 +30,7 @@
 #                  exactly (sent = offered, nothing unaccounted).
 . "$(dirname "$0")/../lib/net.sh"
 ALL_TESTS="test_counts test_checksums_ipv4 test_checksums_ipv6 test_class_rates test_stop_flows
-test_sigint test_zc_prog test_tx_csum_sw test_tx_csum_on"
+test_sigint test_zc_prog test_tx_csum_sw test_tx_csum_on test_tx_timestamps"
 net_init --queues 4
 
 # --- exact counts and order -------------------------------------------------------------
@@ -217,6 +221,19 @@ test_sigint() {
   [ "$left" = 0 ] || fail "$left AF_XDP socket(s) left after SIGINT"
   ip -n "$TX_NS" link show "$TX_DEV" | grep -q xdp && fail "XDP program left on $TX_DEV"
   echo "SIGINT: exit $rc, summary printed, nothing left attached"
+}
+
+test_tx_timestamps() {
+  local j=$TMPD/ts.json sent want
+  send --tx-timestamps 8 --tx-csum sw --flows 8 --rate 20000pps --duration 2 --interval 0 \
+    --json > $j 2> $TMPD/ts.err || { cat $TMPD/ts.err; fail "xtx-send --tx-timestamps failed"; return; }
+  sent=$(jget $j .sent_pkts)
+  want=$((sent / 8))
+  echo "--tx-timestamps 8: sent $sent, departure $(jq -c '.classes[0].departure' $j)"
+  jq -e --argjson w "$want" '.classes[0].departure | .samples == $w and .invalid == 0 and
+      .p50_ns > 0 and .p50_ns <= .p99_ns and .p99_ns <= .max_ns and .max_ns < 1000000000' $j \
+    > /dev/null || fail "departure $(jq -c '.classes[0].departure' $j), expected $want samples, none invalid, ordered"
+  checksums 4 --tx-csum sw --tx-timestamps 1
 }
 
 # --- the pass program of --zc-prog ------------------------------------------------------

@@ -5,6 +5,8 @@
  *               request (both flags, its csum fields kept); the descriptor flagged
  *   ring        xtx_txring__write(): XDP_TX_METADATA in the options of a flagged
  *               descriptor only, the address without its flags
+ *   buckets     the lateness histogram's buckets: each value in the bucket whose top is
+ *               the first at or above it, 12.5% wide above 8 ns, in order
  *   engine      the null device with tx_metadata and launch_time: frames with a
  *               departure time leave with LAUNCH_TIME and their time in CLOCK_TAI,
  *               frames without one with no request; a flagged descriptor is refused
@@ -21,6 +23,7 @@
 
 #include <xtx/xtx.h>
 #include "check.h"
+#include "tstamp.h"
 #include "txmd.h"
 #include "txring.h"
 
@@ -80,6 +83,34 @@ static void test_ring(void)
 	CHECK_EQ_U64(12288 + 64, ring[2].addr);
 	CHECK_EQ_U64(XDP_TX_METADATA, ring[2].options);
 	CHECK_EQ_U64(62, ring[2].len);
+}
+
+static void test_buckets(void)
+{
+	uint64_t x = 88172645463325252ull;
+	unsigned bad = 0;
+
+	for (unsigned b = 1; b < XTX_TS_BUCKETS - 1; b++) {
+		bad += xtx_ts_bucket_high(b) <= xtx_ts_bucket_high(b - 1);
+		bad += xtx_ts_bucket(xtx_ts_bucket_high(b)) != b;
+		bad += xtx_ts_bucket(xtx_ts_bucket_high(b - 1) + 1) != b;
+		if (b >= 16)
+			bad += (xtx_ts_bucket_high(b) - xtx_ts_bucket_high(b - 1)) * 8 >
+			       xtx_ts_bucket_high(b - 1) + 1;
+	}
+	for (int i = 0; i < 100000; i++) {
+		uint64_t v;
+		unsigned b;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		v = x >> (23 + x % 40);
+		b = xtx_ts_bucket(v);
+		bad += v > xtx_ts_bucket_high(b) || (b && v <= xtx_ts_bucket_high(b - 1) &&
+						     b < XTX_TS_BUCKETS - 1);
+	}
+	CHECK_EQ_U64(0, bad);
 }
 
 static struct xtx_engine *open_null(int txmd, int launch)
@@ -184,12 +215,22 @@ static void test_engine(void)
 	errno = 0;
 	CHECK(open_null(0, 1) == NULL);
 	CHECK_EQ_I64(EINVAL, errno);
+	{	/* TX timestamps: none on the null device */
+		struct xtx_engine_opts o = { .sz = sizeof(o), .ifname = "null", .quiet = 1,
+					     .tx_metadata = 1, .tx_timestamps = 1 };
+		char err[256];
+
+		errno = 0;
+		CHECK(xtx_engine__open(&o, err, sizeof(err)) == NULL);
+		CHECK_EQ_I64(EINVAL, errno);
+	}
 }
 
 int main(void)
 {
 	test_launch();
 	test_ring();
+	test_buckets();
 	test_engine();
 	return check_summary("test_txmd");
 }

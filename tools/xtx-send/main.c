@@ -436,13 +436,39 @@ struct run {
 
 /* Leaf l's counters, found by its handle in the running tree (a live change may have
  * moved or removed it: xtx-ctl class del); false, and zeros, once it is gone. */
+static int leaf_slot(const struct run *r, unsigned l)
+{
+	return r->cfg ? xtx_engine__class_index(eng, xtx_sched_config__class(r->cfg,
+						r->leaves[l])->handle) : (int)r->leaves[l];
+}
+
 static bool leaf_stats(const struct run *r, unsigned l, struct xtx_class_stats *cs)
 {
-	int slot = r->cfg ? xtx_engine__class_index(eng, xtx_sched_config__class(r->cfg,
-						    r->leaves[l])->handle) : (int)r->leaves[l];
+	int slot = leaf_slot(r, l);
 
 	memset(cs, 0, sizeof(*cs));
 	return slot >= 0 && !xtx_engine__class_stats(eng, (unsigned)slot, cs);
+}
+
+/* "departure": leaf l's conformance (--tx-timestamps), or null. */
+static void print_json_departure(struct jsonw *w, const struct run *r, unsigned l)
+{
+	struct xtx_departure_stats ds;
+	int slot = leaf_slot(r, l);
+
+	jsonw_name(w, "departure");
+	if (slot < 0 || xtx_engine__class_departures(eng, (unsigned)slot, &ds)) {
+		jsonw_null(w);
+		return;
+	}
+	jsonw_start_object(w);
+	jsonw_uint_field(w, "samples", ds.samples);
+	jsonw_uint_field(w, "early", ds.early);
+	jsonw_uint_field(w, "invalid", ds.invalid);
+	jsonw_uint_field(w, "p50_ns", ds.p50_ns);
+	jsonw_uint_field(w, "p99_ns", ds.p99_ns);
+	jsonw_uint_field(w, "max_ns", ds.max_ns);
+	jsonw_end_object(w);
 }
 
 /* --classes into r->cfg and its leaves (classes that are nobody's parent); without it
@@ -559,7 +585,8 @@ static int open_engine(const struct run *r)
 		.sz = sizeof(eo), .ifname = o.dev, .queues = o.queues, .first_queue = o.first_queue,
 		.frame_size = o.size > 1984 ? 4096 : 2048, .frame_count = o.frames,
 		.mode = (enum xtx_xdp_mode)o.mode, .zc_prog = (enum xtx_zc_prog)o.zc_prog,
-		.tx_metadata = o.tx_csum != 0, .tx_sw_csum = o.tx_csum == 2,
+		.tx_metadata = o.tx_csum || o.tx_timestamps, .tx_sw_csum = o.tx_csum == 2,
+		.tx_timestamps = o.tx_timestamps,
 		.busy_poll = o.busy_poll, .cpus = o.cpus,
 		.queue_classes = o.queue_classes,
 		.classes = r->cfg, .drain_timeout_ns = (uint64_t)(o.drain * 1e9) + 1,
@@ -967,6 +994,7 @@ static void print_json(const struct run *r, const struct totals *t,
 		jsonw_uint_field(&w, "codel_drops", cs.drops[XTX_DROP_CODEL]);
 		jsonw_uint_field(&w, "ecn_marks", cs.ecn_marks);
 		jsonw_float_field(&w, "measured_bps", (double)cs.sent_bytes * 8 / secs, 1);
+		print_json_departure(&w, r, l);
 		jsonw_end_object(&w);
 	}
 	jsonw_end_array(&w);

@@ -33,6 +33,7 @@ struct send_opts {
 	int mode;			/* enum xtx_xdp_mode */
 	int zc_prog;			/* enum xtx_zc_prog (--zc-prog) */
 	int tx_csum;			/* --tx-csum: 0 off, 1 on (the device), 2 sw */
+	uint32_t tx_timestamps;		/* --tx-timestamps N: every N-th packet; 0 off */
 	int busy_poll;
 	int queue_classes;	/* --queue-classes: mq semantics */
 	int drop;			/* --drop: stop at once, drop what is queued */

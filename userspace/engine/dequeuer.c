@@ -37,6 +37,7 @@
 
 #include "clock.h"
 #include "dequeuer.h"
+#include "tstamp.h"
 #include "txmd.h"
 
 #define XTX_REAP_NS	(1000ull * 1000 * 1000)	/* queue 0's dequeuer reaps this often */
@@ -63,6 +64,16 @@ static void recycle(struct xtx_dequeuer *q, uint64_t addr)
 		CTR_SET(q->ctr.held, q->nrecycle);
 }
 
+/* CLOCK_TAI - CLOCK_MONOTONIC, read again every 100 ms (steps of CLOCK_TAI:
+ * settimeofday, a leap second): launch times and TX timestamps are in CLOCK_TAI. */
+static void tai_refresh(struct xtx_dequeuer *q, uint64_t now)
+{
+	if (now - q->tai_read_ns >= 100 * 1000 * 1000) {
+		q->tai_off = xtx_txmd_tai_offset();
+		q->tai_read_ns = now;
+	}
+}
+
 /* Step 3: completions, frames back to the pool a batch at a time, counted for the ring's
  * limit (dql.h). */
 static void reap(struct xtx_dequeuer *q, uint64_t now)
@@ -75,6 +86,12 @@ static void reap(struct xtx_dequeuer *q, uint64_t now)
 	xtx_dql__completed(&q->dql, xtx_txring__comp_new(&q->ring));
 	n = xtx_txring__comp_peek(&q->ring, XTX_DEQ_BATCH, &idx);
 
+	if (q->ts) {
+		tai_refresh(q, now);
+		for (uint32_t i = 0; i < n; i++)
+			xtx_ts_complete(q->ts, &q->fr, xtx_txring__comp_addr(&q->ring, idx + i),
+					q->tai_off);
+	}
 	for (uint32_t i = 0; i < n; i++)
 		recycle(q, xtx_txring__comp_addr(&q->ring, idx + i));
 	if (n) {
@@ -322,15 +339,11 @@ static void reclaim_dropped(struct xtx_dequeuer *q, struct xtx_desc *out)
 }
 
 /* opts.launch_time (txmd.h): each departure time of out[0..m) handed to the device, in
- * CLOCK_TAI; the clocks' offset read again every 100 ms (steps of CLOCK_TAI: settimeofday,
- * a leap second). */
+ * CLOCK_TAI. */
 static void launch_times(struct xtx_dequeuer *q, struct xtx_desc *out, unsigned m,
 			 uint64_t now)
 {
-	if (now - q->tai_read_ns >= 100 * 1000 * 1000) {
-		q->tai_off = xtx_txmd_tai_offset();
-		q->tai_read_ns = now;
-	}
+	tai_refresh(q, now);
 	for (unsigned i = 0; i < m; i++)
 		if (out[i].addr & XTX_DESC_F_TXTIME)
 			xtx_txmd_launch(xtx_frame_ptr(&q->fr, out[i].addr), q->tai_off,
@@ -359,6 +372,8 @@ static unsigned transmit(struct xtx_dequeuer *q, struct xtx_desc *out, uint64_t 
 		if (m) {
 			uint64_t bytes;
 
+			if (q->ts)	/* before launch_times() moves the departure time */
+				xtx_ts_sample(q->ts, &q->fr, out, m, now);
 			if (q->launch)
 				launch_times(q, out, m, now);
 			bytes = xtx_txring__write(&q->ring, out, m);

@@ -53,6 +53,8 @@ struct xtx_deq_change {
 	unsigned moved;			/* packets moved to the default class */
 };
 
+struct xtx_tstamp;
+
 struct xtx_dequeuer {
 	/* Set at open; read-only while the thread runs. */
 	struct xtx_mpsc *stage;
@@ -71,6 +73,7 @@ struct xtx_dequeuer {
 	unsigned nslots;		/* class slots: the snapshot's and cls_room's size */
 	int nice, rtprio;		/* opts.deq_nice, opts.deq_rtprio */
 	int launch;			/* opts.launch_time (txmd.h) */
+	struct xtx_tstamp *ts;		/* opts.tx_timestamps (tstamp.h); NULL: off */
 
 	/* The thread's. */
 	struct xtx_txring ring;

@@ -23,6 +23,7 @@
 #include "ecn.h"
 #include "control.h"
 #include "engine_int.h"
+#include "tstamp.h"
 #include "nulldev.h"
 #include "nic.h"
 #include "opts.h"
@@ -165,6 +166,9 @@ static void engine_free(struct xtx_engine *e)
 		xtx_sched__destroy(q->deq.sched);
 		free(q->deq.snap);
 		free(q->deq.cls_room);
+		if (q->deq.ts)
+			xtx_ts_free(q->deq.ts);
+		free(q->deq.ts);
 	}
 	xtx_zcprog_detach(e);	/* after the sockets */
 	xtx_sched_shared__destroy(e->shared);
@@ -425,9 +429,13 @@ static int open_options(struct xtx_engine *e, uint32_t *min_frames, char *err,
 			 e->o.tx_ring_size, e->o.comp_ring_size);
 		return -EINVAL;
 	}
-	if ((e->o.tx_sw_csum || e->o.launch_time) && !e->o.tx_metadata) {
+	if ((e->o.tx_sw_csum || e->o.launch_time || e->o.tx_timestamps) && !e->o.tx_metadata) {
 		xtx_errf(err, errlen, "%s needs tx_metadata", e->o.tx_sw_csum ? "tx_sw_csum" :
-			 "launch_time");
+			 e->o.launch_time ? "launch_time" : "tx_timestamps");
+		return -EINVAL;
+	}
+	if (e->o.tx_timestamps && e->null) {
+		xtx_errf(err, errlen, "tx_timestamps: the null device gives no TX timestamps");
 		return -EINVAL;
 	}
 	e->txmd_flag = e->o.tx_metadata ? XTX_DESC_F_TXMD : 0;
@@ -600,6 +608,15 @@ static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
 			return rc;
 		}
 		fill_dequeuer(e, q);
+		if (e->o.tx_timestamps) {
+			q->deq.ts = malloc(sizeof(*q->deq.ts));
+			if (!q->deq.ts || xtx_ts_init(q->deq.ts, e->o.tx_timestamps, e->nslots)) {
+				free(q->deq.ts);
+				q->deq.ts = NULL;
+				xtx_errf(err, errlen, "out of memory for TX timestamps");
+				return -ENOMEM;
+			}
+		}
 		/* Every class without a limit, then each leaf's first state (the thread
 		 * does not run yet). */
 		for (unsigned c = 0; c < e->nslots; c++)
@@ -848,6 +865,49 @@ const char *xtx_xdp_mode__str(enum xtx_xdp_mode mode)
 enum xtx_xdp_mode xtx_engine__xdp_mode(const struct xtx_engine *e)
 {
 	return e->null ? XTX_MODE_NULL : e->zerocopy ? XTX_MODE_ZEROCOPY : XTX_MODE_COPY;
+}
+
+int xtx_engine__class_departures(const struct xtx_engine *e, unsigned cls,
+				 struct xtx_departure_stats *st)
+{
+	uint64_t hist[XTX_TS_BUCKETS] = { 0 }, n = 0, seen = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (!e->o.tx_timestamps)
+		return -EOPNOTSUPP;
+	if (cls >= e->nslots)
+		return -ENOENT;
+	for (unsigned i = 0; i < e->nq; i++) {
+		const struct xtx_tstamp *t = e->q[i].deq.ts;
+		_Atomic uint64_t *w = &t->words[(size_t)cls * XTX_TS__WORDS];
+		uint64_t mx;
+
+		/* Relaxed: counters the dequeuer alone writes; a snapshot. */
+		st->samples += atomic_load_explicit(&w[XTX_TS_SAMPLES], memory_order_relaxed);
+		st->early += atomic_load_explicit(&w[XTX_TS_EARLY], memory_order_relaxed);
+		st->invalid += atomic_load_explicit(&w[XTX_TS_INVALID], memory_order_relaxed);
+		mx = atomic_load_explicit(&w[XTX_TS_MAX], memory_order_relaxed);
+		st->max_ns = mx > st->max_ns ? mx : st->max_ns;
+		for (unsigned b = 0; b < XTX_TS_BUCKETS; b++)
+			hist[b] += atomic_load_explicit(&t->hist[(size_t)cls * XTX_TS_BUCKETS + b],
+							memory_order_relaxed);
+	}
+	for (unsigned b = 0; b < XTX_TS_BUCKETS; b++)
+		n += hist[b];
+	for (unsigned b = 0; b < XTX_TS_BUCKETS && n; b++) {
+		uint64_t before = seen;
+
+		seen += hist[b];
+		if (before < (n + 1) / 2 && seen >= (n + 1) / 2)
+			st->p50_ns = xtx_ts_bucket_high(b);
+		if (before < n - n / 100 && seen >= n - n / 100)
+			st->p99_ns = xtx_ts_bucket_high(b);
+	}
+	if (st->p99_ns > st->max_ns)		/* the bucket's top above the largest seen */
+		st->p99_ns = st->max_ns;
+	if (st->p50_ns > st->max_ns)
+		st->p50_ns = st->max_ns;
+	return 0;
 }
 
 int xtx_engine__tx_metadata(const struct xtx_engine *e)
