@@ -193,11 +193,15 @@ struct xtx_engine_opts {
 					 * how late it left per class
 					 * (xtx_engine__class_departures()); 0: off. Not on
 					 * the null device */
+	int sock_busy_poll;		/* the TX sockets' busy-poll options of busy_poll
+					 * (above) without the dequeuers' spinning: they
+					 * still sleep when idle, and each sendto() they
+					 * make polls the queue's NAPI context */
 };
 /* sz: sizeof(struct xtx_engine_opts). The library reads the fields up to __last_field;
  * a larger sz is accepted only if the bytes beyond it are zero (-EINVAL otherwise), and sz
  * must be at least the sizeof of the struct's first release, which ended at __min_field. */
-#define xtx_engine_opts__last_field	tx_timestamps
+#define xtx_engine_opts__last_field	sock_busy_poll
 #define xtx_engine_opts__min_field	quiet
 
 /* The fewest frames (frame_count) that open() accepts for opts: each TX queue's ring and

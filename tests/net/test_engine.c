@@ -21,8 +21,10 @@
  *   - deq_rtprio out of range, with busy_poll, and on every CPU the process may use;
  *   - cpus naming a CPU this process may not run on (under taskset -c 0: CPU 1): refused,
  *     the message names the CPU; a CPU it may run on: the dequeuer thread is pinned there;
- *   - busy_poll: every AF_XDP socket of the process reads back SO_PREFER_BUSY_POLL 1 and
- *     SO_BUSY_POLL 20 (SO_BUSY_POLL_BUDGET 64 too, on a kernel that can read it back);
+ *   - busy_poll and sock_busy_poll: every AF_XDP socket of the process reads back
+ *     SO_PREFER_BUSY_POLL 1 and SO_BUSY_POLL 20 (SO_BUSY_POLL_BUDGET 64 too, on a kernel
+ *     that can read it back); idle, the dequeuers spin with busy_poll (over 150 ms of CPU
+ *     in 300 ms) and sleep with sock_busy_poll (under 50 ms);
  *   - RLIMIT_MEMLOCK below the UMEM without CAP_IPC_LOCK and CAP_SYS_RESOURCE (a child
  *     process): open fails with ENOBUFS and a message naming RLIMIT_MEMLOCK and why it
  *     could not be raised.
@@ -367,15 +369,54 @@ static void check_pinning(const struct xtx_engine_opts *o)
 	CHECK_EQ_I64(0, xtx_engine__close(x));
 }
 
-/* busy_poll: the options on every AF_XDP socket of the process (the engine's only). */
-static void check_busy_poll(const struct xtx_engine_opts *o)
+/* CPU time of this process's dequeuer threads (xtx-deq/N), ns: schedstat's first field. */
+static uint64_t deq_cpu_ns(void)
+{
+	uint64_t sum = 0;
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/task");
+
+	while (dir && (d = readdir(dir))) {
+		char path[300], comm[32] = "";
+		unsigned long long ns = 0;
+		FILE *f;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = 0;
+		fclose(f);
+		if (strncmp(comm, "xtx-deq/", 8))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/schedstat", d->d_name);
+		f = fopen(path, "r");
+		if (f && fscanf(f, "%llu", &ns) == 1)
+			sum += ns;
+		if (f)
+			fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return sum;
+}
+
+/* busy_poll, and sock_busy_poll (spin 0): the options on every AF_XDP socket of the
+ * process (the engine's only); with sock_busy_poll the idle dequeuers sleep (under 50 ms
+ * of CPU in 300 ms), with busy_poll they spin (over 150 ms). */
+static void check_busy_poll(const struct xtx_engine_opts *o, int spin)
 {
 	struct xtx_engine_opts bo = *o;
 	char err[512], path[300];
 	unsigned found = 0;
 	struct dirent *d;
+	uint64_t c0, c1;
 
-	bo.busy_poll = 1;
+	bo.busy_poll = spin;
+	bo.sock_busy_poll = !spin;
 	struct xtx_engine *x = xtx_engine__open(&bo, err, sizeof(err));
 
 	if (!CHECK(x != NULL)) {
@@ -415,6 +456,15 @@ static void check_busy_poll(const struct xtx_engine_opts *o)
 	if (dir)
 		closedir(dir);
 	CHECK_EQ_U64(bo.queues, found);
+	c0 = deq_cpu_ns();
+	usleep(300 * 1000);
+	c1 = deq_cpu_ns();
+	printf("%s: the idle dequeuers used %.1f ms of CPU in 300 ms\n", spin ? "busy_poll" :
+	       "sock_busy_poll", (double)(c1 - c0) / 1e6);
+	if (spin)
+		CHECK(c1 - c0 > 150ull * 1000 * 1000);
+	else
+		CHECK(c1 - c0 < 50ull * 1000 * 1000);
 	CHECK_EQ_I64(0, xtx_engine__close(x));
 }
 
@@ -521,7 +571,8 @@ int main(int argc, char **argv)
 	}
 	check_memlock(&o);
 	check_pinning(&o);
-	check_busy_poll(&o);
+	check_busy_poll(&o, 1);
+	check_busy_poll(&o, 0);
 
 	eng = xtx_engine__open(&o, err, sizeof(err));
 	if (!eng) {

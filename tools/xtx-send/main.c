@@ -565,7 +565,7 @@ static void assign_flows(const struct run *r)
 static void run_doctor(struct run *r)
 {
 	struct doctor_opts d = {
-		.queues = o.queues, .cpus = o.cpus, .busy_poll = o.busy_poll,
+		.queues = o.queues, .cpus = o.cpus, .busy_poll = o.busy_poll || o.sock_busy_poll,
 		.zero_copy = o.mode == XTX_MODE_ZEROCOPY, .zc_prog_off = o.zc_prog == XTX_ZC_PROG_OFF,
 		.frame_len = o.size ? o.size : 1514,
 	};
@@ -587,6 +587,7 @@ static int open_engine(const struct run *r)
 		.mode = (enum xtx_xdp_mode)o.mode, .zc_prog = (enum xtx_zc_prog)o.zc_prog,
 		.tx_metadata = o.tx_csum || o.tx_timestamps, .tx_sw_csum = o.tx_csum == 2,
 		.tx_timestamps = o.tx_timestamps,
+		.sock_busy_poll = o.sock_busy_poll,
 		.busy_poll = o.busy_poll, .cpus = o.cpus,
 		.queue_classes = o.queue_classes,
 		.classes = r->cfg, .drain_timeout_ns = (uint64_t)(o.drain * 1e9) + 1,

@@ -114,7 +114,13 @@ DSTGUARD_USAGE("                       ")
 "                       on does so on any driver and keeps it for the run (fails if it\n"
 "                       cannot attach); off never attaches. An XDP program already there\n"
 "                       that libxdp cannot join is used as it is (said at start)\n"
-"    --busy-poll        dequeuers spin instead of sleeping when idle\n"
+"    --busy-poll        dequeuers spin instead of sleeping when idle, and the TX sockets\n"
+"                       busy-poll as with --sock-busy-poll\n"
+"    --sock-busy-poll   the kernel's busy polling on the TX sockets only\n"
+"                       (SO_PREFER_BUSY_POLL, SO_BUSY_POLL 20 us, SO_BUSY_POLL_BUDGET 64;\n"
+"                       needs CAP_NET_ADMIN): each sendto() of a dequeuer polls the\n"
+"                       queue's NAPI context (zero-copy), the dequeuers still sleep when\n"
+"                       idle; docs/real-nic.md says which device settings go with it\n"
 "    --cpus LIST        dequeuer CPUs, e.g. 2,3 or 2-5 (default: the NIC's NUMA node)\n"
 "    --producer-cpus LIST\n"
 "                       pin producer i to the i-th CPU of LIST, round robin (default: not\n"
@@ -248,7 +254,7 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 	       O_DURATION, O_COUNT, O_INTERVAL, O_JSON, O_COPY, O_ZC, O_BUSY, O_CPUS, O_PROD_CPUS, O_FRAMES,
 	       O_DRAIN, O_DROP, O_NO_STAMP, O_ALLOW_DST, O_ALLOW_ANY_DST, O_QCLS, O_STOP_FLOWS,
 	       O_FLOW_RATE,
-	       O_TARGET, O_CONTROL, O_NO_DOCTOR, O_ZC_PROG, O_TX_CSUM, O_TX_TS };
+	       O_TARGET, O_CONTROL, O_NO_DOCTOR, O_ZC_PROG, O_TX_CSUM, O_TX_TS, O_SOCK_BUSY };
 	static const struct option lo[] = {
 		{ "dev", 1, 0, O_DEV }, { "dst-ip", 1, 0, O_DST_IP }, { "dst-mac", 1, 0, O_DST_MAC },
 		{ "src-ip", 1, 0, O_SRC_IP }, { "src-mac", 1, 0, O_SRC_MAC },
@@ -266,7 +272,7 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 		{ "stop-flows", 1, 0, O_STOP_FLOWS }, { "target", 1, 0, O_TARGET },
 		{ "control", 1, 0, O_CONTROL }, { "no-doctor", 0, 0, O_NO_DOCTOR },
 		{ "zc-prog", 1, 0, O_ZC_PROG }, { "tx-csum", 1, 0, O_TX_CSUM },
-		{ "tx-timestamps", 1, 0, O_TX_TS },
+		{ "tx-timestamps", 1, 0, O_TX_TS }, { "sock-busy-poll", 0, 0, O_SOCK_BUSY },
 		{ "flow-rate", 1, 0, O_FLOW_RATE },
 		{ "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
@@ -394,6 +400,9 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 				o->tx_csum = 2;
 			else
 				return bad("--tx-csum", optarg, "off, on or sw");
+			break;
+		case O_SOCK_BUSY:
+			o->sock_busy_poll = 1;
 			break;
 		case O_TX_TS:
 			if (cli_str_to_u64(optarg, 10, 1, 1u << 20, &v))

@@ -35,6 +35,7 @@ struct send_opts {
 	int tx_csum;			/* --tx-csum: 0 off, 1 on (the device), 2 sw */
 	uint32_t tx_timestamps;		/* --tx-timestamps N: every N-th packet; 0 off */
 	int busy_poll;
+	int sock_busy_poll;		/* --sock-busy-poll */
 	int queue_classes;	/* --queue-classes: mq semantics */
 	int drop;			/* --drop: stop at once, drop what is queued */
 	int stamp;			/* write CLOCK_MONOTONIC in the payload */

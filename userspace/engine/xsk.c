@@ -224,10 +224,11 @@ static int try_socket(struct xtx_engine *e, struct xtx_queue *q, uint16_t mode_f
 	}
 }
 
-/* opts.busy_poll: the TX socket polls its NAPI context in sendto(). 0 or -errno. */
+/* opts.busy_poll or sock_busy_poll: the TX socket polls its NAPI context in sendto(). 0 or
+ * -errno. */
 static int busy_poll_tx(struct xtx_engine *e, struct xtx_queue *q, char *err, size_t errlen)
 {
-	if (!e->o.busy_poll)
+	if (!e->o.busy_poll && !e->o.sock_busy_poll)
 		return 0;
 	return set_busy_poll(e->ifname, q->qid, q->xsk->fd, XTX_DEQ_BATCH, err,
 			     errlen);
