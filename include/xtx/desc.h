@@ -17,6 +17,10 @@
 #define XTX_DESC_ADDR_MASK	((1ull << 48) - 1)
 #define XTX_DESC_F_TXTIME	(1ull << 63)
 #define XTX_DESC_F_TXMD		(1ull << 62)
+/* Bit 61: a multi-buffer frame (xtx/xtx.h, xtx_desc__set_chain()): len is the whole
+ * frame's; it continues in further UMEM frames whose addresses the first 40 bytes of its
+ * headroom hold. */
+#define XTX_DESC_F_MB		(1ull << 61)
 
 struct xtx_desc {
 	uint64_t addr;	/* UMEM offset of the packet's first byte, and flags (above) */

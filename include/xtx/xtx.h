@@ -193,6 +193,11 @@ struct xtx_engine_opts {
 					 * how late it left per class
 					 * (xtx_engine__class_departures()); 0: off. Not on
 					 * the null device */
+	int multi_buffer;		/* frames longer than a UMEM frame, across up to
+					 * XTX_MB_MAX_SEGS of them (xtx_desc__set_chain()):
+					 * the sockets bind with XDP_USE_SG (Linux 6.6+; copy
+					 * mode, or a device whose xdp-zc-max-segs allows).
+					 * Not with a receive side */
 	int sock_busy_poll;		/* the TX sockets' busy-poll options of busy_poll
 					 * (above) without the dequeuers' spinning: they
 					 * still sleep when idle, and each sendto() they
@@ -365,6 +370,26 @@ void xtx_producer__set_txtime(struct xtx_producer *p, struct xtx_desc *d, uint64
 #define XTX_TXMD_CSUM		(1u << 1)	/* XDP_TXMD_FLAGS_CHECKSUM */
 #define XTX_TXMD_LAUNCH_TIME	(1u << 2)	/* XDP_TXMD_FLAGS_LAUNCH_TIME */
 
+/* Multi-buffer frames (opts.multi_buffer; AF_XDP's XDP_USE_SG, Linux 6.6+): a frame of
+ * len bytes above xtx_engine__frame_room() (R) spans ceil(len / R) UMEM frames, at most
+ * XTX_MB_MAX_SEGS: bytes [0, R) in the frame its descriptor names, [R, 2R) in the first
+ * further one, and so on, each from its frame's start (the address get_frames() gave).
+ * The descriptor carries the whole len (the scheduler charges it all) and the further
+ * frames' addresses sit in the frame's headroom, before its TX metadata. */
+#define XTX_MB_MAX_SEGS		6
+#define XTX_MB_CHAIN_OFF	64	/* the addresses start this many bytes before frame */
+
+/* Fast path: name the n = ceil(len / R) - 1 further frames (more[0..n), addresses from
+ * get_frames(), this producer's) of the frame at `frame` and flag d. send_burst()
+ * checks them and takes them with d; it refuses the descriptor (bad_desc) unless
+ * opts.multi_buffer, when n is not what d->len needs, or a frame is not this producer's. */
+static inline void xtx_desc__set_chain(struct xtx_desc *d, void *frame, const uint64_t *more,
+				       unsigned n)
+{
+	memcpy((unsigned char *)frame - XTX_MB_CHAIN_OFF, more, n * sizeof(*more));
+	d->addr |= XTX_DESC_F_MB;
+}
+
 /* Fast path: request flags (XTX_TXMD_*) for the frame at `frame` (xtx_engine__frame(e,
  * d->addr)) and flag d. With XTX_TXMD_CSUM the device sums the frame from csum_start to
  * its end and stores the checksum csum_offset bytes after csum_start; the field must
@@ -454,6 +479,9 @@ struct xtx_frame_count {
 	uint64_t fill;			/* given to the kernel for receiving: on fill and RX
 					 * rings (shared-UMEM receive side only) */
 	uint64_t receiver;		/* free frames held by receive workers (their caches) */
+	uint64_t chained;		/* the further frames of multi-buffer packets in the
+					 * stages and schedulers (the first frames are in
+					 * stage and sched) */
 };
 
 /* --- receive side ------------------------------------------------------------------- */

@@ -11,6 +11,14 @@
 #                  the kernel completes it from the TX metadata request), IPv4 and IPv6
 #   tx_csum_on     --tx-csum on: a kernel UDP socket on rx0 gets every datagram sent
 #                  (less what veth counts as dropped), no UDP checksum error counted
+#   jumbo          MTU 9000 on both ends: --size 9000 (three UMEM frames a packet,
+#                  multi-buffer AF_XDP): 200 frames captured on rx0 are 9000 bytes with a
+#                  UDP checksum tshark verifies over all 8966 bytes of the datagram; then
+#                  a class of 50 Mbit/s, 2.5 s: a kernel UDP socket on rx0 gets every
+#                  datagram sent (less what veth drops) and, over its arrivals, within 2%
+#                  of 50 Mbit/s on the wire (9024 bytes a frame): the scheduler charges
+#                  the whole frame; a full leaf's drops and --drop at the end give all
+#                  three frames of each back, no descriptor refused; every frame back in the pool after each run
 #   tx_timestamps  --tx-timestamps 8 (with --tx-csum sw too): every 8th packet's kernel
 #                  TX timestamp read back, none missing (samples = sent / 8), the
 #                  lateness percentiles ordered and under 1 s; tshark still verifies
@@ -30,7 +38,7 @@
 #                  exactly (sent = offered, nothing unaccounted).
 . "$(dirname "$0")/../lib/net.sh"
 ALL_TESTS="test_counts test_checksums_ipv4 test_checksums_ipv6 test_class_rates test_stop_flows
-test_sigint test_zc_prog test_tx_csum_sw test_tx_csum_on test_tx_timestamps"
+test_sigint test_zc_prog test_tx_csum_sw test_tx_csum_on test_tx_timestamps test_jumbo"
 net_init --queues 4
 
 # --- exact counts and order -------------------------------------------------------------
@@ -234,6 +242,80 @@ test_tx_timestamps() {
       .p50_ns > 0 and .p50_ns <= .p99_ns and .p99_ns <= .max_ns and .max_ns < 1000000000' $j \
     > /dev/null || fail "departure $(jq -c '.classes[0].departure' $j), expected $want samples, none invalid, ordered"
   checksums 4 --tx-csum sw --tx-timestamps 1
+}
+
+# Jumbo frames: MTU 9000 for the test, 1500 again after it (also when it fails).
+jumbo_mtu() { ip -n "$TX_NS" link set dev "$TX_DEV" mtu "$1" && ip -n "$RX_NS" link set dev "$RX_DEV" mtu "$1"; }
+test_jumbo() {
+  local cap total good j=$TMPD/jumbo.json rpid got rate e
+  jumbo_mtu 9000 || { fail "cannot set MTU 9000 on the testbed"; jumbo_mtu 1500; return; }
+  tb_run "$RX_NS" timeout 20 tshark -q -i "$RX_DEV" -c 200 -w $TMPD/jumbo.pcap \
+    -f "udp dst portrange 9000-9063" 2>$TMPD/jumbo.tsh &
+  cap=$!
+  for _ in $(seq 100); do grep -q "Capturing on" $TMPD/jumbo.tsh && break; sleep 0.1; done
+  send --size 9000 --flows 8 --count 200 --rate 2000pps --json > $j 2> $TMPD/jumbo.err ||
+    { cat $TMPD/jumbo.err; fail "xtx-send --size 9000 failed"; }
+  wait $cap
+  total=$(tshark -r $TMPD/jumbo.pcap -Y "udp && frame.len == 9000" 2>/dev/null | wc -l)
+  good=$(tshark -r $TMPD/jumbo.pcap -o udp.check_checksum:TRUE -Y "frame.len == 9000 && udp.length == 8966 && udp.checksum.status == 1" 2>/dev/null | wc -l)
+  echo "jumbo: sent $(jget $j .sent_pkts) of 9000 bytes, frames $(jq -c .frames $j); tshark: $total frames of 9000 bytes, $good with a verified UDP checksum"
+  [ "$(jget $j .sent_pkts)" = 200 ] && [ "$(jget $j .unaccounted_pkts)" = 0 ] || fail "sent $(jget $j .sent_pkts) of 200"
+  [ "$(jget $j .frames.in_flight)" = 0 ] && [ "$(jget $j .frames.free)" = "$(jget $j .frames.total)" ] ||
+    fail "frames not all back: $(jq -c .frames $j)"
+  [ "$total" = 200 ] && [ "$good" = 200 ] || fail "captured $total jumbo frames, $good good, of 200"
+
+  cat > $TMPD/jumbo.conf <<'CONF'
+class 1: rate 50mbit burst 64k cburst 64k
+CONF
+  tb_private "$RX_NS"
+  ip netns exec "$RX_NS" timeout 30 python3 -c '
+import select, socket, sys, time
+socks = []
+for p in range(9000, 9008):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, 33, 1 << 24)	# SO_RCVBUFFORCE
+    s.bind((sys.argv[1], p))
+    s.setblocking(False)
+    socks.append(s)
+open(sys.argv[2], "w").close()
+n, first, last, idle = 0, 0.0, 0.0, time.time() + 10
+while time.time() < idle:
+    for s in select.select(socks, [], [], 0.2)[0]:
+        try:
+            while True:
+                if len(s.recv(16384)) == 8958:
+                    last = time.time()
+                    first = first or last
+                    n += 1
+                    idle = last + 1.5
+        except BlockingIOError:
+            pass
+print(n, last - first)' "$RX_IP" $TMPD/jumbo.ready > $TMPD/jumbo.count &
+  rpid=$!
+  for _ in $(seq 100); do [ -f $TMPD/jumbo.ready ] && break; sleep 0.05; done
+  local vd0 vd1
+  vd0=$(veth_drops)
+  send --size 9000 --flows 8 --classes $TMPD/jumbo.conf --duration 2.5 --interval 0 --json \
+    > $TMPD/jumbo2.json 2> $TMPD/jumbo2.err || { cat $TMPD/jumbo2.err; fail "the 50 Mbit/s jumbo run failed"; }
+  wait $rpid
+  vd1=$(veth_drops)
+  jumbo_mtu 1500 || fail "cannot set MTU 1500 back"
+  read -r got span < $TMPD/jumbo.count
+  rate=$(awk -v n="$got" -v t="$span" 'BEGIN { printf "%.3f", (n - 1) * 9024 * 8 / t / 1e6 }')
+  e=$(awk -v r="$rate" 'BEGIN { printf "%+.2f", (r - 50) / 50 * 100 }')
+  echo "jumbo at 50 Mbit/s: sent $(jget $TMPD/jumbo2.json .sent_pkts), the UDP sockets got $got over $span s: $rate Mbit/s on the wire ($e%), veth dropped $((vd1 - vd0)), frames $(jq -c .frames $TMPD/jumbo2.json)"
+  [ "$got" = $(( $(jget $TMPD/jumbo2.json .sent_pkts) - (vd1 - vd0) )) ] || fail "the UDP sockets got $got of $(jget $TMPD/jumbo2.json .sent_pkts)"
+  awk -v e="$e" 'BEGIN { exit !(e <= 2 && e >= -2) }' || fail "jumbo class at $rate Mbit/s, off 50 by $e%"
+  [ "$(jget $TMPD/jumbo2.json .frames.in_flight)" = 0 ] || fail "frames not all back: $(jq -c .frames $TMPD/jumbo2.json)"
+  # Dropped jumbo frames (a full leaf, then --drop at the end) give all their frames back.
+  echo "class 1: rate 5mbit limit 50" > $TMPD/jumbo3.conf
+  send --size 9000 --flows 8 --classes $TMPD/jumbo3.conf --target off --duration 1 --drop \
+    --interval 0 --json > $TMPD/jumbo3.json 2> $TMPD/jumbo3.err || { cat $TMPD/jumbo3.err; fail "the dropping jumbo run failed"; }
+  echo "jumbo, dropping: offered $(jget $TMPD/jumbo3.json .offered_pkts), sent $(jget $TMPD/jumbo3.json .sent_pkts), dropped $(jq -c .dropped_pkts $TMPD/jumbo3.json), bad_desc $(jget $TMPD/jumbo3.json .bad_desc), frames $(jq -c .frames $TMPD/jumbo3.json)"
+  [ "$(jget $TMPD/jumbo3.json .dropped_pkts.total)" -gt 0 ] && [ "$(jget $TMPD/jumbo3.json .unaccounted_pkts)" = 0 ] &&
+    [ "$(jget $TMPD/jumbo3.json .bad_desc)" = 0 ] &&
+    [ "$(jget $TMPD/jumbo3.json .frames.free)" = "$(jget $TMPD/jumbo3.json .frames.total)" ] ||
+    fail "dropping jumbo run: $(jq -c '{dropped_pkts, unaccounted_pkts, frames}' $TMPD/jumbo3.json)"
 }
 
 # --- the pass program of --zc-prog ------------------------------------------------------

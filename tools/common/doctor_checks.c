@@ -353,7 +353,8 @@ static void check_mtu(const struct facts *f, const struct doctor_opts *o,
 	else if ((unsigned long long)frame > o->frame_room)
 		add(out, n, "mtu", DOCTOR_FAIL, fix, "MTU %lld: a full frame (%lld bytes with "
 		    "Ethernet header and a VLAN tag) exceeds a UMEM chunk's %u; frames over one "
-		    "chunk need multi-buffer AF_XDP, which xtx does not do yet", mtu, frame,
+		    "chunk need multi-buffer AF_XDP, which xtx-shape's forwarding does not do "
+		    "(xtx-send does, for --size above a chunk)", mtu, frame,
 		    o->frame_room);
 	else
 		add(out, n, "mtu", DOCTOR_PASS, NULL, "MTU %lld: a full frame fits one UMEM chunk "

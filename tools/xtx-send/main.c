@@ -42,9 +42,12 @@ static volatile sig_atomic_t got_signal;
 static uint16_t flow_cls[65536];	/* class index of flow i */
 static uint32_t flow_hash[65536];
 static bool use_room;			/* some leaf has a room target: ask before building */
+static unsigned segs = 1;		/* UMEM frames per packet: more than 1 for jumbo
+					 * frames (multi-buffer) */
+static uint32_t room;			/* bytes a UMEM frame holds (frame room) */
 
 struct tmpl {
-	uint8_t frame[4096];
+	uint8_t frame[9216];
 	struct xtx_pkt_layout l;
 	uint32_t len;
 };
@@ -179,6 +182,30 @@ static inline uint64_t flow_share(uint32_t f)
  * the flows that have room (room is per class and queue, and per flow): a held flow
  * never holds the others back, its class's flows on other queues included. The ones not
  * taken are left in d[0..n - taken) in their order. Returns how many were taken. */
+/* A jumbo frame (segs > 1) from template tp: room bytes into frame fr (its first), the
+ * rest room bytes at a time into the frames at more[0..segs-1). */
+static void build_chain(uint8_t *fr, const struct tmpl *tp, const uint64_t *more)
+{
+	memcpy(fr, tp->frame, room);
+	for (unsigned s = 1; s < segs; s++) {
+		uint32_t off = s * room, n = tp->len - off < room ? tp->len - off : room;
+
+		memcpy(xtx_engine__frame(eng, more[s - 1]), tp->frame + off, n);
+	}
+}
+
+/* A packet built and not taken back to the producer's frames, a jumbo one's with it. */
+static void put_packet(struct xtx_producer *p, const struct xtx_desc *d)
+{
+	uint64_t a[XTX_MB_MAX_SEGS];
+
+	a[0] = d->addr & XTX_DESC_ADDR_MASK;
+	if (segs > 1)
+		memcpy(a + 1, (uint8_t *)xtx_engine__frame(eng, d->addr) - XTX_MB_CHAIN_OFF,
+		       (segs - 1) * sizeof(a[0]));
+	xtx_producer__put_frames(p, a, segs);
+}
+
 static unsigned send_room_first(struct xtx_producer *p, struct xtx_desc *d, unsigned n)
 {
 	struct xtx_desc held[BURST];
@@ -226,7 +253,7 @@ static void *producer_main(void *arg)
 	const bool fr_on = o.fr_pps || o.fr_bps;
 	const uint64_t fr_den = o.fr_pps ? o.fr_pps : o.fr_bps;
 	struct pace_gap fr_gap[3];
-	uint64_t *seq = NULL, addrs[BURST];
+	uint64_t *seq = NULL, addrs[BURST * XTX_MB_MAX_SEGS];
 	struct xtx_desc d[BURST];
 	unsigned pending = 0;	/* d[0..pending) built but not taken yet */
 	int held;		/* this round found every flow's class without room */
@@ -290,9 +317,9 @@ static void *producer_main(void *arg)
 		}
 		held = 0;
 		if (pending < want) {
-			unsigned got = xtx_producer__get_frames(p, addrs, want - pending), i;
+			unsigned got = xtx_producer__get_frames(p, addrs, (want - pending) * segs), i;
 
-			for (i = 0; i < got; i++) {
+			for (i = 0; i + segs <= got; i += segs) {
 				uint32_t f = flows[fi], tries = 0;
 				unsigned ti;
 				const struct tmpl *tp;
@@ -332,7 +359,10 @@ static void *producer_main(void *arg)
 				fr = xtx_engine__frame(eng, addrs[i]);
 
 				pat[fi] = pat[fi] + 1 == 12 ? 0 : pat[fi] + 1;
-				memcpy(fr, tp->frame, tp->len);
+				if (__builtin_expect(segs > 1, 0))
+					build_chain(fr, tp, addrs + i + 1);
+				else
+					memcpy(fr, tp->frame, tp->len);
 				xtx_pkt__set_udp_dport(fr, &tp->l, (uint16_t)(o.dst_port + f));
 				xtx_pkt__set_payload(fr, &tp->l, f, seq[fi]++, o.stamp ? now : 0);
 				d[pending++] = (struct xtx_desc){ .addr = addrs[i], .len = (uint16_t)tp->len,
@@ -341,6 +371,9 @@ static void *producer_main(void *arg)
 				if (o.tx_csum)
 					xtx_desc__set_txmd(&d[pending - 1], fr, XTX_TXMD_CSUM,
 							   tp->l.l4_off, 6);
+				if (segs > 1)
+					xtx_desc__set_chain(&d[pending - 1], fr, addrs + i + 1,
+							    segs - 1);
 				if (pc.den)
 					pace_step(&pc.next_ns, &pc.rem, pc.gap[ti], pc.den);
 				if (fr_on && fr_paced(f)) {
@@ -377,7 +410,7 @@ static void *producer_main(void *arg)
 	}
 	/* Stopped early with frames built but not taken: give them back (not offered). */
 	for (unsigned i = 0; i < pending; i++)
-		xtx_producer__put_frames(p, &d[i].addr, 1);
+		put_packet(p, &d[i]);
 out:
 	free(flows);
 	free(seq);
@@ -586,6 +619,7 @@ static int open_engine(const struct run *r)
 		.frame_size = o.size > 1984 ? 4096 : 2048, .frame_count = o.frames,
 		.mode = (enum xtx_xdp_mode)o.mode, .zc_prog = (enum xtx_zc_prog)o.zc_prog,
 		.tx_metadata = o.tx_csum || o.tx_timestamps, .tx_sw_csum = o.tx_csum == 2,
+		.multi_buffer = o.size > 4032,
 		.tx_timestamps = o.tx_timestamps,
 		.sock_busy_poll = o.sock_busy_poll,
 		.busy_poll = o.busy_poll, .cpus = o.cpus,
@@ -603,8 +637,11 @@ static int open_engine(const struct run *r)
 		use_room |= t && t != XTX_TARGET_OFF;
 	}
 	eng = xtx_engine__open(&eo, err, sizeof(err));
-	if (eng)
+	if (eng) {
+		room = xtx_engine__frame_room(eng);
+		segs = o.size > room ? (o.size + room - 1) / room : 1;
 		return 0;
+	}
 	fprintf(stderr, "xtx-send: %s\n", err);
 	return errno == EINVAL ? 2 : 1;
 }
@@ -756,7 +793,8 @@ static void print_live(const struct run *r, struct live *lv, uint64_t now)
 	fprintf(stderr, "  drops %lu  frames free %lu in-flight %lu of %lu\n",
 		(unsigned long)(cur.dropped - lv->prev.dropped),
 		(unsigned long)(lf.pool + lf.cached + lf.dequeuer),
-		(unsigned long)(lf.stage + lf.sched + lf.tx + lf.app), (unsigned long)lf.total);
+		(unsigned long)(lf.stage + lf.sched + lf.tx + lf.app + lf.chained),
+		(unsigned long)lf.total);
 	lv->prev = cur;
 	lv->last = now;
 }
@@ -945,6 +983,7 @@ static void print_json(const struct run *r, const struct totals *t,
 		jsonw_uint_field(&w, "stops", ps.room_stops);
 		jsonw_uint_field(&w, "waits", ps.room_waits);
 		jsonw_end_object(&w);
+		jsonw_uint_field(&w, "bad_desc", ps.bad_desc);	/* bursts a bad one cut */
 	}
 	jsonw_float_field(&w, "duration_s", secs, 6);
 	jsonw_float_field(&w, "pps", (double)t->sent / secs, 1);
@@ -1003,7 +1042,15 @@ static void print_json(const struct run *r, const struct totals *t,
 	jsonw_start_object(&w);
 	jsonw_uint_field(&w, "total", fc->total);
 	jsonw_uint_field(&w, "free", fc->pool + fc->cached + fc->dequeuer);
-	jsonw_uint_field(&w, "in_flight", fc->stage + fc->sched + fc->tx + fc->app);
+	jsonw_uint_field(&w, "in_flight", fc->stage + fc->sched + fc->tx + fc->app + fc->chained);
+	jsonw_uint_field(&w, "pool", fc->pool);
+	jsonw_uint_field(&w, "cached", fc->cached);
+	jsonw_uint_field(&w, "dequeuer", fc->dequeuer);
+	jsonw_uint_field(&w, "app", fc->app);
+	jsonw_uint_field(&w, "stage", fc->stage);
+	jsonw_uint_field(&w, "sched", fc->sched);
+	jsonw_uint_field(&w, "tx", fc->tx);
+	jsonw_uint_field(&w, "chained", fc->chained);
 	jsonw_end_object(&w);
 	jsonw_end_object(&w);
 	jsonw_finish(&w);

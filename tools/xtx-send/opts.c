@@ -54,8 +54,12 @@ DSTGUARD_USAGE("                       ")
 "    --dst-port P       first destination port (default 9000); flow i uses P+i\n"
 "    --src-port P       source port (default 9000)\n"
 "    --flows N          number of flows (default 1)\n"
-"    --size BYTES|imix  Ethernet frame length without FCS, 60..4032 (default 64); imix sends\n"
-"                       60, 590 and 1514 byte frames in the ratio 7:4:1\n"
+"    --size BYTES|imix  Ethernet frame length without FCS, 60..9216 (default 64); imix sends\n"
+"                       60, 590 and 1514 byte frames in the ratio 7:4:1. Above 4032 (a\n"
+"                       jumbo frame) each frame spans up to three UMEM frames, sent as\n"
+"                       one multi-buffer AF_XDP packet (XDP_USE_SG, Linux 6.6+; copy\n"
+"                       mode, or a driver whose xdp-zc-max-segs allows); the interface's\n"
+"                       MTU must take it\n"
 "    --queues N         TX queues to use from --first-queue (default 1), one dequeuer and\n"
 "                       scheduler each; flows are spread over them by hash. Every class\n"
 "                       holds its rate, ceil and bursts for the sum over the queues\n"
@@ -168,7 +172,9 @@ DSTGUARD_USAGE("                       ")
 "    the default class: their class was removed, xtx-ctl class del); tx_ring [{limit,\n"
 "    limited, full}] per queue (the ring's limit learnt from completions, transmits it\n"
 "    cut, times the ring was full);\n"
-"    room {stops (bursts cut short by a class without room), waits}; duration_s, pps,\n"
+"    room {stops (bursts cut short by a class without room), waits}; bad_desc (bursts\n"
+"    cut short by a descriptor the engine refused: 0 unless xtx-send has a bug);\n"
+"    duration_s, pps,\n"
 "    gbps (frame bytes), cpu_ns_per_pkt (the whole process), producer_cpu_ns_per_pkt,\n"
 "    dequeuer_cpu_ns_per_pkt; doctor {pass, warn, fail, line} (xtx-doctor's checks of\n"
 "    IF at start; null with --no-doctor or the null device); null {frames, bytes,\n"
@@ -176,8 +182,10 @@ DSTGUARD_USAGE("                       ")
 "    index, removed (by a live change: its counters ended there), rate_bps, ceil_bps,\n"
 "    offered_pkts, sent_pkts, sent_bytes, dropped_pkts, room_closes, codel_drops,\n"
 "    ecn_marks, measured_bps, departure ({samples, early, invalid, p50_ns, p99_ns,\n"
-"    max_ns} with --tx-timestamps, else null)}] per leaf; frames {total, free,\n"
-"    in_flight}.\n"
+"    max_ns} with --tx-timestamps, else null)}] per leaf; frames {total, free (pool +\n"
+"    cached + dequeuer), in_flight (app + stage + sched + tx + chained), and each:\n"
+"    pool, cached, dequeuer, app, stage, sched, tx, chained (the further frames of\n"
+"    jumbo packets in stages and schedulers)}.\n"
 "\n"
 "EXIT STATUS\n"
 "    0 the run completed (also when stopped by SIGINT/SIGTERM); 1 a runtime error (interface,\n"
@@ -342,8 +350,8 @@ int send_opts_parse(int argc, char **argv, struct send_opts *o)
 		case O_SIZE:
 			if (!strcasecmp(optarg, "imix"))
 				o->size = 0;
-			else if (cli_str_to_u64(optarg, 10, 60, 4032, &v))
-				return bad("--size", optarg, "a frame length 60..4032 or imix");
+			else if (cli_str_to_u64(optarg, 10, 60, 9216, &v))
+				return bad("--size", optarg, "a frame length 60..9216 or imix");
 			else
 				o->size = (uint32_t)v;
 			break;

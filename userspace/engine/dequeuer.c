@@ -147,6 +147,25 @@ static void publish_classes_freed(struct xtx_dequeuer *q, uint64_t now, unsigned
 	CTR_SET(q->ctr.cpu_ns, xtx_thread_cpu_ns());
 }
 
+/* A packet that leaves without being sent (dropped, purged): its frame and, for a
+ * multi-buffer one, its further frames back to the pool. */
+static void recycle_pkt(struct xtx_dequeuer *q, const struct xtx_desc *d)
+{
+	if (__builtin_expect(d->addr & XTX_DESC_F_MB, 0)) {
+		/* The chain read out first: once the first frame is back in the pool (a
+		 * recycle may flush), a producer may take it and write over its headroom. */
+		uint64_t a[XTX_MB_MAX_SEGS];
+		uint32_t n = (d->len + q->ring.room - 1) / q->ring.room - 1;
+
+		memcpy(a, (const char *)xtx_frame_ptr(&q->fr, d->addr) - XTX_MB_CHAIN_OFF,
+		       n * sizeof(a[0]));
+		for (uint32_t i = 0; i < n; i++)
+			recycle(q, a[i]);
+		CTR_ADD(q->ctr.chain_out, n);
+	}
+	recycle(q, d->addr);
+}
+
 static void publish_classes(struct xtx_dequeuer *q, uint64_t now)
 {
 	publish_classes_freed(q, now, 0, NULL);
@@ -165,7 +184,7 @@ static unsigned intake(struct xtx_dequeuer *q, struct xtx_desc *in, struct xtx_d
 	CTR_ADD(q->ctr.stage_pkts, n);
 	if (dropping) {
 		for (unsigned i = 0; i < n; i++)
-			recycle(q, in[i].addr);
+			recycle_pkt(q, &in[i]);
 		CTR_ADD(q->ctr.drops[XTX_DROP_PURGED], n);
 		return n;
 	}
@@ -180,7 +199,7 @@ static unsigned intake(struct xtx_dequeuer *q, struct xtx_desc *in, struct xtx_d
 	}
 	xtx_sched__enqueue_burst(q->sched, in, any ? txt : NULL, n, now, drops, &nd);
 	for (unsigned i = 0; i < nd; i++)
-		recycle(q, drops[i].addr);
+		recycle_pkt(q, &drops[i]);
 	return n;
 }
 
@@ -325,7 +344,7 @@ static void purge(struct xtx_dequeuer *q, struct xtx_desc *out)
 
 	while ((k = xtx_sched__purge(q->sched, out, XTX_DEQ_BATCH)))
 		for (unsigned i = 0; i < k; i++)
-			recycle(q, out[i].addr);
+			recycle_pkt(q, &out[i]);
 }
 
 /* What CoDel dropped at dequeue (counted in its class), back to the pool. */
@@ -335,7 +354,7 @@ static void reclaim_dropped(struct xtx_dequeuer *q, struct xtx_desc *out)
 
 	while ((k = xtx_sched__take_dropped(q->sched, out, XTX_DEQ_BATCH)))
 		for (unsigned i = 0; i < k; i++)
-			recycle(q, out[i].addr);
+			recycle_pkt(q, &out[i]);
 }
 
 /* opts.launch_time (txmd.h): each departure time of out[0..m) handed to the device, in
@@ -367,16 +386,21 @@ static unsigned transmit(struct xtx_dequeuer *q, struct xtx_desc *out, uint64_t 
 
 	if (cut)
 		room = avail;
+	if (q->ring.mb)		/* each packet may take XTX_MB_MAX_SEGS descriptors */
+		room /= XTX_MB_MAX_SEGS;
 	if (room) {
 		m = xtx_sched__dequeue_burst(q->sched, out, room, now, next);
 		if (m) {
-			uint64_t bytes;
+			uint64_t bytes, before = q->ring.outstanding;
 
 			if (q->ts)	/* before launch_times() moves the departure time */
 				xtx_ts_sample(q->ts, &q->fr, out, m, now);
 			if (q->launch)
 				launch_times(q, out, m, now);
 			bytes = xtx_txring__write(&q->ring, out, m);
+			CTR_ADD(q->ctr.tx_descs, q->ring.outstanding - before);
+			if (q->ring.outstanding - before > m)
+				CTR_ADD(q->ctr.chain_out, q->ring.outstanding - before - m);
 
 			CTR_ADD(q->ctr.sent_pkts, m);
 			CTR_ADD(q->ctr.sent_bytes, bytes);

@@ -31,6 +31,10 @@ struct xtx_deq_ctl {
 /* Written by the dequeuer only (stat.h); read by anyone. */
 struct xtx_queue_ctr {
 	_Atomic uint64_t stage_pkts, sent_pkts, sent_bytes, completed;
+	_Atomic uint64_t tx_descs;	/* descriptors written (sent_pkts without
+					 * multi-buffer); completed counts these */
+	_Atomic uint64_t chain_out;	/* further frames of multi-buffer packets that
+					 * left the scheduler: written or dropped */
 	_Atomic uint64_t drops[XTX_DROP__MAX];
 	_Atomic uint64_t tx_ring_full, kicks, kick_errors, sleeps, loops;
 	_Atomic uint64_t ring_limit, ring_limited;	/* the dql's, as of the last step */

@@ -439,6 +439,12 @@ static int open_options(struct xtx_engine *e, uint32_t *min_frames, char *err,
 		return -EINVAL;
 	}
 	e->txmd_flag = e->o.tx_metadata ? XTX_DESC_F_TXMD : 0;
+	e->mb_flag = e->o.multi_buffer ? XTX_DESC_F_MB : 0;
+	if (e->o.multi_buffer && e->o.rx_ifname) {
+		xtx_errf(err, errlen, "multi_buffer: not with a receive side (frames forwarded "
+			 "are one buffer each)");
+		return -EINVAL;
+	}
 	if (e->o.max_producers + e->nrq > XTX_MPSC_MAX_LANES) {
 		xtx_errf(err, errlen, "at most %d producers (receive queues included)",
 			 XTX_MPSC_MAX_LANES - e->nrq);
@@ -594,6 +600,9 @@ static int open_queues(struct xtx_engine *e, char *err, size_t errlen)
 			return rc;
 		if (i == 0)
 			xtx_zcprog_settle(e);
+		q->deq.ring.mb = e->o.multi_buffer != 0;
+		q->deq.ring.area = e->fr.area;
+		q->deq.ring.room = e->fr.size - XTX_HEADROOM;
 		if (!e->null)
 			q->deq.ring.fd = q->xsk->fd;
 		xtx_txring__comp_start(&q->deq.ring);
@@ -1094,7 +1103,7 @@ void xtx_engine__frames(const struct xtx_engine *e, struct xtx_frame_count *fc)
 	memset(fc, 0, sizeof(*fc));
 	fc->total = e->fr.count;
 	fc->pool = (uint64_t)CTR_GET(me->pool.frames);
-	xtx_registry__frames(&me->reg, &fc->cached, &fc->app);
+	xtx_registry__frames(&me->reg, &fc->cached, &fc->app, &fc->chained);
 	for (unsigned i = 0; i < e->nq; i++) {
 		const struct xtx_queue *q = &e->q[i];
 		struct xtx_mpsc_stats ms;
@@ -1106,7 +1115,8 @@ void xtx_engine__frames(const struct xtx_engine *e, struct xtx_frame_count *fc)
 		for (unsigned r = 0; r < XTX_DROP__MAX; r++)
 			dropped += qs.drops[r];
 		fc->stage += ms.enq_items - ms.deq_items;
-		fc->tx += qs.sent_pkts - qs.completed;
+		fc->tx += CTR_GET(q->deq.ctr.tx_descs) - qs.completed;
+		fc->chained -= CTR_GET(q->deq.ctr.chain_out);
 		fc->dequeuer += CTR_GET(q->deq.ctr.held);
 		/* Taken from the stage and neither sent nor dropped: in the scheduler. Drops
 		 * come from the class snapshot, so this is exact when the dequeuer is idle. */

@@ -89,6 +89,7 @@ struct xtx_producer {
 	uint64_t cache[XTX_PROD_CACHE];
 	_Atomic uint64_t got, sent, sent_bytes, put, short_sends, bad_desc, no_frames;
 	_Atomic uint64_t room_stops, room_waits;
+	_Atomic uint64_t chain_sent;	/* further frames of multi-buffer packets sent */
 	_Atomic uint32_t cached_pub;	/* ncache, for xtx_engine__frames() and the reaper */
 	pid_t tid;			/* the thread that opened it: dead when it is gone */
 	struct xtx_opener *opener;	/* that thread's record: told of its exit (registry.c);
@@ -128,6 +129,7 @@ struct xtx_engine {
 	int zerocopy;
 	uint64_t txmd_flag;		/* XTX_DESC_F_TXMD with opts.tx_metadata, else 0:
 					 * the flag a descriptor may carry */
+	uint64_t mb_flag;		/* XTX_DESC_F_MB with opts.multi_buffer, else 0 */
 	struct {			/* opts.zc_prog (zcprog.c) */
 		struct xtx_pass *skel;
 		struct xdp_program *prog;

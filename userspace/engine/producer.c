@@ -101,17 +101,74 @@ unsigned xtx_producer__get_frames(struct xtx_producer *p, uint64_t *addrs, unsig
 	return k;
 }
 
-/* A frame address this producer holds, pointing at the packet start. */
-static inline int desc_ok(const struct xtx_producer *p, uint64_t addr, uint32_t len)
+/* A frame address this producer holds, pointing at a frame's start. */
+static inline int frame_mine(const struct xtx_producer *p, uint64_t a)
 {
 	const struct xtx_engine *e = p->e;
-	uint64_t a = addr & XTX_DESC_ADDR_MASK;
 	uint32_t idx = xtx_frame_index(&e->fr, a);
 
 	return idx < e->fr.count && (a & (e->fr.size - 1)) == XTX_HEADROOM &&
-	       len >= 14 && len <= e->fr.size - XTX_HEADROOM &&
-	       xtx_owner_get(&e->fr, idx) == p->id + 1 &&
-	       !(addr & ~(XTX_DESC_ADDR_MASK | XTX_DESC_F_TXTIME | e->txmd_flag));
+	       xtx_owner_get(&e->fr, idx) == p->id + 1;
+}
+
+/* The further frames of multi-buffer frame d (xtx_desc__set_chain()), their number into
+ * *n: as many as its length needs, each this producer's, none twice nor the first. */
+static int chain_ok(const struct xtx_producer *p, const struct xtx_desc *d, unsigned *n)
+{
+	const struct xtx_engine *e = p->e;
+	uint32_t room = e->fr.size - XTX_HEADROOM;
+	uint64_t c[XTX_MB_MAX_SEGS];
+
+	*n = (d->len + room - 1) / room - 1;
+	if (*n < 1 || *n >= XTX_MB_MAX_SEGS)
+		return 0;
+	c[0] = d->addr & XTX_DESC_ADDR_MASK;
+	memcpy(c + 1, (char *)xtx_frame_ptr(&e->fr, d->addr) - XTX_MB_CHAIN_OFF, *n * 8);
+	for (unsigned i = 1; i <= *n; i++) {
+		if ((c[i] & ~XTX_DESC_ADDR_MASK) || !frame_mine(p, c[i]))
+			return 0;
+		for (unsigned j = 0; j < i; j++)
+			if (xtx_frame_index(&e->fr, c[j]) == xtx_frame_index(&e->fr, c[i]))
+				return 0;
+	}
+	return 1;
+}
+
+/* The owner of the further frames of multi-buffer frame d (n of them, checked). */
+static void chain_owner(const struct xtx_producer *p, const struct xtx_desc *d, unsigned n,
+			uint16_t who)
+{
+	const struct xtx_engine *e = p->e;
+	const char *c = (const char *)xtx_frame_ptr(&e->fr, d->addr) - XTX_MB_CHAIN_OFF;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t a;
+
+		memcpy(&a, c + 8 * i, 8);
+		xtx_owner_set(&e->fr, xtx_frame_index(&e->fr, a), who);
+	}
+}
+
+static inline int desc_ok(const struct xtx_producer *p, const struct xtx_desc *d)
+{
+	const struct xtx_engine *e = p->e;
+	uint32_t room = e->fr.size - XTX_HEADROOM;
+	unsigned n;
+
+	if (!frame_mine(p, d->addr & XTX_DESC_ADDR_MASK) || d->len < 14 ||
+	    (d->addr & ~(XTX_DESC_ADDR_MASK | XTX_DESC_F_TXTIME | e->txmd_flag | e->mb_flag)))
+		return 0;
+	if (__builtin_expect(!(d->addr & XTX_DESC_F_MB), 1))
+		return d->len <= room;
+	return chain_ok(p, d, &n);
+}
+
+/* Further frames of d: 0 unless multi-buffer. */
+static inline unsigned chain_len(const struct xtx_producer *p, const struct xtx_desc *d)
+{
+	uint32_t room = p->e->fr.size - XTX_HEADROOM;
+
+	return d->addr & XTX_DESC_F_MB ? (d->len + room - 1) / room - 1 : 0;
 }
 
 void xtx_producer__put_frames(struct xtx_producer *p, const uint64_t *addrs, unsigned n)
@@ -119,7 +176,8 @@ void xtx_producer__put_frames(struct xtx_producer *p, const uint64_t *addrs, uns
 	struct xtx_engine *e = p->e;
 
 	for (unsigned i = 0; i < n; i++) {
-		if (!desc_ok(p, addrs[i], 14)) {
+		if (!frame_mine(p, addrs[i] & XTX_DESC_ADDR_MASK) ||
+		    (addrs[i] & ~(XTX_DESC_ADDR_MASK | XTX_DESC_F_TXTIME | e->txmd_flag))) {
 			CTR_ADD(p->bad_desc, 1);
 			continue;
 		}
@@ -272,7 +330,7 @@ unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc 
 	p->room_stop = 0;
 	/* Validate first; the burst stops at the first bad descriptor, or before the first
 	 * whose class has no room. */
-	while (ok < n && desc_ok(p, d[ok].addr, d[ok].len))
+	while (ok < n && desc_ok(p, &d[ok]))
 		ok++;
 	if (ok < n)
 		CTR_ADD(p->bad_desc, 1);
@@ -293,10 +351,13 @@ unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc 
 			fs->sent += d[i].len;
 		}
 	}
-	for (unsigned i = 0; i < ok; i++)
+	for (unsigned i = 0; i < ok; i++) {
 		/* Cleared before the frame is published to the stage; restored below for
 		 * what the stage does not take. */
 		xtx_owner_set(&e->fr, xtx_frame_index(&e->fr, d[i].addr), 0);
+		if (__builtin_expect(d[i].addr & XTX_DESC_F_MB, 0))
+			chain_owner(p, &d[i], chain_len(p, &d[i]), 0);
+	}
 	/* Runs of consecutive descriptors bound for the same queue. */
 	while (done < ok) {
 		unsigned q = xtx_queue_of(e->nq, d[done].hash), run = 1, k;
@@ -315,6 +376,8 @@ unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc 
 		struct xtx_prod_flow_room *fs;
 
 		xtx_owner_set(&e->fr, xtx_frame_index(&e->fr, d[i].addr), (uint16_t)(p->id + 1));
+		if (__builtin_expect(d[i].addr & XTX_DESC_F_MB, 0))
+			chain_owner(p, &d[i], chain_len(p, &d[i]), (uint16_t)(p->id + 1));
 		if (!e->room_on)
 			continue;
 		room_check(p, d[i].cls, d[i].hash, &rs, &fs);
@@ -324,10 +387,14 @@ unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc 
 			fs->sent -= d[i].len;
 	}
 	if (done) {
-		uint64_t bytes = 0;
+		uint64_t bytes = 0, chained = 0;
 
-		for (unsigned i = 0; i < done; i++)
+		for (unsigned i = 0; i < done; i++) {
 			bytes += d[i].len;
+			chained += e->mb_flag ? chain_len(p, &d[i]) : 0;
+		}
+		if (chained)
+			CTR_ADD(p->chain_sent, chained);
 		CTR_ADD(p->sent, done);
 		CTR_ADD(p->sent_bytes, bytes);
 	}

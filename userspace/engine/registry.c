@@ -126,7 +126,9 @@ static void give_back_cache(struct xtx_registry *r, struct xtx_producer *p)
 static void retire(struct xtx_registry *r, struct xtx_producer *p, uint64_t app_back)
 {
 	xtx_producer_stats_add(&r->closed, p);
-	CTR_ADD(r->closed_app, CTR_GET(p->got) - CTR_GET(p->sent) - CTR_GET(p->put) - app_back);
+	CTR_ADD(r->closed_app, CTR_GET(p->got) - CTR_GET(p->sent) - CTR_GET(p->chain_sent) -
+		CTR_GET(p->put) - app_back);
+	CTR_ADD(r->closed_chain, CTR_GET(p->chain_sent));
 	r->prods[p->id] = NULL;
 	CTR_SET(r->nprods, CTR_GET(r->nprods) - 1);
 	opener_put(p->opener);
@@ -290,9 +292,11 @@ void xtx_registry__totals(struct xtx_registry *r, struct xtx_producer_stats *st)
 	pthread_mutex_unlock(&r->lock);
 }
 
-void xtx_registry__frames(struct xtx_registry *r, uint64_t *cached, uint64_t *app)
+void xtx_registry__frames(struct xtx_registry *r, uint64_t *cached, uint64_t *app,
+			  uint64_t *chain_sent)
 {
 	*app = CTR_GET(r->closed_app);
+	*chain_sent = CTR_GET(r->closed_chain);
 	*cached = 0;
 	pthread_mutex_lock(&r->lock);
 	for (unsigned i = 0; i < XTX_MPSC_MAX_LANES; i++) {
@@ -302,7 +306,9 @@ void xtx_registry__frames(struct xtx_registry *r, uint64_t *cached, uint64_t *ap
 			continue;
 		/* Relaxed: a gauge; the release stores of cached_pub are for the reaper. */
 		*cached += atomic_load_explicit(&p->cached_pub, memory_order_relaxed);
-		*app += CTR_GET(p->got) - CTR_GET(p->sent) - CTR_GET(p->put);
+		*app += CTR_GET(p->got) - CTR_GET(p->sent) - CTR_GET(p->chain_sent) -
+			CTR_GET(p->put);
+		*chain_sent += CTR_GET(p->chain_sent);
 	}
 	pthread_mutex_unlock(&r->lock);
 }

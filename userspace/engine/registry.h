@@ -44,6 +44,7 @@ struct xtx_registry {
 	/* Written under the lock, read by anyone (stat.h). */
 	_Atomic uint32_t nprods;	/* producers open (a hint for the reaper) */
 	_Atomic uint64_t closed_app;	/* frames closed producers left "in app" */
+	_Atomic uint64_t closed_chain;	/* their chain_sent */
 	struct xtx_pool *pool;		/* where reaped frames go */
 	struct xtx_room *room;		/* woken after a reap */
 	const struct xtx_frames *fr;	/* the owner table, to find a dead producer's frames */
@@ -77,8 +78,10 @@ int xtx_registry__busy(struct xtx_registry *r);
 /* The totals of closed producers plus the counters of the open ones. */
 void xtx_registry__totals(struct xtx_registry *r, struct xtx_producer_stats *st);
 /* Frames in the producers' caches (*cached) and in their applications' hands (*app,
- * closed producers' included). */
-void xtx_registry__frames(struct xtx_registry *r, uint64_t *cached, uint64_t *app);
+ * closed producers' included); the further frames of multi-buffer packets they sent
+ * (*chain_sent, closed producers' included). */
+void xtx_registry__frames(struct xtx_registry *r, uint64_t *cached, uint64_t *app,
+			  uint64_t *chain_sent);
 
 /* Producers open, as a hint (a reaper that finds none skips the lock). */
 static inline uint32_t xtx_registry__open_hint(struct xtx_registry *r)

@@ -36,7 +36,12 @@ struct xtx_txring {
 	struct xsk_ring_cons comp;
 	int fd;				/* the AF_XDP socket (kernel device) */
 	struct xtx_nulldev *null;	/* NULL: the kernel; else run instead of sendto() */
-	uint64_t outstanding;		/* written, not completed yet */
+	uint64_t outstanding;		/* written, not completed yet (descriptors) */
+	/* Multi-buffer frames (opts.multi_buffer): mb set, the UMEM and the bytes a frame
+	 * holds, for xtx_txring__write_mb(). */
+	int mb;
+	void *area;
+	uint32_t room;
 	uint32_t comp_seen;		/* the completion ring's producer index, last read */
 };
 
@@ -48,13 +53,18 @@ static inline uint32_t xtx_txring__room(struct xtx_txring *t, uint32_t max)
 	return room > max ? max : room;
 }
 
-/* Write d[0..n) (n at most the room) in one reserve/submit; returns their bytes. */
+uint64_t xtx_txring__write_mb(struct xtx_txring *t, const struct xtx_desc *d, unsigned n);
+
+/* Write d[0..n) (n at most the room; with mb, at most the room over XTX_MB_MAX_SEGS) in
+ * one reserve/submit; returns their bytes. */
 static inline uint64_t xtx_txring__write(struct xtx_txring *t, const struct xtx_desc *d,
 					 unsigned n)
 {
 	uint32_t idx = 0;
 	uint64_t bytes = 0;
 
+	if (t->mb)
+		return xtx_txring__write_mb(t, d, n);
 	xsk_ring_prod__reserve(&t->tx, n, &idx);
 	for (unsigned i = 0; i < n; i++) {
 		struct xdp_desc *x = xsk_ring_prod__tx_desc(&t->tx, idx + i);

@@ -207,7 +207,8 @@ static int try_socket_once(struct xtx_engine *e, struct xtx_queue *q, uint16_t m
 {
 	return xtx_xsk_create(&q->xsk, e->ifindex, q->qid, e->umem, NULL, 0, &q->deq.ring.tx,
 			      e->o.tx_ring_size, &q->fill, &q->deq.ring.comp,
-			      (uint16_t)(XDP_USE_NEED_WAKEUP | mode_flag));
+			      (uint16_t)(XDP_USE_NEED_WAKEUP | mode_flag |
+					 (e->o.multi_buffer ? XDP_USE_SG : 0)));
 }
 
 /* A socket closed a moment ago (a previous run on this queue) is released by the kernel
