@@ -5,6 +5,11 @@
 #              from the drivers' documentation; README.md there) with the options of
 #              DRIVER.expect: every check's status as expected, in order, and the exit
 #              code (1 with a fail, 0 without); the text output names each fix
+#   txmd       the tx-metadata check with xtx-send's --tx-csum and --tx-timestamps
+#              (doctor_txmd(), which xtx-send runs in zero-copy mode): i40e (zero-copy,
+#              no xsk-features) fails --tx-csum on, passes sw, warns --tx-timestamps;
+#              mlx5 (tx-checksum, tx-timestamp) passes both; virtio_net (no netdev
+#              family) warns; veth (no zero-copy: the kernel does it) passes
 #   veth       on the testbed's tx0 (ip netns exec: the namespace's own /sys): it runs,
 #              knows the driver (veth), the XDP features (the netdev family), the MTU and
 #              the link, says zero-copy is not offered and that a virtual device has no
@@ -15,7 +20,7 @@
 #   usage      no interface, a bad --facts line (FILE:LINE), an unknown interface (the
 #              interface check fails, exit 1), --json with --summary: refused
 . "$(dirname "$0")/../lib/net.sh"
-ALL_TESTS="test_fixtures test_veth test_start test_usage"
+ALL_TESTS="test_fixtures test_txmd test_veth test_start test_usage"
 DOC=$BIN/xtx-doctor
 [ -x $DOC ] || { echo "missing $DOC: run make"; exit 1; }
 net_init --queues 2
@@ -41,6 +46,28 @@ test_fixtures() {
     n=$((n + 1))
   done
   [ $n = 5 ] || fail "$n fixtures, expected 5"
+}
+
+test_txmd() {
+  local f args want got
+  while read -r f args; do
+    want=${args##* } args=${args% *}
+    # shellcheck disable=SC2086
+    got=$($DOC --facts tests/data/doctor/$f.facts $args --json | jq -r '.checks[] | select(.name == "tx-metadata") | .status')
+    echo "$f $args: tx-metadata $got"
+    [ "$got" = "$want" ] || fail "$f $args: tx-metadata $got, expected $want"
+  done <<'CASES'
+i40e --tx-csum on fail
+i40e --tx-csum sw pass
+i40e --tx-timestamps warn
+mlx5 --tx-csum on --tx-timestamps pass
+virtio_net --tx-csum on warn
+ixgbe --tx-csum off pass
+CASES
+  tb_private "$TX_NS"
+  got=$(ip netns exec "$TX_NS" $DOC "$TX_DEV" --tx-csum on --tx-timestamps --json | jq -r '.checks[] | select(.name == "tx-metadata") | .status')
+  echo "veth --tx-csum on --tx-timestamps: tx-metadata $got"
+  [ "$got" = pass ] || fail "veth: tx-metadata $got with --tx-csum on (copy mode: the kernel does it)"
 }
 
 test_veth() {

@@ -115,7 +115,6 @@ static void check_xdp(const struct facts *f, const struct doctor_opts *o, struct
 		      unsigned *n)
 {
 	const char *xf = facts_get(f, "xdp.features"), *drv = facts_get(f, "if.driver");
-	const char *xk = facts_get(f, "xsk.features");
 	long long segs = facts_num(f, "xdp.zc_max_segs", 0);
 	char fix[512];
 
@@ -125,8 +124,13 @@ static void check_xdp(const struct facts *f, const struct doctor_opts *o, struct
 		    "netdev netlink family did not answer; AF_XDP copy mode works on any driver");
 		add(out, n, "zero-copy", DOCTOR_WARN, "xtx-send --zero-copy says at open whether it "
 		    "binds", "unknown without the netdev family");
-		add(out, n, "tx-metadata", DOCTOR_PASS, NULL, "unknown without the netdev family: "
-		    "checksums and timestamps in software");
+		{
+			char detail[512], tfix[256];
+			enum doctor_status st = doctor_txmd(f, o, detail, sizeof(detail), tfix,
+							    sizeof(tfix));
+
+			add(out, n, "tx-metadata", st, NULL, "%s", detail);
+		}
 		return;
 	}
 	if (!xf || !*xf)
@@ -151,8 +155,44 @@ static void check_xdp(const struct facts *f, const struct doctor_opts *o, struct
 		add(out, n, "zero-copy", DOCTOR_PASS, NULL, "offered (frames of up to %lld buffer(s))",
 		    segs > 0 ? segs : 1);
 	}
-	add(out, n, "tx-metadata", DOCTOR_PASS, NULL, "%s", xk && *xk ? xk :
-	    "none: checksums and timestamps in software");
+	{
+		char detail[512], tfix[256];
+		enum doctor_status st = doctor_txmd(f, o, detail, sizeof(detail), tfix,
+						    sizeof(tfix));
+
+		add(out, n, "tx-metadata", st, tfix[0] ? tfix : NULL, "%s", detail);
+	}
+}
+
+enum doctor_status doctor_txmd(const struct facts *f, const struct doctor_opts *o,
+			       char *detail, size_t dlen, char *fix, size_t flen)
+{
+	const char *xk = facts_get(f, "xsk.features"), *xf = facts_get(f, "xdp.features");
+	bool zc = has_word(xf, "xsk-zerocopy");
+
+	fix[0] = 0;
+	if (!facts_num(f, "nl.netdev", 0)) {
+		snprintf(detail, dlen, "unknown without the netdev family: checksums and "
+			 "timestamps in software%s", o->tx_csum == 1 || o->tx_timestamps ?
+			 "; in zero-copy mode --tx-csum and --tx-timestamps rely on the driver" : "");
+		return o->tx_csum == 1 || o->tx_timestamps ? DOCTOR_WARN : DOCTOR_PASS;
+	}
+	if (zc && o->tx_csum == 1 && !has_word(xk, "tx-checksum")) {
+		snprintf(detail, dlen, "%s: in zero-copy mode --tx-csum on would send frames "
+			 "with only the pseudo-header sum", xk && *xk ? xk : "none");
+		snprintf(fix, flen, "--tx-csum sw (the kernel computes it) or off, or --copy");
+		return DOCTOR_FAIL;
+	}
+	if (zc && o->tx_timestamps && !has_word(xk, "tx-timestamp")) {
+		snprintf(detail, dlen, "%s: in zero-copy mode --tx-timestamps gets no "
+			 "timestamp (every sample invalid)", xk && *xk ? xk : "none");
+		snprintf(fix, flen, "--copy (the kernel's software timestamps)");
+		return DOCTOR_WARN;
+	}
+	snprintf(detail, dlen, "%s%s", xk && *xk ? xk : "none: checksums and timestamps in "
+		 "software", o->tx_csum == 1 || o->tx_timestamps ? " (enough for what is "
+		 "asked)" : "");
+	return DOCTOR_PASS;
 }
 
 static void check_queues(const struct facts *f, const struct doctor_opts *o,

@@ -26,6 +26,8 @@ struct doctor_opts {
 	bool busy_poll;		/* --busy-poll */
 	bool zero_copy;		/* --zero-copy */
 	bool zc_prog_off;	/* --zc-prog off: xtx attaches no XDP program */
+	int tx_csum;		/* --tx-csum: 0 off, 1 on (the device), 2 sw */
+	bool tx_timestamps;	/* --tx-timestamps */
 	unsigned frame_room;	/* bytes a frame may take in a UMEM chunk */
 	unsigned frame_len;	/* the longest frame a sender will build (no FCS); 0: frames
 				 * of the MTU, as a forwarder gets */
@@ -33,6 +35,11 @@ struct doctor_opts {
 
 #define DOCTOR_CHECKS_MAX 24
 
+/* The tx-metadata check alone: what the TX metadata xtx is asked to use (o->tx_csum,
+ * o->tx_timestamps) needs of the device in zero-copy mode, where the driver acts on it
+ * (copy mode: the kernel does, always). detail and fix filled. */
+enum doctor_status doctor_txmd(const struct facts *f, const struct doctor_opts *o,
+			       char *detail, size_t dlen, char *fix, size_t flen);
 /* Every check, in order, into out[]; returns how many. */
 unsigned doctor_run(const struct facts *f, const struct doctor_opts *o, struct doctor_check *out);
 const char *doctor_status_str(enum doctor_status s);

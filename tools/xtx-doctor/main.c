@@ -20,7 +20,8 @@ static const char usage_text[] =
 "\n"
 "SYNOPSIS\n"
 "    xtx-doctor IF [--queues N] [--cpus LIST] [--busy-poll] [--zero-copy]\n"
-"               [--zc-prog auto|on|off] [--frame-size 2048|4096] [--size BYTES]\n"
+"               [--zc-prog auto|on|off] [--tx-csum off|on|sw] [--tx-timestamps]\n"
+"               [--frame-size 2048|4096] [--size BYTES]\n"
 "               [--json | --summary]\n"
 "    xtx-doctor IF --dump-facts > FILE\n"
 "    xtx-doctor --facts FILE [options]\n"
@@ -39,7 +40,9 @@ static const char usage_text[] =
 "    zero-copy      whether AF_XDP zero-copy is offered, the buffers per frame, and\n"
 "                   whether the driver binds it only with an XDP program attached\n"
 "                   (xtx then attaches its own, unless --zc-prog off)\n"
-"    tx-metadata    AF_XDP TX metadata: tx-checksum, tx-timestamp, tx-launch-time-fifo\n"
+"    tx-metadata    AF_XDP TX metadata: tx-checksum, tx-timestamp, tx-launch-time-fifo;\n"
+"                   with --tx-csum on on a zero-copy device without tx-checksum: fail;\n"
+"                   with --tx-timestamps without tx-timestamp: warn\n"
 "    queues         TX queues set and possible (ethtool -l) against --queues\n"
 "    irq-affinity   each queue IRQ's CPUs (/proc/irq/N/smp_affinity_list) against the\n"
 "                   dequeuer CPUs (--cpus)\n"
@@ -68,6 +71,9 @@ static const char usage_text[] =
 "    --zc-prog MODE     as xtx-send's: with off, xtx attaches no XDP program, so a driver\n"
 "                       that binds zero-copy only with one (i40e, ixgbe, virtio_net)\n"
 "                       warns; auto (default) and on attach xtx's pass program\n"
+"    --tx-csum MODE     as xtx-send's (off, on, sw): on needs the device's tx-checksum\n"
+"                       in zero-copy mode\n"
+"    --tx-timestamps    as xtx-send's: needs the device's tx-timestamp in zero-copy mode\n"
 "    --frame-size N     the UMEM frame size, 2048 (default) or 4096\n"
 "    --size BYTES       the longest frame a sender will build (Ethernet header on, no\n"
 "                       FCS): the mtu check asks whether it fits the MTU instead of\n"
@@ -92,12 +98,13 @@ static const char usage_text[] =
 
 int main(int argc, char **argv)
 {
-	enum { O_QUEUES = 256, O_CPUS, O_BUSY, O_ZC, O_FRAME, O_SIZE, O_ZCPROG, O_JSON, O_SUMMARY, O_DUMP, O_FACTS };
+	enum { O_QUEUES = 256, O_CPUS, O_BUSY, O_ZC, O_FRAME, O_SIZE, O_ZCPROG, O_TXCSUM, O_TXTS, O_JSON, O_SUMMARY, O_DUMP, O_FACTS };
 	static const struct option lo[] = {
 		{ "queues", 1, 0, O_QUEUES }, { "cpus", 1, 0, O_CPUS },
 		{ "busy-poll", 0, 0, O_BUSY }, { "zero-copy", 0, 0, O_ZC },
 		{ "frame-size", 1, 0, O_FRAME }, { "size", 1, 0, O_SIZE }, { "json", 0, 0, O_JSON },
-		{ "zc-prog", 1, 0, O_ZCPROG },
+		{ "zc-prog", 1, 0, O_ZCPROG }, { "tx-csum", 1, 0, O_TXCSUM },
+		{ "tx-timestamps", 0, 0, O_TXTS },
 		{ "summary", 0, 0, O_SUMMARY }, { "dump-facts", 0, 0, O_DUMP },
 		{ "facts", 1, 0, O_FACTS }, { "help", 0, 0, 'h' }, { 0, 0, 0, 0 }
 	};
@@ -132,6 +139,12 @@ int main(int argc, char **argv)
 				cli_die_usage("--zc-prog %s: auto, on or off", optarg);
 			o.zc_prog_off = !strcmp(optarg, "off");
 			break;
+		case O_TXCSUM:
+			if (strcmp(optarg, "off") && strcmp(optarg, "on") && strcmp(optarg, "sw"))
+				cli_die_usage("--tx-csum %s: off, on or sw", optarg);
+			o.tx_csum = !strcmp(optarg, "on") ? 1 : !strcmp(optarg, "sw") ? 2 : 0;
+			break;
+		case O_TXTS: o.tx_timestamps = true; break;
 		case O_JSON: json = true; break;
 		case O_SUMMARY: summary = true; break;
 		case O_DUMP: dump = true; break;

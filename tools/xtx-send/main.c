@@ -600,6 +600,7 @@ static void run_doctor(struct run *r)
 	struct doctor_opts d = {
 		.queues = o.queues, .cpus = o.cpus, .busy_poll = o.busy_poll || o.sock_busy_poll,
 		.zero_copy = o.mode == XTX_MODE_ZEROCOPY, .zc_prog_off = o.zc_prog == XTX_ZC_PROG_OFF,
+		.tx_csum = o.tx_csum, .tx_timestamps = o.tx_timestamps != 0,
 		.frame_len = o.size ? o.size : 1514,
 	};
 
@@ -608,6 +609,28 @@ static void run_doctor(struct run *r)
 	if (!o.json)
 		fprintf(stderr, "xtx-send: xtx-doctor %s (xtx-doctor %s for the fixes; --no-doctor "
 			"skips this)\n", r->doctor.text, o.dev);
+}
+
+/* In zero-copy mode the device, not the kernel, acts on TX metadata: xtx-doctor's
+ * tx-metadata check for this run's --tx-csum and --tx-timestamps (doctor_txmd()). A fail
+ * (--tx-csum on without the device's tx-checksum) stops the run. Returns 0, or 2 after
+ * the message. */
+static int check_zc_metadata(void)
+{
+	struct doctor_opts d = { .tx_csum = o.tx_csum, .tx_timestamps = o.tx_timestamps != 0 };
+	struct facts f = { 0 };
+	char detail[512], fix[256];
+	enum doctor_status st;
+
+	if (xtx_engine__xdp_mode(eng) != XTX_MODE_ZEROCOPY || (o.tx_csum != 1 && !o.tx_timestamps))
+		return 0;
+	facts_collect(&f, o.dev);
+	st = doctor_txmd(&f, &d, detail, sizeof(detail), fix, sizeof(fix));
+	facts_free(&f);
+	if (st != DOCTOR_PASS)
+		fprintf(stderr, "xtx-send: %s%s: %s%s%s\n", st == DOCTOR_FAIL ? "" : "warning: ",
+			o.dev, detail, fix[0] ? "; " : "", fix);
+	return st == DOCTOR_FAIL ? 2 : 0;
 }
 
 /* The engine on --dev. Returns 0, or the exit status after printing why: 2 for what the
@@ -640,6 +663,11 @@ static int open_engine(const struct run *r)
 	if (eng) {
 		room = xtx_engine__frame_room(eng);
 		segs = o.size > room ? (o.size + room - 1) / room : 1;
+		if (check_zc_metadata()) {
+			xtx_engine__close(eng);
+			eng = NULL;
+			return 2;
+		}
 		return 0;
 	}
 	fprintf(stderr, "xtx-send: %s\n", err);
