@@ -148,26 +148,8 @@ test_tx_csum_on() {
   tb_private "$RX_NS"
   read -r d0 e0 <<< "$(udp_snmp)"
   vd0=$(veth_drops)
-  ip netns exec "$RX_NS" timeout 30 python3 -c '
-import select, socket, sys, time
-want, socks = int(sys.argv[2]), []
-for p in range(9000, 9008):
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.setsockopt(socket.SOL_SOCKET, 33, 1 << 23)	# SO_RCVBUFFORCE
-    s.bind((sys.argv[1], p))
-    s.setblocking(False)
-    socks.append(s)
-open(sys.argv[3], "w").close()
-n, end = 0, time.time() + 20
-while n < want and time.time() < end:
-    for s in select.select(socks, [], [], 0.2)[0]:
-        try:
-            while True:
-                s.recv(4096)
-                n += 1
-        except BlockingIOError:
-            pass
-print(n)' "$RX_IP" $n $TMPD/udp.ready > $TMPD/udp.count &
+  ip netns exec "$RX_NS" timeout 30 python3 tests/lib/udp_count.py "$RX_IP" 9000 8 $TMPD/udp.ready $n \
+    > $TMPD/udp.count &
   local rpid=$!
   for _ in $(seq 100); do [ -f $TMPD/udp.ready ] && break; sleep 0.05; done
   [ -f $TMPD/udp.ready ] || { fail "the UDP receiver did not start"; wait $rpid; return; }
@@ -176,7 +158,7 @@ print(n)' "$RX_IP" $n $TMPD/udp.ready > $TMPD/udp.count &
   wait $rpid
   read -r d1 e1 <<< "$(udp_snmp)"
   vd1=$(veth_drops)
-  got=$(cat $TMPD/udp.count)
+  read -r got _ < $TMPD/udp.count
   echo "--tx-csum on: sent $(jget $TMPD/csum_on.json .sent_pkts) ($(jget $TMPD/csum_on.json .tx_csum)), the UDP sockets got $got, Udp InDatagrams +$((d1 - d0)), InCsumErrors +$((e1 - e0)), veth dropped $((vd1 - vd0))"
   [ "$(jget $TMPD/csum_on.json .tx_csum)" = on ] || fail "the summary says tx_csum $(jget $TMPD/csum_on.json .tx_csum)"
   [ "$(jget $TMPD/csum_on.json .sent_pkts)" = $n ] || fail "sent $(jget $TMPD/csum_on.json .sent_pkts) of $n"
@@ -268,29 +250,8 @@ test_jumbo() {
 class 1: rate 50mbit burst 64k cburst 64k
 CONF
   tb_private "$RX_NS"
-  ip netns exec "$RX_NS" timeout 30 python3 -c '
-import select, socket, sys, time
-socks = []
-for p in range(9000, 9008):
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.setsockopt(socket.SOL_SOCKET, 33, 1 << 24)	# SO_RCVBUFFORCE
-    s.bind((sys.argv[1], p))
-    s.setblocking(False)
-    socks.append(s)
-open(sys.argv[2], "w").close()
-n, first, last, idle = 0, 0.0, 0.0, time.time() + 10
-while time.time() < idle:
-    for s in select.select(socks, [], [], 0.2)[0]:
-        try:
-            while True:
-                if len(s.recv(16384)) == 8958:
-                    last = time.time()
-                    first = first or last
-                    n += 1
-                    idle = last + 1.5
-        except BlockingIOError:
-            pass
-print(n, last - first)' "$RX_IP" $TMPD/jumbo.ready > $TMPD/jumbo.count &
+  ip netns exec "$RX_NS" timeout 30 python3 tests/lib/udp_count.py "$RX_IP" 9000 8 $TMPD/jumbo.ready 0 8958 \
+    > $TMPD/jumbo.count &
   rpid=$!
   for _ in $(seq 100); do [ -f $TMPD/jumbo.ready ] && break; sleep 0.05; done
   local vd0 vd1
