@@ -8,7 +8,8 @@
 set -euo pipefail
 
 # build: compiler, BPF toolchain, libraries; test: iproute2, capsh, jq, ethtool, tshark,
-# valgrind, curl, and the Debian packaging test: debhelper, dpkg-dev, fakeroot, man-db,
+# valgrind, curl, python3 (the netns tests' flow placement and UDP receivers), and the
+# Debian packaging test: debhelper, dpkg-dev, fakeroot, man-db,
 # systemd (systemd-analyze verify of the unit; on any Debian 12 install already);
 # bench peers: DPDK (rte_ring, rte_sched; dpdk-dev ships dpdk-testpmd for
 # make bench-line) and concurrencykit; plots: gnuplot. And promtool (the metrics test's
@@ -18,7 +19,7 @@ PKGS=(
   build-essential pkg-config make
   clang llvm
   libxdp-dev libbpf-dev libnuma-dev libelf-dev zlib1g-dev
-  bpftool xdp-tools iproute2 libcap2-bin jq ethtool tshark valgrind curl
+  bpftool xdp-tools iproute2 libcap2-bin jq ethtool tshark valgrind curl python3
   debhelper dpkg-dev fakeroot man-db systemd
   libdpdk-dev dpdk-dev libck-dev
   gnuplot-nox
