@@ -3,7 +3,6 @@
  * struct fields are filled as libxdp's xsk.c fills them. */
 #include <errno.h>
 #include <linux/if_xdp.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -16,8 +15,10 @@
 #define SOL_XDP 283
 #endif
 
-/* struct xdp_umem_reg as of Linux 6.8 (tx_metadata_len); older kernels take its first
- * fields and refuse flags they do not know. */
+/* struct xdp_umem_reg as of Linux 6.8: tx_metadata_len sits in what was the padding of
+ * the 5.4 struct (the same 32 bytes), so every kernel since takes it whole; one before
+ * 6.11 reads tx_metadata_len without the flag, one since only with
+ * XDP_UMEM_TX_METADATA_LEN, and each refuses flags it does not know. */
 struct umem_reg_v3 {
 	uint64_t addr;
 	uint64_t len;
@@ -26,6 +27,7 @@ struct umem_reg_v3 {
 	uint32_t flags;
 	uint32_t tx_metadata_len;
 };
+_Static_assert(sizeof(struct umem_reg_v3) == 32, "struct xdp_umem_reg is 32 bytes");
 
 static void ring_unmap(struct xtx_ring_map *m)
 {
@@ -101,10 +103,6 @@ int xtx_xumem_create(struct xtx_xumem **out, const struct xtx_xumem_cfg *cfg,
 		.chunk_size = cfg->frame_size, .flags = cfg->flags,
 		.tx_metadata_len = cfg->tx_metadata_len,
 	};
-	/* Without tx_metadata_len, the struct every kernel since 5.4 takes (no field of
-	 * 6.8 sent to an older kernel). */
-	socklen_t len = cfg->tx_metadata_len ? sizeof(reg) :
-			offsetof(struct umem_reg_v3, tx_metadata_len);
 	struct xtx_xumem *u = calloc(1, sizeof(*u));
 	int rc;
 
@@ -120,7 +118,7 @@ int xtx_xumem_create(struct xtx_xumem **out, const struct xtx_xumem_cfg *cfg,
 		free(u);
 		return rc;
 	}
-	if (setsockopt(u->fd, SOL_XDP, XDP_UMEM_REG, &reg, len))
+	if (setsockopt(u->fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof(reg)))
 		rc = -errno;
 	else
 		rc = fq_cq(u->fd, u->fill_size, u->comp_size, fill, comp, &u->fill, &u->comp);
