@@ -16,7 +16,8 @@
 #              IRQs; --dump-facts then --facts of that record gives the same verdicts
 #   start      xtx-send runs the same checks at start: its stderr line is xtx-doctor's
 #              --summary line for the same options, its --json summary has it with the
-#              counts, --no-doctor leaves both out; --size 4000 on a 1500 MTU warns
+#              counts, --no-doctor leaves both out; --size 4000 on a 1500 MTU fails
+#              xtx-doctor's mtu check, and xtx-send refuses it
 #   usage      no interface, a bad --facts line (FILE:LINE), an unknown interface (the
 #              interface check fails, exit 1), --json with --summary: refused
 . "$(dirname "$0")/../lib/net.sh"
@@ -124,8 +125,10 @@ test_start() {
   grep -q xtx-doctor $TMPD/nodoc.err && fail "--no-doctor: $(grep xtx-doctor $TMPD/nodoc.err)"
   send --count 10 --no-doctor --json 2> /dev/null | jq -e '.doctor == null' > /dev/null ||
     fail "--no-doctor: the summary has a doctor"
-  send --count 10 --size 4000 --interval 0 > /dev/null 2> $TMPD/big.err || fail "--size 4000 run failed"
-  grep -q "warn mtu" $TMPD/big.err || fail "--size 4000 on MTU 1500: no mtu warning in '$(grep xtx-doctor $TMPD/big.err)'"
+  ip netns exec "$TX_NS" $DOC "$TX_DEV" --size 4000 --summary > $TMPD/big.txt && fail "--size 4000 on MTU 1500: exit 0"
+  grep -q "fail mtu" $TMPD/big.txt || fail "--size 4000 on MTU 1500: no mtu failure in '$(cat $TMPD/big.txt)'"
+  send --count 10 --size 4000 --interval 0 > /dev/null 2> $TMPD/big.err && fail "xtx-send --size 4000 ran at MTU 1500"
+  grep -q "MTU 1500 takes frames of up to 1514" $TMPD/big.err || fail "xtx-send --size 4000: $(cat $TMPD/big.err)"
   echo "start: $want"
 }
 

@@ -18,7 +18,8 @@
 #                  datagram sent (less what veth drops) and, over its arrivals, within 2%
 #                  of 50 Mbit/s on the wire (9024 bytes a frame): the scheduler charges
 #                  the whole frame; a full leaf's drops and --drop at the end give all
-#                  three frames of each back, no descriptor refused; every frame back in the pool after each run
+#                  three frames of each back, no descriptor refused; back at MTU 1500 the
+#                  same --size is refused, naming the MTU; every frame back in the pool after each run
 #   tx_timestamps  --tx-timestamps 8 (with --tx-csum sw too): every 8th packet's kernel
 #                  TX timestamp read back, none missing (samples = sent / 8), the
 #                  lateness percentiles ordered and under 1 s; tshark still verifies
@@ -260,7 +261,6 @@ CONF
     > $TMPD/jumbo2.json 2> $TMPD/jumbo2.err || { cat $TMPD/jumbo2.err; fail "the 50 Mbit/s jumbo run failed"; }
   wait $rpid
   vd1=$(veth_drops)
-  jumbo_mtu 1500 || fail "cannot set MTU 1500 back"
   read -r got span < $TMPD/jumbo.count
   rate=$(awk -v n="$got" -v t="$span" 'BEGIN { printf "%.3f", (n - 1) * 9024 * 8 / t / 1e6 }')
   e=$(awk -v r="$rate" 'BEGIN { printf "%+.2f", (r - 50) / 50 * 100 }')
@@ -277,6 +277,11 @@ CONF
     [ "$(jget $TMPD/jumbo3.json .bad_desc)" = 0 ] &&
     [ "$(jget $TMPD/jumbo3.json .frames.free)" = "$(jget $TMPD/jumbo3.json .frames.total)" ] ||
     fail "dropping jumbo run: $(jq -c '{dropped_pkts, unaccounted_pkts, frames}' $TMPD/jumbo3.json)"
+  jumbo_mtu 1500 || fail "cannot set MTU 1500 back"
+  # At MTU 1500 the same size is refused: the peer would drop every frame.
+  send --size 9000 --count 1 > /dev/null 2> $TMPD/jumbo4.err && fail "--size 9000 ran at MTU 1500"
+  grep -q "MTU 1500 takes frames of up to 1514 bytes" $TMPD/jumbo4.err ||
+    fail "--size 9000 at MTU 1500: $(cat $TMPD/jumbo4.err)"
 }
 
 # --- the pass program of --zc-prog ------------------------------------------------------

@@ -385,8 +385,8 @@ static void check_mtu(const struct facts *f, const struct doctor_opts *o,
 	if (mtu < 0)
 		add(out, n, "mtu", DOCTOR_WARN, NULL, "unknown");
 	else if (o->frame_len && o->frame_len > mtu + 14)
-		add(out, n, "mtu", DOCTOR_WARN, fix, "MTU %lld: frames of %u bytes exceed it (the "
-		    "peer drops them)", mtu, o->frame_len);
+		add(out, n, "mtu", DOCTOR_FAIL, fix, "MTU %lld: frames of %u bytes exceed it "
+		    "(xtx-send refuses them: the peer would drop them)", mtu, o->frame_len);
 	else if (o->frame_len)
 		add(out, n, "mtu", DOCTOR_PASS, NULL, "MTU %lld: frames of up to %u bytes fit",
 		    mtu, o->frame_len);

@@ -593,6 +593,25 @@ static void assign_flows(const struct run *r)
 	}
 }
 
+/* --size against --dev's MTU: a longer frame leaves, and the peer drops it. Returns 0, or
+ * 2 after the message (1 if the MTU cannot be read). */
+static int check_mtu(void)
+{
+	uint32_t most = o.size ? o.size : 1514;
+	int mtu = 0, rc = netdev_mtu(o.dev, &mtu);
+
+	if (rc) {
+		fprintf(stderr, "xtx-send: cannot read the MTU of %s: %s\n", o.dev, strerror(-rc));
+		return 1;
+	}
+	if (most <= (uint32_t)mtu + 14)
+		return 0;
+	fprintf(stderr, "xtx-send: bad value '%u' for --size: %s's MTU %d takes frames of up to "
+		"%d bytes; raise it (ip link set %s mtu %u) or send smaller frames\n", most, o.dev,
+		mtu, mtu + 14, o.dev, most - 14);
+	return 2;
+}
+
 /* xtx-doctor's checks of --dev for this run's options, its line on stderr (with --json,
  * in the summary instead). */
 static void run_doctor(struct run *r)
@@ -1161,6 +1180,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	rc = load_classes(&r);
+	if (!rc && !r.null)
+		rc = check_mtu();
 	if (!rc && !r.null && !o.no_doctor)
 		run_doctor(&r);
 	if (!rc)
