@@ -10,6 +10,9 @@
 #              no xsk-features) fails --tx-csum on, passes sw, warns --tx-timestamps;
 #              mlx5 (tx-checksum, tx-timestamp) passes both; virtio_net (no netdev
 #              family) warns; veth (no zero-copy: the kernel does it) passes
+#   jumbo      --size 9000 --frame-size 4096 (three buffers a frame) against each
+#              driver's xdp-zc-max-segs: i40e (1) warns, and fails with --zero-copy;
+#              ice (5) passes; --size 4000 (one buffer) passes on i40e
 #   veth       on the testbed's tx0 (ip netns exec: the namespace's own /sys): it runs,
 #              knows the driver (veth), the XDP features (the netdev family), the MTU and
 #              the link, says zero-copy is not offered and that a virtual device has no
@@ -21,7 +24,7 @@
 #   usage      no interface, a bad --facts line (FILE:LINE), an unknown interface (the
 #              interface check fails, exit 1), --json with --summary: refused
 . "$(dirname "$0")/../lib/net.sh"
-ALL_TESTS="test_fixtures test_txmd test_veth test_start test_usage"
+ALL_TESTS="test_fixtures test_txmd test_jumbo test_veth test_start test_usage"
 DOC=$BIN/xtx-doctor
 [ -x $DOC ] || { echo "missing $DOC: run make"; exit 1; }
 net_init --queues 2
@@ -69,6 +72,22 @@ CASES
   got=$(ip netns exec "$TX_NS" $DOC "$TX_DEV" --tx-csum on --tx-timestamps --json | jq -r '.checks[] | select(.name == "tx-metadata") | .status')
   echo "veth --tx-csum on --tx-timestamps: tx-metadata $got"
   [ "$got" = pass ] || fail "veth: tx-metadata $got with --tx-csum on (copy mode: the kernel does it)"
+}
+
+test_jumbo() {
+  local f args want got
+  while read -r f args; do
+    want=${args##* } args=${args% *}
+    # shellcheck disable=SC2086
+    got=$($DOC --facts tests/data/doctor/$f.facts $args --json | jq -r '.checks[] | select(.name == "zero-copy") | .status')
+    echo "$f $args: zero-copy $got"
+    [ "$got" = "$want" ] || fail "$f $args: zero-copy $got, expected $want"
+  done <<'CASES'
+i40e --size 9000 --frame-size 4096 warn
+i40e --size 9000 --frame-size 4096 --zero-copy fail
+ice --size 9000 --frame-size 4096 pass
+i40e --size 4000 --frame-size 4096 pass
+CASES
 }
 
 test_veth() {

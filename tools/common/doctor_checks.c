@@ -111,6 +111,26 @@ static void check_link(const struct facts *f, struct doctor_check *out, unsigned
 		add(out, n, "link", DOCTOR_WARN, fix, "%s", op ? op : "operstate unknown");
 }
 
+/* A jumbo frame (--size above a chunk) spans buffers; in zero-copy mode the driver takes
+ * at most xdp-zc-max-segs of them per frame: beyond, copy mode only. Amends c, the
+ * zero-copy check. */
+static void check_zc_segs(const struct doctor_opts *o, long long most, struct doctor_check *c)
+{
+	unsigned need;
+	size_t at = strlen(c->detail);
+
+	if (!o->frame_len || !o->frame_room || o->frame_len <= o->frame_room)
+		return;
+	need = (o->frame_len + o->frame_room - 1) / o->frame_room;
+	if (need <= most)
+		return;
+	c->status = o->zero_copy ? DOCTOR_FAIL : DOCTOR_WARN;
+	snprintf(c->detail + at, sizeof(c->detail) - at, "; frames of %u bytes take %u "
+		 "buffers, more than the driver's %lld in zero-copy: they go in copy mode",
+		 o->frame_len, need, most);
+	snprintf(c->fix, sizeof(c->fix), "--copy, or --size %lld at most", most * o->frame_room);
+}
+
 static void check_xdp(const struct facts *f, const struct doctor_opts *o, struct doctor_check *out,
 		      unsigned *n)
 {
@@ -155,6 +175,8 @@ static void check_xdp(const struct facts *f, const struct doctor_opts *o, struct
 		add(out, n, "zero-copy", DOCTOR_PASS, NULL, "offered (frames of up to %lld buffer(s))",
 		    segs > 0 ? segs : 1);
 	}
+	if (has_word(xf, "xsk-zerocopy"))
+		check_zc_segs(o, segs > 0 ? segs : 1, &out[*n - 1]);
 	{
 		char detail[512], tfix[256];
 		enum doctor_status st = doctor_txmd(f, o, detail, sizeof(detail), tfix,

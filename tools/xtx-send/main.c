@@ -621,6 +621,8 @@ static void run_doctor(struct run *r)
 		.zero_copy = o.mode == XTX_MODE_ZEROCOPY, .zc_prog_off = o.zc_prog == XTX_ZC_PROG_OFF,
 		.tx_csum = o.tx_csum, .tx_timestamps = o.tx_timestamps != 0,
 		.frame_len = o.size ? o.size : 1514,
+		/* the engine's frame size for --size, less its 64 bytes of headroom */
+		.frame_room = (o.size > 1984 ? 4096 : 2048) - 64,
 	};
 
 	doctor_check_iface(o.dev, &d, &r->doctor);
