@@ -278,9 +278,7 @@ struct xtx_departure_stats {
 };
 int xtx_engine__class_departures(const struct xtx_engine *e, unsigned cls,
 				 struct xtx_departure_stats *st);
-/* opts.tx_metadata as the engine got it: 0 off, 1 on, 2 on with the kernel's software
- * checksums (opts.tx_sw_csum). */
-int xtx_engine__tx_metadata(const struct xtx_engine *e);
+
 unsigned xtx_engine__queues(const struct xtx_engine *e);
 /* The NUMA node the UMEM and stages were bound to: ifname's device's, -1 when it has none
  * (veth) or it cannot be used here (no NUMA support). */

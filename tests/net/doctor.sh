@@ -52,15 +52,22 @@ test_fixtures() {
   [ $n = 5 ] || fail "$n fixtures, expected 5"
 }
 
-test_txmd() {
+# check_cases CHECK: each line of stdin "FIXTURE ARGS... STATUS": xtx-doctor on
+# tests/data/doctor/FIXTURE.facts with ARGS gives CHECK that status.
+check_cases() {
   local f args want got
   while read -r f args; do
     want=${args##* } args=${args% *}
     # shellcheck disable=SC2086
-    got=$($DOC --facts tests/data/doctor/$f.facts $args --json | jq -r '.checks[] | select(.name == "tx-metadata") | .status')
-    echo "$f $args: tx-metadata $got"
-    [ "$got" = "$want" ] || fail "$f $args: tx-metadata $got, expected $want"
-  done <<'CASES'
+    got=$($DOC --facts tests/data/doctor/$f.facts $args --json | jq -r --arg c "$1" '.checks[] | select(.name == $c) | .status')
+    echo "$f $args: $1 $got"
+    [ "$got" = "$want" ] || fail "$f $args: $1 $got, expected $want"
+  done
+}
+
+test_txmd() {
+  local got
+  check_cases tx-metadata <<'CASES'
 i40e --tx-csum on fail
 i40e --tx-csum sw pass
 i40e --tx-timestamps warn
@@ -75,14 +82,7 @@ CASES
 }
 
 test_jumbo() {
-  local f args want got
-  while read -r f args; do
-    want=${args##* } args=${args% *}
-    # shellcheck disable=SC2086
-    got=$($DOC --facts tests/data/doctor/$f.facts $args --json | jq -r '.checks[] | select(.name == "zero-copy") | .status')
-    echo "$f $args: zero-copy $got"
-    [ "$got" = "$want" ] || fail "$f $args: zero-copy $got, expected $want"
-  done <<'CASES'
+  check_cases zero-copy <<'CASES'
 i40e --size 9000 --frame-size 4096 warn
 i40e --size 9000 --frame-size 4096 --zero-copy fail
 ice --size 9000 --frame-size 4096 pass

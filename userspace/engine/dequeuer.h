@@ -82,7 +82,7 @@ struct xtx_dequeuer {
 	/* The thread's. */
 	struct xtx_txring ring;
 	struct xtx_dql dql;		/* how much of the ring it fills (dql.h) */
-	int64_t tai_off;		/* launch: CLOCK_TAI - CLOCK_MONOTONIC, ns */
+	int64_t tai_off;		/* launch and ts: CLOCK_TAI - CLOCK_MONOTONIC, ns */
 	uint64_t tai_read_ns;		/* when tai_off was read (0: never) */
 	uint32_t nrecycle;
 	uint64_t recycle[XTX_BATCH];	/* completed or dropped frames, one partial batch */

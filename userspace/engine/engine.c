@@ -879,49 +879,17 @@ enum xtx_xdp_mode xtx_engine__xdp_mode(const struct xtx_engine *e)
 int xtx_engine__class_departures(const struct xtx_engine *e, unsigned cls,
 				 struct xtx_departure_stats *st)
 {
-	uint64_t hist[XTX_TS_BUCKETS] = { 0 }, n = 0, seen = 0;
+	const struct xtx_tstamp *ts[XTX_MAX_QUEUES];
 
 	memset(st, 0, sizeof(*st));
 	if (!e->o.tx_timestamps)
 		return -EOPNOTSUPP;
 	if (cls >= e->nslots)
 		return -ENOENT;
-	for (unsigned i = 0; i < e->nq; i++) {
-		const struct xtx_tstamp *t = e->q[i].deq.ts;
-		_Atomic uint64_t *w = &t->words[(size_t)cls * XTX_TS__WORDS];
-		uint64_t mx;
-
-		/* Relaxed: counters the dequeuer alone writes; a snapshot. */
-		st->samples += atomic_load_explicit(&w[XTX_TS_SAMPLES], memory_order_relaxed);
-		st->early += atomic_load_explicit(&w[XTX_TS_EARLY], memory_order_relaxed);
-		st->invalid += atomic_load_explicit(&w[XTX_TS_INVALID], memory_order_relaxed);
-		mx = atomic_load_explicit(&w[XTX_TS_MAX], memory_order_relaxed);
-		st->max_ns = mx > st->max_ns ? mx : st->max_ns;
-		for (unsigned b = 0; b < XTX_TS_BUCKETS; b++)
-			hist[b] += atomic_load_explicit(&t->hist[(size_t)cls * XTX_TS_BUCKETS + b],
-							memory_order_relaxed);
-	}
-	for (unsigned b = 0; b < XTX_TS_BUCKETS; b++)
-		n += hist[b];
-	for (unsigned b = 0; b < XTX_TS_BUCKETS && n; b++) {
-		uint64_t before = seen;
-
-		seen += hist[b];
-		if (before < (n + 1) / 2 && seen >= (n + 1) / 2)
-			st->p50_ns = xtx_ts_bucket_high(b);
-		if (before < n - n / 100 && seen >= n - n / 100)
-			st->p99_ns = xtx_ts_bucket_high(b);
-	}
-	if (st->p99_ns > st->max_ns)		/* the bucket's top above the largest seen */
-		st->p99_ns = st->max_ns;
-	if (st->p50_ns > st->max_ns)
-		st->p50_ns = st->max_ns;
+	for (unsigned i = 0; i < e->nq; i++)
+		ts[i] = e->q[i].deq.ts;
+	xtx_ts_read(ts, e->nq, cls, st);
 	return 0;
-}
-
-int xtx_engine__tx_metadata(const struct xtx_engine *e)
-{
-	return e->o.tx_metadata ? 1 + !!e->o.tx_sw_csum : 0;
 }
 
 const char *xtx_engine__mode(const struct xtx_engine *e)

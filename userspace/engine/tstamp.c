@@ -60,7 +60,7 @@ void xtx_ts_sample(struct xtx_tstamp *t, const struct xtx_frames *fr, struct xtx
 	t->tx_seq += m;
 }
 
-/* Relaxed: the owner is the only writer; readers take a snapshot. */
+/* Relaxed: the owner is the only writer; xtx_ts_read() takes a snapshot. */
 static void add(_Atomic uint64_t *w, uint64_t v)
 {
 	atomic_store_explicit(w, atomic_load_explicit(w, memory_order_relaxed) + v,
@@ -92,12 +92,50 @@ void xtx_ts_record(struct xtx_tstamp *t, const struct xtx_frames *fr, uint64_t a
 		add(&w[XTX_TS_EARLY], 1);
 		late = 0;
 	}
+	/* Relaxed: the owner's word; pairs with nothing (xtx_ts_read() takes a snapshot). */
 	if ((uint64_t)late > atomic_load_explicit(&w[XTX_TS_MAX], memory_order_relaxed))
 		atomic_store_explicit(&w[XTX_TS_MAX], (uint64_t)late, memory_order_relaxed);
 	b = xtx_ts_bucket((uint64_t)late);
-	/* Relaxed: the owner's counter; readers sum a snapshot. */
+	/* Relaxed: the owner's counter; xtx_ts_read() sums a snapshot. */
 	atomic_store_explicit(&t->hist[(size_t)p->slot * XTX_TS_BUCKETS + b],
 			      atomic_load_explicit(&t->hist[(size_t)p->slot * XTX_TS_BUCKETS + b],
 						   memory_order_relaxed) + 1,
 			      memory_order_relaxed);
+}
+
+void xtx_ts_read(const struct xtx_tstamp *const *ts, unsigned nq, unsigned cls,
+		 struct xtx_departure_stats *st)
+{
+	uint64_t hist[XTX_TS_BUCKETS] = { 0 }, n = 0, seen = 0;
+
+	for (unsigned i = 0; i < nq; i++) {
+		_Atomic uint64_t *w = &ts[i]->words[(size_t)cls * XTX_TS__WORDS];
+		uint64_t mx;
+
+		/* Relaxed: counters the owning dequeuer alone writes (relaxed stores in
+		 * xtx_ts_record()); a snapshot. */
+		st->samples += atomic_load_explicit(&w[XTX_TS_SAMPLES], memory_order_relaxed);
+		st->early += atomic_load_explicit(&w[XTX_TS_EARLY], memory_order_relaxed);
+		st->invalid += atomic_load_explicit(&w[XTX_TS_INVALID], memory_order_relaxed);
+		mx = atomic_load_explicit(&w[XTX_TS_MAX], memory_order_relaxed);
+		st->max_ns = mx > st->max_ns ? mx : st->max_ns;
+		for (unsigned b = 0; b < XTX_TS_BUCKETS; b++)
+			hist[b] += atomic_load_explicit(&ts[i]->hist[(size_t)cls * XTX_TS_BUCKETS + b],
+							memory_order_relaxed);
+	}
+	for (unsigned b = 0; b < XTX_TS_BUCKETS; b++)
+		n += hist[b];
+	for (unsigned b = 0; b < XTX_TS_BUCKETS && n; b++) {
+		uint64_t before = seen;
+
+		seen += hist[b];
+		if (before < (n + 1) / 2 && seen >= (n + 1) / 2)
+			st->p50_ns = xtx_ts_bucket_high(b);
+		if (before < n - n / 100 && seen >= n - n / 100)
+			st->p99_ns = xtx_ts_bucket_high(b);
+	}
+	if (st->p99_ns > st->max_ns)	/* the bucket's top above the largest seen */
+		st->p99_ns = st->max_ns;
+	if (st->p50_ns > st->max_ns)
+		st->p50_ns = st->max_ns;
 }

@@ -72,6 +72,12 @@ static inline uint64_t xtx_ts_bucket_high(unsigned b)
 	return ((uint64_t)(8 + b % 8 + 1) << (b / 8 + 2 - 3)) - 1;
 }
 
+/* Class slot cls summed over the queues' ts[0..nq) (any thread; a snapshot of relaxed
+ * counters) into *st: counts, max, and p50 / p99 as the top of their bucket, at most
+ * the largest lateness seen. */
+struct xtx_departure_stats;
+void xtx_ts_read(const struct xtx_tstamp *const *ts, unsigned nq, unsigned cls,
+		 struct xtx_departure_stats *st);
 /* 0, or -ENOMEM. */
 int xtx_ts_init(struct xtx_tstamp *t, uint32_t every, unsigned nslots);
 void xtx_ts_free(struct xtx_tstamp *t);
