@@ -78,9 +78,12 @@ struct xtx_class_opts {
  * departures: wire bytes queued >= its budget, where the budget is target times the
  * rate at which the leaf sent over its last 10 ms windows (halved toward each new
  * window's rate), at least min(64 KiB, target * ceil) and 4 full frames, at most
- * max(that, target * ceil). It has room again once it holds half its budget or less.
- * The scheduler never refuses a packet for it (the limits do that): producers that ask
- * (the engine's xtx_producer__room()) wait instead of filling the leaf to its limit. */
+ * max(that, target * ceil), and (unless xtx_sched__set_room_hold() turned it off) at most
+ * half of what its limits hold: min(limit, flow_limit x the flows attached) packets at
+ * the mean wire size of those it accepted. It has room again once it holds half its
+ * budget or less. The scheduler never refuses a packet for it (the limits do that):
+ * producers that ask (the engine's xtx_producer__room()) wait instead of filling the
+ * leaf to its limit. */
 #define XTX_SCHED_TARGET_NS	500000ull	/* 500 us: xtx-send's default target; each
 						 * class's delay at or below kernel HTB's in
 						 * docs/bench/compare-room.notes.md */
@@ -316,6 +319,13 @@ unsigned xtx_sched__purge(struct xtx_sched *s, struct xtx_desc *out, unsigned n)
  * dropped. Call it after each dequeue. Returns how many; 0 when none. */
 #define XTX_SCHED_DROPPED_MAX	1024u
 unsigned xtx_sched__take_dropped(struct xtx_sched *s, struct xtx_desc *out, unsigned n);
+
+/* Room (above): hold each budget within half of what the leaf's limits hold (1, the
+ * default) or not (0: for a reader of the room that drops instead of waiting, and
+ * whose frames reach the scheduler a receive path's delay after it admitted them, as
+ * xtx-shape's policing: a budget below that delay empties the leaf). Taken at each
+ * leaf's next 10 ms window. The owner's thread only. */
+void xtx_sched__set_room_hold(struct xtx_sched *s, int hold);
 
 /* Room (above): 1 if leaf class cls is full, 0 if it has room or is not a leaf. */
 int xtx_sched__room_full(const struct xtx_sched *s, unsigned cls);

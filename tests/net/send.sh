@@ -27,6 +27,13 @@
 #   class_rates    two leaves at 24 and 12 Mbit/s (ceil = rate), 64 flows, 3 s: the
 #                  sink's rate per class is within 2% of the configured rate on the wire
 #                  (frames + 24 bytes of Ethernet overhead).
+#   room_hold      one fast flow against a leaf's flow limit, on the null device in the
+#                  test's namespace: a 5 Gbit/s fq class (flow_limit 100) and one flow of
+#                  1500-byte frames at null:10gbit, 2 s, xtx-send's default 500 us target
+#                  (420 frames of that flow, more than its 100): the class drops nothing,
+#                  as its room budget is held within half of what the flow limit holds
+#                  (10866 dropped at the flow limit in this test before that rule), and
+#                  sends within 2% of its rate.
 #   sigint         SIGINT in the middle of a run: exit 0, a summary, no AF_XDP socket and
 #                  no XDP program left on tx0.
 #   zc_prog        --zc-prog (the XDP pass program for drivers that bind zero-copy only
@@ -39,7 +46,7 @@
 #                  exactly (sent = offered, nothing unaccounted).
 . "$(dirname "$0")/../lib/net.sh"
 ALL_TESTS="test_counts test_checksums_ipv4 test_checksums_ipv6 test_class_rates test_stop_flows
-test_sigint test_zc_prog test_tx_csum_sw test_tx_csum_on test_tx_timestamps test_jumbo"
+test_sigint test_room_hold test_zc_prog test_tx_csum_sw test_tx_csum_on test_tx_timestamps test_jumbo"
 net_init --queues 4
 
 # --- exact counts and order -------------------------------------------------------------
@@ -191,6 +198,22 @@ CONF
     echo "class $((1 + $1)): sink $err (Mbit/s on the wire, % error) vs rate $2 Mbit/s"
     awk -v e="${err#* }" 'BEGIN { exit !(e <= 2 && e >= -2) }' || fail "class rate off by ${err#* }%"
   done
+}
+
+# --- room within a leaf's limits ------------------------------------------------------------
+test_room_hold() {
+  local sent dropped off
+  printf '%s\n' 'class 1: rate 10gbit' 'class 1:10 parent 1: rate 5gbit fq' > $TMPD/hold.conf
+  in_tx timeout 30 $BIN/xtx-send --dev null:10gbit --dst-ip "$RX_IP" --classes $TMPD/hold.conf \
+    --size 1500 --duration 2 --json > $TMPD/hold.json 2>$TMPD/hold.err ||
+    { cat $TMPD/hold.err; fail "xtx-send --dev null:10gbit failed"; return; }
+  sent=$(jget $TMPD/hold.json '.classes[] | select(.handle == "1:10") | .sent_pkts')
+  dropped=$(jq -c '.classes[] | select(.handle == "1:10") | .dropped_pkts' $TMPD/hold.json)
+  # 5 Gbit/s of 1524-byte wire frames over the 2 s run
+  off=$(awk -v n="$sent" 'BEGIN { printf "%.2f", (n * 1524 * 8 / 2 - 5e9) / 5e9 * 100 }')
+  echo "one 1500-byte flow into a 5gbit fq class: sent $sent ($off% of 5 Gbit/s over 2 s), dropped $dropped"
+  [ "$dropped" = 0 ] || fail "the class dropped $dropped (room filled the flow past its limit)"
+  awk -v e="$off" 'BEGIN { exit !(e <= 2 && e >= -2) }' || fail "class sent $off% off its rate"
 }
 
 # --- SIGINT leaves nothing behind --------------------------------------------------------

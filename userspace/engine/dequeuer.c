@@ -263,6 +263,9 @@ int xtx_room_publish(struct xtx_dequeuer *q)
 	if (m) {
 		bool first = m != q->mirror_seen;
 
+		/* the XDP program admits and drops: budgets of the target's size, not held
+		 * within the limits (xtx_sched__set_room_hold()); again after a swap */
+		xtx_sched__set_room_hold(q->sched, 0);
 		q->mirror_seen = m;
 		m += (size_t)q->idx * q->nslots;		/* this queue's row */
 		for (unsigned c = 0; first && c < q->nslots; c++)	/* first sight: all of it */

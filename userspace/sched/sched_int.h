@@ -407,7 +407,9 @@ struct xtx_sched {
 	uint32_t dflt_leaf;		/* leaf index of the default class, _XTX_NIL = none */
 	uint32_t overhead;		/* bytes added to each frame on the wire */
 	uint8_t codel_dflt;		/* xtx_sched_opts.codel */
-	uint8_t _pad0[3];
+	uint8_t room_nohold;		/* 1: budgets not held within the limits
+					 * (xtx_sched__set_room_hold()) */
+	uint8_t _pad0[2];
 	uint64_t horizon_ns;
 	uint64_t dflt_target;		/* room target of leaves without their own, ns */
 	int (*ecn_mark)(void *ctx, const struct xtx_desc *d);	/* CoDel's, or NULL */

@@ -20,6 +20,11 @@
  *     A leaf that never sent keeps its first budget, the floor. The floor carries a fast
  *     class until its first window has measured it; the cap is what the class may ever
  *     send in one target.
+ *   - Above both, the budget is at most half of what the leaf's packet limits hold
+ *     (limit, and flow_limit per flow attached), at the mean wire size of the packets it
+ *     accepted (at least one packet): the backlog may pass the budget by about as much
+ *     again (the producers' quotas) and must not reach those limits, where the
+ *     scheduler drops. Not with room_nohold (xtx_sched__set_room_hold()).
  *   - full is set when bl reaches the budget and cleared when bl is down to half of it
  *     (or the budget grows past twice bl): producers are held back and let go once per
  *     half budget, not once per packet. An empty leaf always has room.
@@ -55,13 +60,36 @@ static uint32_t room_floor(const struct xtx_sched *s, const struct _xtx_leaf *L)
 	return f > pk ? f : pk;
 }
 
-/* b within [floor, cap] of the leaf's target and its class's ceil. */
+/* Half of what L's packet limits hold, in wire bytes at the mean size of the packets it
+ * accepted (a full frame before the first), and at least one such packet. */
+static uint32_t hold_bytes(const struct xtx_sched *s, const struct _xtx_leaf *L)
+{
+	uint64_t fl = _xtx_room_flows(L), pk = L->limit, mean, b;
+
+	fl = fl ? fl : 1;
+	if (fl * L->flow_limit < pk)
+		pk = fl * L->flow_limit;
+	mean = (L->enq_pkts ? L->enq_bytes / L->enq_pkts : ROOM_FRAME) + s->overhead;
+	b = pk * mean / 2;
+	b = b > mean ? b : mean;
+	return b >= UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)b;
+}
+
+/* b within [floor, cap] of the leaf's target and its class's ceil, then within what the
+ * leaf holds. */
 static uint32_t clamp_budget(const struct xtx_sched *s, const struct _xtx_leaf *L, uint64_t b)
 {
 	uint32_t floor = room_floor(s, L), cap = target_bytes(&s->cls[L->cls], L->target_us);
+	uint32_t hold = s->room_nohold ? UINT32_MAX - 1 : hold_bytes(s, L);
 
 	cap = cap > floor ? cap : floor;
-	return b < floor ? floor : b > cap ? cap : (uint32_t)b;
+	b = b < floor ? floor : b > cap ? cap : b;
+	return b > hold ? hold : (uint32_t)b;
+}
+
+void xtx_sched__set_room_hold(struct xtx_sched *s, int hold)
+{
+	s->room_nohold = !hold;
 }
 
 static uint32_t target_us(uint64_t target_ns)
@@ -83,7 +111,7 @@ void _xtx_room_init(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t target_ns
 	}
 	L->room = 1;
 	L->target_us = target_us(target_ns);
-	L->budget = room_floor(s, L);
+	L->budget = clamp_budget(s, L, 0);	/* the floor, within what L holds */
 	_xtx_room_note(s, L);	/* its first state, for the first room_changes() */
 }
 
