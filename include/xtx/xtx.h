@@ -332,14 +332,26 @@ int xtx_producer__wait(struct xtx_producer *p, uint64_t timeout_ns);
  * stop at such a descriptor. Ask before building a packet. No room: the class holds its
  * target there (full), or since the class's last room event (one each half budget the
  * class sends, and when it empties) this producer already added its share of the
- * class's quota (half its budget over the open producers, at least a full frame) or
- * the flow's (half the budget over the class's flows, at least a packet). A class index
+ * class's quota (half its budget over the open producers; at least one packet) or
+ * the flow's (half the budget over the class's flows, at least a packet); what it
+ * reserved (xtx_producer__room_reserve()) and has not sent counts as added. A class index
  * that no class has (its class removed by a live change) has the default class's room,
  * as its packets go there; one that names an inner class, or a leaf without a target,
  * always has room. One relaxed load of the word the queue's dequeuer writes at each
  * change (at most once per class per dequeuer step); the count is the producer's own:
  * no shared line is written. */
 int xtx_producer__room(struct xtx_producer *p, uint16_t cls, uint32_t hash);
+/* xtx_producer__room(), and when it says yes, len bytes of the flow's room reserved
+ * for a packet this producer is about to build: the next room() or room_reserve() of
+ * the class counts them as added, so a producer that builds a burst before sending it
+ * builds only what the room takes (asking room() per packet instead, every packet of
+ * the burst sees the same room). send_burst() takes a reserved packet even if the class
+ * filled meanwhile (the reservation came first), and counts it once. A reservation
+ * lasts until its packet is sent, or until a wait_room() for the class times out; a
+ * packet that is reserved and then not sent holds back that much of the producer's
+ * share until then. 1 if reserved, 0 if the class has no room. */
+int xtx_producer__room_reserve(struct xtx_producer *p, uint16_t cls, uint32_t hash,
+			       uint32_t len);
 /* Sleep until class cls has room on hash's queue (or timeout_ns; UINT64_MAX: none), as a
  * blocking socket waits for its send buffer. Other classes never wait for it. Returns
  * 0 (it may have room now: any class getting room wakes every waiter), -ETIMEDOUT or

@@ -746,6 +746,7 @@ struct room_prod {
 	uint64_t count, sent;		/* frames to send, sent */
 	uint64_t max_backlog;		/* the class's largest published backlog seen */
 	uint32_t budget;		/* its room budget then */
+	int reserve;			/* builds only what xtx_producer__room_reserve() grants */
 };
 
 static void *room_producer(void *arg)
@@ -761,17 +762,24 @@ static void *room_producer(void *arg)
 		struct xtx_desc d[BURST];
 		unsigned want = rp->count - rp->sent < BURST ? (unsigned)(rp->count - rp->sent)
 							      : BURST;
-		unsigned got = xtx_producer__get_frames(p, a, want), k;
+		unsigned got = xtx_producer__get_frames(p, a, want), k, n_d = 0;
 		struct xtx_class_stats cs;
 
-		for (unsigned i = 0; i < got; i++)
-			d[i] = (struct xtx_desc){ .addr = a[i], .len = ROOM_LEN, .cls = rp->cls,
-						  .hash = (uint32_t)((rp->sent + i) % FLOWS) *
-							  0x9e3779b1u };
-		k = xtx_producer__send_burst(p, d, got);
+		for (unsigned i = 0; i < got; i++) {
+			uint32_t h = (uint32_t)((rp->sent + i) % FLOWS) * 0x9e3779b1u;
+
+			if (rp->reserve && !xtx_producer__room_reserve(p, rp->cls, h, ROOM_LEN))
+				break;
+			d[n_d++] = (struct xtx_desc){ .addr = a[i], .len = ROOM_LEN,
+						      .cls = rp->cls, .hash = h };
+		}
+		k = xtx_producer__send_burst(p, d, n_d);
 		xtx_producer__put_frames(p, a + k, got - k);
 		rp->sent += k;
-		if (k < want)
+		if (rp->reserve && !n_d && got)	/* nothing granted: wait for the class */
+			xtx_producer__wait_room(p, rp->cls,
+				(uint32_t)(rp->sent % FLOWS) * 0x9e3779b1u, MS);
+		else if (k < want)
 			xtx_producer__wait(p, MS);	/* the class's room, after a room stop */
 		if (k)
 			t_last = check_now_ns();
@@ -791,9 +799,12 @@ static void *room_producer(void *arg)
 
 /* Two classes of 20 and 80 Mbit/s on two queues, target 1 ms, each fed by its own
  * producer with 1.5 s of its rate as fast as the producer can: every frame sent, none
- * dropped at the leaves' limit of 200 (without room a producer fills it at once), the producers held back by room (stops and waits counted), and the
- * published backlog never far above the budget. */
-static void room_run(void)
+ * dropped at the leaves' limit of 200 (without room a producer fills it at once), the
+ * producers held back by room (stops and waits counted), and the published backlog
+ * never far above the budget. With reserve, the producers build only what
+ * xtx_producer__room_reserve() grants: the same, and send_burst() never stops at a
+ * class without room (0 room stops: what was reserved is taken). */
+static void room_run(int reserve)
 {
 	char err[512];
 	struct xtx_sched_config *cfg = xtx_sched_config__parse_string(
@@ -813,17 +824,19 @@ static void room_run(void)
 		return;
 	}
 	o.classes = cfg;
-	if (!(e = open_engine(&o, "room")))
+	if (!(e = open_engine(&o, reserve ? "room reserve" : "room")))
 		goto out_cfg;
 	/* the room words mirrored for a reader that cannot wait (xtx-shape's XDP) */
 	static uint64_t mirror[2 * 3];
-	CHECK_EQ_I64(-EINVAL, xtx_engine__room_mirror(e, mirror, 5));
-	CHECK_EQ_I64(0, xtx_engine__room_mirror(e, mirror, 6));
-	CHECK_EQ_I64(-EBUSY, xtx_engine__room_mirror(e, mirror, 6));
+	if (!reserve) {
+		CHECK_EQ_I64(-EINVAL, xtx_engine__room_mirror(e, mirror, 5));
+		CHECK_EQ_I64(0, xtx_engine__room_mirror(e, mirror, 6));
+		CHECK_EQ_I64(-EBUSY, xtx_engine__room_mirror(e, mirror, 6));
+	}
 	for (unsigned i = 0; i < 2; i++) {
 		uint64_t rate = i ? 80000000ull : 20000000ull;
 
-		rp[i] = (struct room_prod){ .e = e, .cls = (uint16_t)(1 + i),
+		rp[i] = (struct room_prod){ .e = e, .cls = (uint16_t)(1 + i), .reserve = reserve,
 			.count = (uint64_t)(rate / ((ROOM_LEN + 24) * 8.0) * ROOM_SECONDS) };
 		CHECK_EQ_I64(0, pthread_create(&th[i], NULL, room_producer, &rp[i]));
 	}
@@ -841,18 +854,23 @@ static void room_run(void)
 	}
 	CHECK_EQ_U64(rp[0].count + rp[1].count, sent);
 	CHECK_EQ_U64(0, drops);
-	CHECK(ps.room_stops > 0 && ps.room_waits > 0);
+	if (reserve)
+		CHECK(ps.room_stops == 0 && ps.room_waits > 0);
+	else
+		CHECK(ps.room_stops > 0 && ps.room_waits > 0);
 	/* each queue's row: the root without a limit, both leaves past room events (gen) */
-	for (unsigned q = 0; q < 2; q++) {
+	for (unsigned q = 0; !reserve && q < 2; q++) {
 		CHECK_EQ_U64(0xffffff, mirror[q * 3] & 0xffffff);
 		for (unsigned c = 1; c < 3; c++)
 			CHECK((mirror[q * 3 + c] >> 48 & 0x7fff) > 0 &&
 			      (mirror[q * 3 + c] & 0xffffff) != 0xffffff);
 	}
-	printf("room: mirrored words %016llx %016llx %016llx | %016llx %016llx %016llx\n",
-	       (unsigned long long)mirror[0], (unsigned long long)mirror[1],
-	       (unsigned long long)mirror[2], (unsigned long long)mirror[3],
-	       (unsigned long long)mirror[4], (unsigned long long)mirror[5]);
+	if (!reserve)
+		printf("room: mirrored words %016llx %016llx %016llx | %016llx %016llx "
+		       "%016llx\n", (unsigned long long)mirror[0],
+		       (unsigned long long)mirror[1], (unsigned long long)mirror[2],
+		       (unsigned long long)mirror[3], (unsigned long long)mirror[4],
+		       (unsigned long long)mirror[5]);
 	for (unsigned i = 0; i < 2; i++) {
 		printf("room: class 1:%u0, %lu frames of %d bytes: largest backlog seen %lu B "
 		       "(budget then %u B, both queues)\n", i + 1, (unsigned long)rp[i].count,
@@ -861,8 +879,8 @@ static void room_run(void)
 		CHECK(rp[i].budget != UINT32_MAX);
 		CHECK(rp[i].max_backlog <= (uint64_t)rp[i].budget * 3 / 2 + BURST * (ROOM_LEN + 24));
 	}
-	printf("room: %lu sent, %lu dropped; send_burst stopped %lu times by room, %lu waits\n",
-	       (unsigned long)sent, (unsigned long)drops, (unsigned long)ps.room_stops,
+	printf("room%s: %lu sent, %lu dropped; send_burst stopped %lu times by room, %lu waits\n",
+	       reserve ? " (reserve)" : "", (unsigned long)sent, (unsigned long)drops, (unsigned long)ps.room_stops,
 	       (unsigned long)ps.room_waits);
 	CHECK_EQ_I64(0, xtx_engine__close(e));
 out_cfg:
@@ -1008,7 +1026,8 @@ int main(void)
 	reap_explicit();
 	reap_periodic();
 	wire_run();
-	room_run();
+	room_run(0);
+	room_run(1);
 	codel_run();
 	return check_summary("stress_null");
 }

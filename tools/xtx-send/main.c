@@ -332,12 +332,13 @@ static void *producer_main(void *arg)
 				 * --flow-rate a paced flow only once it is due. */
 				while (may_skip && tries < nflows) {
 					bool paced = fr_on && fr_paced(f) && frp[fi].due > now;
-					bool held_room = !paced && use_room &&
-							 !xtx_producer__room(p, flow_cls[f],
-									     flow_hash[f]);
+					bool done = o.count && seq[fi] >= flow_share(f);
+					bool held_room = !paced && !done && use_room &&
+							 !xtx_producer__room_reserve(p, flow_cls[f],
+								flow_hash[f],
+								t[ntmpl > 1 ? imix_pattern[pat[fi]] : 0].len);
 
-					if (!paced && !held_room &&
-					    !(o.count && seq[fi] >= flow_share(f)))
+					if (!paced && !held_room && !done)
 						break;
 					if (paced && frp[fi].due < next_due)
 						next_due = frp[fi].due;

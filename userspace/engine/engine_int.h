@@ -65,6 +65,7 @@ struct xtx_prod_room {
 	uint32_t gen;			/* the event it counts from */
 	uint32_t sent;			/* bytes since */
 	uint32_t cap;			/* what it may add: its share, set at the event */
+	uint32_t resv;			/* reserved (room_reserve()), not yet sent */
 };
 struct xtx_prod_flow_room {
 	uint32_t hash;			/* the flow */
@@ -72,6 +73,7 @@ struct xtx_prod_flow_room {
 	uint32_t gen;
 	uint32_t sent;
 	uint32_t cap;			/* the flow's quota, set at the event */
+	uint32_t resv;			/* reserved, not yet sent */
 };
 #define XTX_ROOM_SLOTS	4096u		/* flow slots per producer, a power of two */
 

@@ -234,13 +234,16 @@ int xtx_producer__wait(struct xtx_producer *p, uint64_t timeout_ns)
 	return xtx_room__wait_ticket(room, ticket, timeout_ns, no_frames);
 }
 
-/* Room (xtx.h): the class's word on hash's queue. Full: none. Else this producer may
- * add its share of the word's quota (quota / producers open, at least a full frame),
- * and of that the flow's quota, since the class's last room event; a new event starts
- * new counts, with the caps worked out then (not per packet). *rsp, *fsp: the counts,
- * NULL when the class has no limit. */
+/* Room (xtx.h): the class's word on hash's queue. Full: none, but send_burst() (!ask)
+ * takes what this producer reserved before it filled. Else this producer may add its
+ * share of the word's quota (quota / producers open, at least 64 bytes: with the strict
+ * test below, one packet), and of that the flow's quota, since the class's last room
+ * event; a new event starts new counts, with the caps worked out then (not per packet),
+ * and keeps the reservations (packets built, still to be sent). ask (xtx_producer__room(), _room_reserve()) counts what is
+ * reserved and not yet sent as added; send_burst() does not, as it sends the
+ * reserved packets. *rsp, *fsp: the counts, NULL when the class has no limit. */
 static inline int room_check(struct xtx_producer *p, uint16_t cls, uint32_t hash,
-			     struct xtx_prod_room **rsp, struct xtx_prod_flow_room **fsp)
+			     struct xtx_prod_room **rsp, struct xtx_prod_flow_room **fsp, int ask)
 {
 	const struct xtx_engine *e = p->e;
 	unsigned q = xtx_queue_of(e->nq, hash);
@@ -248,6 +251,7 @@ static inline int room_check(struct xtx_producer *p, uint16_t cls, uint32_t hash
 	struct xtx_prod_flow_room *fs;
 	uint64_t w;
 	uint32_t gen;
+	int full;
 
 	*rsp = NULL;
 	*fsp = NULL;
@@ -259,9 +263,10 @@ static inline int room_check(struct xtx_producer *p, uint16_t cls, uint32_t hash
 		cls = (uint16_t)atomic_load_explicit(&e->dflt_slot, memory_order_relaxed);
 	/* Relaxed: a hint, written by the queue's dequeuer (xtx_room_publish()). */
 	w = atomic_load_explicit(&e->q[q].deq.cls_room[cls], memory_order_relaxed);
-	if (XTX_ROOM_FULL(w))
+	full = XTX_ROOM_FULL(w);
+	if (full && ask)
 		return 0;
-	if (XTX_ROOM_Q(w) == XTX_ROOM_UNIT_MAX)
+	if (!full && XTX_ROOM_Q(w) == XTX_ROOM_UNIT_MAX)
 		return 1;
 	gen = XTX_ROOM_GEN(w);
 	rs = &p->rs[(size_t)q * e->nslots + cls];
@@ -269,14 +274,21 @@ static inline int room_check(struct xtx_producer *p, uint16_t cls, uint32_t hash
 		uint32_t np = xtx_registry__open_hint(&p->e->reg);
 		uint32_t share = XTX_ROOM_Q(w) * 64 / (np > 1 ? np : 1);
 
-		*rs = (struct xtx_prod_room){ .gen = gen, .cap = share > 1538 ? share : 1538 };
+		*rs = (struct xtx_prod_room){ .gen = gen, .cap = share > 64 ? share : 64,
+					      .resv = rs->resv };
 	}
 	fs = &p->fs[((hash ^ (cls * 0x9e3779b1u)) * 0x85ebca6bu) >> 20 & (XTX_ROOM_SLOTS - 1)];
 	if (fs->hash != hash || fs->cls != cls || fs->gen != gen)
 		*fs = (struct xtx_prod_flow_room){ .hash = hash, .cls = cls, .gen = gen,
-						   .cap = XTX_ROOM_FLOW_Q(w) * 64 };
+						   .cap = XTX_ROOM_FLOW_Q(w) * 64,
+						   .resv = fs->hash == hash && fs->cls == cls ?
+							   fs->resv : 0 };
 	*rsp = rs;
 	*fsp = fs;
+	if (full)	/* send_burst(): what this producer reserved before the class filled */
+		return rs->resv && fs->resv;
+	if (ask)
+		return rs->sent + rs->resv < rs->cap && fs->sent + fs->resv < fs->cap;
 	return rs->sent < rs->cap && fs->sent < fs->cap;
 }
 
@@ -285,7 +297,22 @@ int xtx_producer__room(struct xtx_producer *p, uint16_t cls, uint32_t hash)
 	struct xtx_prod_room *rs;
 	struct xtx_prod_flow_room *fs;
 
-	return room_check(p, cls, hash, &rs, &fs);
+	return room_check(p, cls, hash, &rs, &fs, 1);
+}
+
+int xtx_producer__room_reserve(struct xtx_producer *p, uint16_t cls, uint32_t hash,
+			       uint32_t len)
+{
+	struct xtx_prod_room *rs;
+	struct xtx_prod_flow_room *fs;
+
+	if (!room_check(p, cls, hash, &rs, &fs, 1))
+		return 0;
+	if (rs) {
+		rs->resv += len;
+		fs->resv += len;
+	}
+	return 1;
 }
 
 /* The room unit's wait (room.h, W1) for class room: the dequeuer stores the room word,
@@ -302,15 +329,15 @@ int xtx_producer__wait_room(struct xtx_producer *p, uint16_t cls, uint32_t hash,
 	struct xtx_prod_flow_room *fs;
 	int rc;
 
-	if (room_check(p, cls, hash, &rs, &fs)) {
+	if (room_check(p, cls, hash, &rs, &fs, 1)) {
 		xtx_room__wait_cancel(room, 0);
 		return 0;
 	}
 	CTR_ADD(p->room_waits, 1);
 	rc = xtx_room__wait_ticket(room, ticket, timeout_ns, 0);
 	if (rc == -ETIMEDOUT && rs) {
-		rs->sent = 0;
-		fs->sent = 0;
+		rs->sent = rs->resv = 0;
+		fs->sent = fs->resv = 0;
 	}
 	return rc;
 }
@@ -338,7 +365,7 @@ unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc 
 		struct xtx_prod_room *rs;
 		struct xtx_prod_flow_room *fs;
 
-		if (!room_check(p, d[i].cls, d[i].hash, &rs, &fs)) {
+		if (!room_check(p, d[i].cls, d[i].hash, &rs, &fs, 0)) {
 			ok = i;
 			CTR_ADD(p->room_stops, 1);
 			p->room_stop = 1;
@@ -349,6 +376,8 @@ unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc 
 		if (rs) {
 			rs->sent += d[i].len;
 			fs->sent += d[i].len;
+			rs->resv -= rs->resv < d[i].len ? rs->resv : d[i].len;
+			fs->resv -= fs->resv < d[i].len ? fs->resv : d[i].len;
 		}
 	}
 	for (unsigned i = 0; i < ok; i++) {
@@ -380,7 +409,7 @@ unsigned xtx_producer__send_burst(struct xtx_producer *p, const struct xtx_desc 
 			chain_owner(p, &d[i], chain_len(p, &d[i]), (uint16_t)(p->id + 1));
 		if (!e->room_on)
 			continue;
-		room_check(p, d[i].cls, d[i].hash, &rs, &fs);
+		room_check(p, d[i].cls, d[i].hash, &rs, &fs, 0);
 		if (rs && rs->sent >= d[i].len)
 			rs->sent -= d[i].len;
 		if (fs && fs->sent >= d[i].len)
