@@ -19,9 +19,12 @@
 # 625 frames/s within 2% (--flow-rate), through the kernel within 2% idle and at most 2%
 # over beside the bulk sender (udp-send --rate); its p99 in the loaded run is printed
 # beside its idle p99.
-# Bound for xtx: the light class's p99 in the loaded run below the bulk class's p50 in
-# the same run (the bulk class keeps its room target's worth queued): the light class
-# does not wait behind the bulk backlog. The issue's bound, 2x the idle p99, is printed,
+# Bound for xtx: the light class's p99 in the loaded run below the bulk class's p99 in
+# the same run: the light class does not wait where the bulk class does (behind its
+# backlog, and through the gaps of its HTB bursts: with producers that reserve room the
+# bulk class's p50 is ~15 us and its p99 ~1.2 ms, the waits of its cburst). And the
+# tree's rate at the sink within 2% of 100 Mbit/s (the bulk class is not held short by
+# its room). The issue's bound, 2x the idle p99, is printed,
 # not asserted: the idle p99 is 32-287 us on this shared VM from one run to the next
 # while the loaded one stays at 76-88 us (docs/bench/latency.notes.md). Kernel HTB is
 # measured, not bounded.
@@ -90,10 +93,16 @@ test_xtx() {
   idle=$(jget $TMPD/xtx-idle.json '.delay_groups[0].delay_ns.p99')
   loaded=$(jget $TMPD/xtx-loaded.json '.delay_groups[0].delay_ns.p99')
   echo "xtx light class idle:   $(light xtx-idle)"
-  echo "xtx light class loaded: $(light xtx-loaded); bulk $(jget $TMPD/xtx-loaded.json '.delay_groups[1].delay_ns.p50') ns p50, loaded / idle p99 $(awk -v a=$loaded -v b=$idle 'BEGIN { printf "%.2f", a / b }')"
-  bulk=$(jget $TMPD/xtx-loaded.json '.delay_groups[1].delay_ns.p50')
+  echo "xtx light class loaded: $(light xtx-loaded); bulk p50 $(jget $TMPD/xtx-loaded.json '.delay_groups[1].delay_ns.p50') / p99 $(jget $TMPD/xtx-loaded.json '.delay_groups[1].delay_ns.p99') ns, loaded / idle p99 $(awk -v a=$loaded -v b=$idle 'BEGIN { printf "%.2f", a / b }')"
+  bulk=$(jget $TMPD/xtx-loaded.json '.delay_groups[1].delay_ns.p99')
+  # the tree's 100 Mbit/s less the light class's (both on the wire: frame + 24 bytes)
+  local tree
+  tree=$(jq '([.per_port[] | (.bytes + 24 * .pkts)] | add) * 8 / .arrival_s / 1e6' $TMPD/xtx-loaded.json)
+  echo "xtx tree at the sink: $(printf %.2f "$tree") Mbit/s on the wire (rate 100)"
+  awk -v m="$tree" 'BEGIN { exit !(m >= 98 && m <= 102) }' ||
+    fail "xtx: the tree sent $tree Mbit/s at the sink, not within 2% of 100: the bulk class is short"
   [ "$loaded" -lt "$bulk" ] ||
-    fail "xtx: the light class's p99 beside the bulk class, $loaded ns, is not below the bulk class's p50 ($bulk ns): it waits behind the bulk backlog"
+    fail "xtx: the light class's p99 beside the bulk class, $loaded ns, is not below the bulk class's p99 ($bulk ns): it waits where the bulk class does"
 }
 
 kernel_run() { # TAG WITH_BULK
