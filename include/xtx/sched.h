@@ -84,9 +84,10 @@ struct xtx_class_opts {
  * budget or less. The scheduler never refuses a packet for it (the limits do that):
  * producers that ask (the engine's xtx_producer__room()) wait instead of filling the
  * leaf to its limit. */
-#define XTX_SCHED_TARGET_NS	500000ull	/* 500 us: xtx-send's default target; each
+#define XTX_SCHED_TARGET_NS	250000ull	/* 250 us: xtx-send's default target; each
 						 * class's delay at or below kernel HTB's in
-						 * docs/bench/compare-room.notes.md */
+						 * docs/bench/compare-room.notes.md,
+						 * "default target" */
 #define XTX_TARGET_OFF		UINT64_MAX
 
 /* CoDel (RFC 8289) on each flow of a leaf, as fq_codel applies it: a flow whose head

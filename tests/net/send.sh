@@ -29,8 +29,8 @@
 #                  (frames + 24 bytes of Ethernet overhead).
 #   room_hold      one fast flow against a leaf's flow limit, on the null device in the
 #                  test's namespace: a 5 Gbit/s fq class (flow_limit 100) and one flow of
-#                  1500-byte frames at null:10gbit, 2 s, xtx-send's default 500 us target
-#                  (420 frames of that flow, more than its 100): the class drops nothing,
+#                  1500-byte frames at null:10gbit, 2 s, --target 500us (205 frames of
+#                  that flow, more than its 100): the class drops nothing,
 #                  as its room budget is held within half of what the flow limit holds
 #                  (10866 dropped at the flow limit in this test before that rule), and
 #                  sends within 2% of its rate.
@@ -205,7 +205,7 @@ test_room_hold() {
   local sent dropped off
   printf '%s\n' 'class 1: rate 10gbit' 'class 1:10 parent 1: rate 5gbit fq' > $TMPD/hold.conf
   in_tx timeout 30 $BIN/xtx-send --dev null:10gbit --dst-ip "$RX_IP" --classes $TMPD/hold.conf \
-    --size 1500 --duration 2 --json > $TMPD/hold.json 2>$TMPD/hold.err ||
+    --size 1500 --duration 2 --target 500us --json > $TMPD/hold.json 2>$TMPD/hold.err ||
     { cat $TMPD/hold.err; fail "xtx-send --dev null:10gbit failed"; return; }
   sent=$(jget $TMPD/hold.json '.classes[] | select(.handle == "1:10") | .sent_pkts')
   dropped=$(jq -c '.classes[] | select(.handle == "1:10") | .dropped_pkts' $TMPD/hold.json)

@@ -149,7 +149,7 @@ DSTGUARD_USAGE("                       ")
 "                       leaf to the limit and dropping; other classes go on. A time in\n"
 "                       tc's units (1ms, 500us), or off: fill each leaf to its limit\n"
 "                       and drop, as the kernel's qdiscs do for a sender that cannot\n"
-"                       wait. Default 500us (XTX_SCHED_TARGET_NS)\n"
+"                       wait. Default 250us (XTX_SCHED_TARGET_NS)\n"
 "    --drain S          at the end, wait up to S seconds for queued packets (default 2)\n"
 "    --drop             at the end, drop queued packets at once (counted)\n"
 "    --no-stamp         do not write send timestamps into the payload\n"
