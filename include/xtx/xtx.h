@@ -349,7 +349,8 @@ int xtx_producer__room(struct xtx_producer *p, uint16_t cls, uint32_t hash);
  * filled meanwhile (the reservation came first), and counts it once. A reservation
  * lasts until its packet is sent, or until a wait_room() for the class times out; a
  * packet that is reserved and then not sent holds back that much of the producer's
- * share until then. 1 if reserved, 0 if the class has no room. */
+ * share until then, and one that a full stage did not take has lost its reservation
+ * (sent again, it is counted as any). 1 if reserved, 0 if the class has no room. */
 int xtx_producer__room_reserve(struct xtx_producer *p, uint16_t cls, uint32_t hash,
 			       uint32_t len);
 /* Sleep until class cls has room on hash's queue (or timeout_ns; UINT64_MAX: none), as a

@@ -362,6 +362,9 @@ for i in range(300):
 # --- policing in XDP under a flood --------------------------------------------------------
 # XTX_POLICE_SCALE=K multiplies the police tree's rates by K (10: the issue's 1500 / 1000
 # / 500 Mbit/s, beyond what this VM forwards; for measurements, not make test).
+# XTX_POLICE_SEND_CPUS=LIST pins the flood's sender threads (udp-send --cpus; default:
+# any CPU), for a run with the shaper on CPUs of its own (XTX_POLICE_ARGS='--cpus 1
+# --rx-cpus 1').
 K=${XTX_POLICE_SCALE:-1}
 # idle_start / idle_end: the host's idle share (idle + iowait over all CPUs' time, from
 # /proc/stat's first line) between the two calls, as a percentage of all CPUs
@@ -377,6 +380,7 @@ idle_end() {
 flood() {
   local send_pid
   in_tx timeout 30 $BIN/udp-send --dst-ip "$RX_IP" --flows 12 --threads 3 --size 1500 \
+    ${XTX_POLICE_SEND_CPUS:+--cpus "$XTX_POLICE_SEND_CPUS"} \
     --duration 7 --stamp --quiet --json > $TMPD/$1.json 2> $TMPD/$1.err &
   send_pid=$!
   sleep 2.5

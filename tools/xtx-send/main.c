@@ -238,6 +238,13 @@ static unsigned send_room_first(struct xtx_producer *p, struct xtx_desc *d, unsi
 	return taken;
 }
 
+/* Whether flow f may add a packet of len bytes: reserved for it, or asked. */
+static inline bool room_for(struct xtx_producer *p, uint32_t f, uint32_t len, bool reserve)
+{
+	return reserve ? xtx_producer__room_reserve(p, flow_cls[f], flow_hash[f], len) :
+			 xtx_producer__room(p, flow_cls[f], flow_hash[f]);
+}
+
 /* Offer packets of this producer's flows (flow f with f % nprod == id), in order per flow,
  * one flow after the other; with --rate each flow at R/F (struct pace). */
 static void *producer_main(void *arg)
@@ -258,6 +265,11 @@ static void *producer_main(void *arg)
 	unsigned pending = 0;	/* d[0..pending) built but not taken yet */
 	int held;		/* this round found every flow's class without room */
 	const bool may_skip = o.count || use_room || fr_on;	/* flows may be passed over */
+	/* An unpaced flow's room is reserved per packet as it is built (a round then
+	 * holds only what the room takes); a paced one's (--rate: every flow; --flow-rate:
+	 * those it names) is asked: passed over for room, it would hand its turn, and its
+	 * share of the pace, to another flow. */
+	bool pace_all;
 	uint64_t stop_ns = stop_flows_ns;
 
 	if (!p) {
@@ -280,6 +292,7 @@ static void *producer_main(void *arg)
 	for (uint32_t f = me->id; f < o.flows; f += nprod)
 		flows[nflows++] = f;
 	pace_init(&pc, t, ntmpl, nflows);
+	pace_all = pc.den != 0;
 	if (fr_on)
 		tmpl_gaps(fr_gap, t, ntmpl, o.fr_pps != 0, o.fr_last - o.fr_first + 1, fr_den);
 	for (uint32_t i = 0; fr_on && i < nflows; i++)
@@ -334,9 +347,9 @@ static void *producer_main(void *arg)
 					bool paced = fr_on && fr_paced(f) && frp[fi].due > now;
 					bool done = o.count && seq[fi] >= flow_share(f);
 					bool held_room = !paced && !done && use_room &&
-							 !xtx_producer__room_reserve(p, flow_cls[f],
-								flow_hash[f],
-								t[ntmpl > 1 ? imix_pattern[pat[fi]] : 0].len);
+							 !room_for(p, f, t[ntmpl > 1 ?
+								imix_pattern[pat[fi]] : 0].len,
+								!pace_all && !(fr_on && fr_paced(f)));
 
 					if (!paced && !held_room && !done)
 						break;
