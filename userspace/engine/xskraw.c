@@ -57,6 +57,12 @@ static void *ring_map(int fd, const struct xdp_ring_offset *o, uint32_t n, size_
 	return m->map;
 }
 
+/* A ring struct of type T (xsk_ring_prod or xsk_ring_cons: libxdp gives both the same
+ * members) of n entries over the mapping m, laid out as o; its cached indexes 0. */
+#define XRING(T, m, o, n) ((T){ .mask = (n) - 1, .size = (n), \
+	.producer = (void *)((m) + (o).producer), .consumer = (void *)((m) + (o).consumer), \
+	.flags = (void *)((m) + (o).flags), .ring = (m) + (o).desc })
+
 /* The fill and completion rings of fd (the UMEM's or a shared socket's). 0 or -errno. */
 static int fq_cq(int fd, uint32_t fill_size, uint32_t comp_size, struct xsk_ring_prod *fill,
 		 struct xsk_ring_cons *comp, struct xtx_ring_map *fm, struct xtx_ring_map *cm)
@@ -81,17 +87,9 @@ static int fq_cq(int fd, uint32_t fill_size, uint32_t comp_size, struct xsk_ring
 		ring_unmap(fm);
 		return rc;
 	}
-	*fill = (struct xsk_ring_prod){
-		.mask = fill_size - 1, .size = fill_size,
-		.producer = (void *)(f + off.fr.producer), .consumer = (void *)(f + off.fr.consumer),
-		.flags = (void *)(f + off.fr.flags), .ring = f + off.fr.desc,
-		.cached_cons = fill_size,
-	};
-	*comp = (struct xsk_ring_cons){
-		.mask = comp_size - 1, .size = comp_size,
-		.producer = (void *)(c + off.cr.producer), .consumer = (void *)(c + off.cr.consumer),
-		.flags = (void *)(c + off.cr.flags), .ring = c + off.cr.desc,
-	};
+	*fill = XRING(struct xsk_ring_prod, f, off.fr, fill_size);
+	fill->cached_cons = fill_size;
+	*comp = XRING(struct xsk_ring_cons, c, off.cr, comp_size);
 	return 0;
 }
 
@@ -189,12 +187,7 @@ int xtx_xsk_create(struct xtx_xsk **out, int ifindex, uint32_t qid, struct xtx_x
 			rc = -errno;
 			goto fail;
 		}
-		*rx = (struct xsk_ring_cons){
-			.mask = rx_size - 1, .size = rx_size,
-			.producer = (void *)(m + off.rx.producer),
-			.consumer = (void *)(m + off.rx.consumer),
-			.flags = (void *)(m + off.rx.flags), .ring = m + off.rx.desc,
-		};
+		*rx = XRING(struct xsk_ring_cons, m, off.rx, rx_size);
 		rx->cached_prod = *rx->producer;
 		rx->cached_cons = *rx->consumer;
 	}
@@ -205,12 +198,7 @@ int xtx_xsk_create(struct xtx_xsk **out, int ifindex, uint32_t qid, struct xtx_x
 			rc = -errno;
 			goto fail;
 		}
-		*tx = (struct xsk_ring_prod){
-			.mask = tx_size - 1, .size = tx_size,
-			.producer = (void *)(m + off.tx.producer),
-			.consumer = (void *)(m + off.tx.consumer),
-			.flags = (void *)(m + off.tx.flags), .ring = m + off.tx.desc,
-		};
+		*tx = XRING(struct xsk_ring_prod, m, off.tx, tx_size);
 		tx->cached_prod = *tx->producer;
 		tx->cached_cons = *tx->consumer + tx_size;
 	}
