@@ -250,7 +250,8 @@ struct _xtx_leaf {
 	uint8_t room_full;	/* 1: producers are held back (bl reached budget) */
 	uint8_t room_listed;	/* 1: in s->room_chg, not yet taken by room_changes() */
 	uint8_t codel_ecn;	/* 1: CoDel marks ECT packets instead of dropping them */
-	uint8_t _pad2[5];
+	uint8_t _pad2;
+	uint32_t tcap;		/* room: target * the class's ceil, bytes (sched_room.c) */
 	uint64_t codel_drops;	/* CoDel: packets dropped (XTX_DROP_CODEL) */
 	uint64_t ecn_marks;	/* CoDel: packets marked CE instead */
 } __attribute__((aligned(64)));

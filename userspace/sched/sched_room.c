@@ -53,9 +53,8 @@ static uint32_t target_bytes(const struct _xtx_class *cl, uint32_t target_us)
 
 static uint32_t room_floor(const struct xtx_sched *s, const struct _xtx_leaf *L)
 {
-	uint32_t t = target_bytes(&s->cls[L->cls], L->target_us);
 	uint32_t pk = ROOM_FLOOR_PKTS * (ROOM_FRAME + s->overhead);
-	uint32_t f = t < ROOM_FLOOR_MAX ? t : ROOM_FLOOR_MAX;
+	uint32_t f = L->tcap < ROOM_FLOOR_MAX ? L->tcap : ROOM_FLOOR_MAX;
 
 	return f > pk ? f : pk;
 }
@@ -75,11 +74,11 @@ static uint32_t hold_bytes(const struct xtx_sched *s, const struct _xtx_leaf *L)
 	return b >= UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)b;
 }
 
-/* b within [floor, cap] of the leaf's target and its class's ceil, then within what the
- * leaf holds. */
+/* b within [floor, cap] of the leaf's target and its class's ceil (tcap: set when the
+ * target or the ceil is, not per window), then within what the leaf holds. */
 static uint32_t clamp_budget(const struct xtx_sched *s, const struct _xtx_leaf *L, uint64_t b)
 {
-	uint32_t floor = room_floor(s, L), cap = target_bytes(&s->cls[L->cls], L->target_us);
+	uint32_t floor = room_floor(s, L), cap = L->tcap;
 	uint32_t hold = s->room_nohold ? UINT32_MAX - 1 : hold_bytes(s, L);
 
 	cap = cap > floor ? cap : floor;
@@ -111,6 +110,7 @@ void _xtx_room_init(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t target_ns
 	}
 	L->room = 1;
 	L->target_us = target_us(target_ns);
+	L->tcap = target_bytes(&s->cls[L->cls], L->target_us);
 	L->budget = clamp_budget(s, L, 0);	/* the floor, within what L holds */
 	_xtx_room_note(s, L);	/* its first state, for the first room_changes() */
 }
@@ -118,6 +118,7 @@ void _xtx_room_init(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t target_ns
 void _xtx_room_retarget(struct xtx_sched *s, struct _xtx_leaf *L, uint64_t target_ns)
 {
 	L->target_us = target_us(target_ns);
+	L->tcap = target_bytes(&s->cls[L->cls], L->target_us);
 	L->budget = clamp_budget(s, L, L->budget);
 	_xtx_room_update(s, L);
 	_xtx_room_note(s, L);
