@@ -887,6 +887,67 @@ out_cfg:
 	xtx_sched_config__free(cfg);
 }
 
+/* A producer that waits for class room is woken when its class gets room (room.h, W2),
+ * not left to its timeout: one 10 Mbit/s class, target 1 ms; the producer reserves until
+ * refused, sends what it reserved, and when nothing was granted waits for the class with
+ * a 2 s timeout (its events are ~2.5 ms apart). Every wait returns 0; a lost wake-up
+ * would be -ETIMEDOUT. */
+#define WAKE_WAITS	40
+#define WAKE_TIMEOUT	(2000 * MS)
+#define WAKE_MAX_SENT	5000	/* ~4 s of the class: bounds the loop if room never refuses */
+
+static void room_wake_run(void)
+{
+	char err[512];
+	struct xtx_sched_config *cfg = xtx_sched_config__parse_string(
+		"class 1: rate 10mbit fq limit 200\n", "room wake", err, sizeof(err));
+	struct xtx_engine_opts o = { .ifname = "null", .queues = 1, .target_ns = MS };
+	struct xtx_engine *e;
+	struct xtx_producer *p;
+	unsigned waits = 0, woken = 0;
+	uint64_t sent = 0;
+
+	if (!CHECK(cfg != NULL)) {
+		fprintf(stderr, "room wake: %s\n", err);
+		return;
+	}
+	o.classes = cfg;
+	if (!(e = open_engine(&o, "room wake")))
+		goto out_cfg;
+	if (!CHECK((p = xtx_producer__open(e)) != NULL))
+		goto out_engine;
+	while (waits < WAKE_WAITS && sent < WAKE_MAX_SENT) {
+		uint64_t a[BURST];
+		struct xtx_desc d[BURST];
+		unsigned got = xtx_producer__get_frames(p, a, BURST), n = 0, k;
+		uint32_t h = 0x9e3779b1u;
+
+		while (n < got && xtx_producer__room_reserve(p, 0, h, ROOM_LEN)) {
+			d[n] = (struct xtx_desc){ .addr = a[n], .len = ROOM_LEN, .cls = 0,
+						  .hash = h };
+			n++;
+		}
+		k = xtx_producer__send_burst(p, d, n);
+		xtx_producer__put_frames(p, a + k, got - k);
+		sent += k;
+		if (n || !got) {
+			if (!got)
+				xtx_producer__wait(p, MS);
+			continue;
+		}
+		waits++;
+		woken += CHECK_EQ_I64(0, xtx_producer__wait_room(p, 0, h, WAKE_TIMEOUT));
+	}
+	CHECK_EQ_U64(WAKE_WAITS, waits);
+	printf("room wake: %lu frames sent, %u of %u waits for class room woken (timeout %d s)\n",
+	       (unsigned long)sent, woken, waits, (int)(WAKE_TIMEOUT / 1000 / MS));
+	xtx_producer__close(p);
+out_engine:
+	CHECK_EQ_I64(0, xtx_engine__close(e));
+out_cfg:
+	xtx_sched_config__free(cfg);
+}
+
 /* --- CoDel: dropped and marked frames back to the pool, every one counted ----------- */
 
 #define CODEL_LEN	1000
@@ -1028,6 +1089,7 @@ int main(void)
 	wire_run();
 	room_run(0);
 	room_run(1);
+	room_wake_run();
 	codel_run();
 	return check_summary("stress_null");
 }

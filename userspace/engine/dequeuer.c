@@ -292,11 +292,13 @@ int xtx_room_publish(struct xtx_dequeuer *q)
 }
 
 /* Publish the scheduler's room changes to producers (xtx_producer__room()); wake the
- * waiting ones if a class got room. */
+ * producers that wait for class room if a class got room (room.h, W2: the words are
+ * stored before the fence in xtx_room__wake_class()). Producers blocked on a full lane
+ * are not woken here: they wait for half a lane (wake_stage_room()). */
 static void publish_room(struct xtx_dequeuer *q)
 {
 	if (xtx_room_publish(q))
-		wake_stage_room(q);
+		xtx_room__wake_class(q->room);
 }
 
 _Static_assert(XTX_DEQ_BATCH <= XTX_SCHED_ABSORB, "a batch the scheduler can absorb");

@@ -315,26 +315,26 @@ int xtx_producer__room_reserve(struct xtx_producer *p, uint16_t cls, uint32_t ha
 	return 1;
 }
 
-/* The room unit's wait (room.h, W1) for class room: the dequeuer stores the room word,
- * then its seq_cst fence and the load of waiters; here the waiters RMW and fence of
- * wait_prepare, then the load of the word. A wait that times out forgets what this
+/* The room unit's wait for class room (room.h, W2): the dequeuer stores the room word,
+ * then its seq_cst fence and the load of cls_waiters; here the cls_waiters RMW and fence
+ * of class_wait_prepare, then the load of the word. A wait that times out forgets what this
  * producer added to the class since its last event: a class that never sends again
  * (its packets were dropped) holds a producer back for one timeout, not for good. */
 int xtx_producer__wait_room(struct xtx_producer *p, uint16_t cls, uint32_t hash,
 			    uint64_t timeout_ns)
 {
 	struct xtx_room *room = &p->e->room;
-	uint32_t ticket = xtx_room__wait_prepare(room, 0);
+	uint32_t ticket = xtx_room__class_wait_prepare(room);
 	struct xtx_prod_room *rs;
 	struct xtx_prod_flow_room *fs;
 	int rc;
 
 	if (room_check(p, cls, hash, &rs, &fs, 1)) {
-		xtx_room__wait_cancel(room, 0);
+		xtx_room__class_wait_cancel(room);
 		return 0;
 	}
 	CTR_ADD(p->room_waits, 1);
-	rc = xtx_room__wait_ticket(room, ticket, timeout_ns, 0);
+	rc = xtx_room__class_wait_ticket(room, ticket, timeout_ns);
 	if (rc == -ETIMEDOUT && rs) {
 		rs->sent = rs->resv = 0;
 		fs->sent = fs->resv = 0;

@@ -28,6 +28,16 @@
  *     intake), and whenever it goes idle; a producer blocked on a full lane is woken once
  *     per half lane drained, not once per batch.
  *
+ *
+ * Class room (xtx_producer__wait_room()) has a futex word and a count of its own,
+ * `cls_seq` and `cls_waiters`, so that a dequeuer that publishes room changes (which in a
+ * tree of many small leaves is nearly every step) wakes only producers that wait for
+ * class room, never one blocked on a full lane before half of it drained, and stage
+ * wakes never wake a class waiter. (W2) is the same Dekker pair as W1: the producer
+ * increments `cls_waiters` (seq_cst), takes its ticket, a seq_cst fence, then loads the
+ * class's room word (xtx_room__class_wait_prepare()); the dequeuer stores the word,
+ * then a seq_cst fence and the seq_cst load of `cls_waiters` (xtx_room__wake_class()).
+ *
  * Which operations may run concurrently: all of them, from any threads.
  */
 #ifndef XTX_ROOM_H
@@ -42,6 +52,8 @@ struct xtx_room {
 	_Atomic uint32_t seq;		/* the futex word: bumped by each wake */
 	_Atomic uint32_t waiters;	/* producers between wait_prepare and waking */
 	_Atomic uint32_t frame_waiters;	/* those of them that wait for frames */
+	_Atomic uint32_t cls_seq;	/* class room's futex word (W2) */
+	_Atomic uint32_t cls_waiters;	/* producers waiting for class room */
 	struct xtx_pool *pool;		/* its free frames are the room producers wait for */
 	uint32_t wake_frames;		/* the threshold of both sides (above) */
 } __attribute__((aligned(64)));
@@ -70,5 +82,15 @@ void xtx_room__wait_frames_found(struct xtx_room *r);
  * Returns 0 (there may be room now), -ETIMEDOUT or -EINTR. */
 int xtx_room__wait_ticket(struct xtx_room *r, uint32_t ticket, uint64_t timeout_ns,
 			  int no_frames);
+
+/* Class room (W2). Waker, after storing room words of which one got room: a seq_cst
+ * fence, then wake every class waiter, if any. */
+void xtx_room__wake_class(struct xtx_room *r);
+/* Waiter: announce, take the ticket; then load the class's word and either
+ * xtx_room__class_wait_cancel() or xtx_room__class_wait_ticket(). */
+uint32_t xtx_room__class_wait_prepare(struct xtx_room *r);
+void xtx_room__class_wait_cancel(struct xtx_room *r);
+/* As xtx_room__wait_ticket(), for class room. */
+int xtx_room__class_wait_ticket(struct xtx_room *r, uint32_t ticket, uint64_t timeout_ns);
 
 #endif /* XTX_ROOM_H */
