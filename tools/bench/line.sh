@@ -9,7 +9,9 @@
 #   xtx-TREE-pP      xtx-send --dev null, 64-byte frames as it builds them (headers, per-flow
 #                    sequence number, timestamp, checksums), dequeuer pinned to CPU 0,
 #                    P producers pinned to CPU 1; TREE: default (one class, no limit),
-#                    64x1024 (64 HTB leaves with fq, 1024 flows), 4096x65535
+#                    64x1024 (64 HTB leaves with fq, 1024 flows), 4096x65535; with its
+#                    defaults, so with room (its 250 us target: producers count and wait)
+#   xtx-TREE-pP-off  the same with --target off: no room (what room costs, in the same run)
 #
 # Every configuration runs K times, interleaved; median and spread (max - min) of Mpps and of
 # the CPU ns per packet of each side (thread CPU clocks) go to the table. Unprivileged and
@@ -131,7 +133,8 @@ measure() { # config
       d=$(awk -v m="$m" 'BEGIN { printf "%.3f", 1000 / m }')	# one core busy all the time
       p=- ;;
     xtx-*)
-      local tree=${c#xtx-} np cls=() flows=64
+      local tree=${c#xtx-} np cls=() flows=64 tgt=()
+      [[ $tree == *-off ]] && tree=${tree%-off} tgt=(--target off)
       np=${tree##*-p} tree=${tree%-p*}
       case $tree in
         default) ;;
@@ -140,7 +143,7 @@ measure() { # config
         *) bench_die "unknown tree in '$c'" ;;
       esac
       local sender=($BIN/xtx-send --dev null --dst-ip 198.18.0.2 --size 60 --flows $flows
-                    --producers "$np" --cpus 0 --producer-cpus 1 "${cls[@]}"
+                    --producers "$np" --cpus 0 --producer-cpus 1 "${cls[@]}" "${tgt[@]}"
                     --duration "$dur" --drop --interval 0 --json)
       bench_forced sender && sender+=(--xtx-bench-forced-failure)
       unshare -n timeout $((dur + 60)) "${sender[@]}" > "$tmp/out.json" 2> "$tmp/err" ||
@@ -175,13 +178,14 @@ measure() { # config
 printf 'class 1: rate 10gbit\noverhead 24\n' > "$tmp/wire10g.conf"
 printf 'class 1: rate 5gbit\noverhead 24\n' > "$tmp/wire5g.conf"
 
-list=${LINE_CONFIGS:-limit testpmd xtx-default-p1 xtx-default-p2 xtx-64x1024-p1
-  xtx-64x1024-p2 xtx-4096x65535-p1 xtx-4096x65535-p2 wire-1514 wire-60 rate5g-1514}
+list=${LINE_CONFIGS:-limit testpmd xtx-default-p1 xtx-default-p1-off xtx-default-p2
+  xtx-64x1024-p1 xtx-64x1024-p1-off xtx-64x1024-p2 xtx-4096x65535-p1 xtx-4096x65535-p1-off
+  xtx-4096x65535-p2 wire-1514 wire-60 rate5g-1514}
 read -r -a configs <<< "${list//$'\n'/ }"
 [ ${#configs[@]} -gt 0 ] || bench_die "LINE_CONFIGS is empty"
 for ((r = 1; r <= runs; r++)); do
   for c in "${configs[@]}"; do
-    printf '\rline: run %d/%d %-20s' $r "$runs" "$c" >&2
+    printf '\rline: run %d/%d %-24s' $r "$runs" "$c" >&2
     measure "$c"
   done
 done
