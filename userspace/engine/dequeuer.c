@@ -239,8 +239,8 @@ static void dequeuer_setup(struct xtx_dequeuer *q)
 #define XTX_INTAKE_INLINE
 #endif
 
-/* Wake the producers that wait, for stage space or class room made, or anything else
- * (room.h). */
+/* Wake the producers that wait in xtx_producer__wait(), for stage space or frames
+ * (room.h); class room wakes its own (publish_room()). */
 static XTX_INTAKE_INLINE void wake_stage_room(struct xtx_dequeuer *q)
 {
 	q->since_wake = 0;

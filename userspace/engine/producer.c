@@ -239,11 +239,13 @@ int xtx_producer__wait(struct xtx_producer *p, uint64_t timeout_ns)
  * share of the word's quota (quota / producers open, at least 64 bytes: with the strict
  * test below, one packet), and of that the flow's quota, since the class's last room
  * event; a new event starts new counts, with the caps worked out then (not per packet),
- * and keeps the reservations (packets built, still to be sent). ask (xtx_producer__room(), _room_reserve()) counts what is
- * reserved and not yet sent as added; send_burst() does not, as it sends the
- * reserved packets. *rsp, *fsp: the counts, NULL when the class has no limit. */
-static inline __attribute__((always_inline)) int room_check(struct xtx_producer *p, uint16_t cls, uint32_t hash,
-			     struct xtx_prod_room **rsp, struct xtx_prod_flow_room **fsp, int ask)
+ * and keeps the reservations (packets built, still to be sent). ask (xtx_producer__room(),
+ * _room_reserve()) counts what is reserved and not yet sent as added; send_burst() does
+ * not, as it sends the reserved packets. *rsp, *fsp: the counts, NULL when the class has
+ * no limit. */
+static inline __attribute__((always_inline)) int
+room_check(struct xtx_producer *p, uint16_t cls, uint32_t hash, struct xtx_prod_room **rsp,
+	   struct xtx_prod_flow_room **fsp, int ask)
 {
 	const struct xtx_engine *e = p->e;
 	unsigned q = xtx_queue_of(e->nq, hash);

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* room.h - producers waiting for room: free frames in the pool and space in their stage
- * lanes (internal to libxtx). Producers wait (xtx_producer__wait()); dequeuers and receive
- * workers wake them after making room; the reaper wakes them after taking frames back.
+/* room.h - producers waiting for room: free frames in the pool, space in their stage
+ * lanes, and class room (W2 below) (internal to libxtx). Producers wait
+ * (xtx_producer__wait(), xtx_producer__wait_room()); dequeuers and receive workers wake
+ * them after making room; the reaper wakes them after taking frames back.
  *
  * A futex word that each wake bumps, and two counts of waiters, so that a waker skips the
- * wake when nobody waits for what it made: `waiters` (every waiting producer) and
- * `frame_waiters` (those of them that have no frame of their own and found the pool
- * short of wake_frames).
+ * wake when nobody waits for what it made: `waiters` (every producer in
+ * xtx_producer__wait()) and `frame_waiters` (those of them that have no frame of their
+ * own and found the pool short of wake_frames).
  *
  * (W1) is a Dekker pair between a producer about to sleep and a thread that just made
  * room. The producer increments `waiters`, and `frame_waiters` if it has no frames
@@ -27,7 +28,6 @@
  *     or when it found its stage empty having taken anything since (xtx_dequeuer's
  *     intake), and whenever it goes idle; a producer blocked on a full lane is woken once
  *     per half lane drained, not once per batch.
- *
  *
  * Class room (xtx_producer__wait_room()) has a futex word and a count of its own,
  * `cls_seq` and `cls_waiters`, so that a dequeuer that publishes room changes (which in a
@@ -63,7 +63,8 @@ void xtx_room__init(struct xtx_room *r, struct xtx_pool *pool, uint32_t wake_fra
 /* Waker, after putting frames into the pool: wake the waiters that wait for frames, if
  * any; unless force, only once the pool holds wake_frames. */
 void xtx_room__wake(struct xtx_room *r, int force);
-/* Waker, after making stage space (or going idle): wake every waiter, if any. */
+/* Waker, after making stage space (or going idle): wake every waiter, if any (not the
+ * class waiters: xtx_room__wake_class()). */
 void xtx_room__wake_any(struct xtx_room *r);
 
 /* Waiter: announce the wait, as one without frames of its own if no_frames, and take the
